@@ -1,0 +1,3 @@
+"""kcliff: continuous performance regression testing for Kafka configurations."""
+
+__version__ = "0.1.0"

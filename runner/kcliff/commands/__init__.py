@@ -1,0 +1,1 @@
+"""One module per `kcliff` subcommand; each has register(subparsers) and returns an exit code."""

@@ -1,0 +1,99 @@
+"""Kafka's jars: fetched once from Maven Central into a cache, or taken from an existing distribution."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .errors import InputError
+
+DEFAULT_VERSION = "4.2.0"
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+DATA = Path(__file__).parent / "data"
+FETCH_TIMEOUT_S = 900
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("KCLIFF_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kcliff")
+    return Path(base)
+
+
+def check_version(version: str) -> str:
+    if not _VERSION.match(version):
+        raise InputError(f"Kafka version must look like 4.2.0, got {version!r}")
+    return version
+
+
+def libs_dir(version: str, kafka_home: str | None = None) -> Path:
+    """Where the jars are: `kafka_home`/libs of a distribution, else the Maven cache for `version`."""
+    home = kafka_home or os.environ.get("KCLIFF_KAFKA_HOME")
+    if home:
+        libs = Path(home) / "libs"
+        if not any(libs.glob("kafka_*.jar")):
+            raise InputError(f"no Kafka distribution at {home}: expected kafka_*.jar under {libs}")
+        return libs
+    return cache_dir() / f"kafka-{check_version(version)}" / "libs"
+
+
+def ensure(version: str = DEFAULT_VERSION, kafka_home: str | None = None) -> Path:
+    """Return the jars directory, fetching the jars with Maven first if they are not cached yet."""
+    libs = libs_dir(version, kafka_home)
+    if kafka_home or os.environ.get("KCLIFF_KAFKA_HOME") or (libs / ".complete").exists():
+        return libs
+    if shutil.which("mvn") is None:
+        raise InputError("Maven (mvn) is needed to fetch Kafka's jars; install it or pass --kafka-home")
+    libs.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=libs.parent) as tmp:
+        argv = ["mvn", "-q", "-B", "-f", str(DATA / "kafka-pom.xml"), "dependency:copy-dependencies",
+                f"-Dkafka.version={version}", f"-DoutputDirectory={tmp}/libs", "-Dmdep.includeScope=runtime"]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise InputError(f"fetching Kafka {version} jars with Maven took over {FETCH_TIMEOUT_S}s") from None
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
+            raise InputError(f"could not fetch Kafka {version} jars from Maven Central:\n{tail}")
+        (Path(tmp) / "libs" / ".complete").touch()
+        if libs.exists():
+            shutil.rmtree(libs)
+        os.replace(Path(tmp) / "libs", libs)
+    return libs
+
+
+def classpath(libs: Path) -> str:
+    jars = sorted(str(p) for p in libs.glob("*.jar"))
+    if not jars:
+        raise InputError(f"no jars in {libs}")
+    return os.pathsep.join(jars)
+
+
+def java_version() -> str:
+    """The `java` on PATH's version; Kafka 4 needs 17+."""
+    java = shutil.which("java")
+    if java is None:
+        raise InputError("java not found on PATH: Kafka 4 needs Java 17 or newer")
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    match = re.search(r'version "([^"]+)"', out)
+    version = match.group(1) if match else "unknown"
+    major = int(version.split(".")[0]) if version[:2].isdigit() else 0
+    if major < 17:
+        raise InputError(f"Java {version} found; Kafka 4 needs Java 17 or newer")
+    return version
+
+
+def java_command(libs: Path, main_class: str, heap_mb: int, log_config: Path | None = None,
+                 cpus: str | None = None) -> list[str]:
+    """argv for one JVM running `main_class`; optionally pinned to `cpus` with taskset."""
+    argv = []
+    if cpus and shutil.which("taskset"):
+        argv += ["taskset", "-c", cpus]
+    argv += ["java", f"-Xms{min(heap_mb, 512)}m", f"-Xmx{heap_mb}m", "-XX:+UseG1GC",
+             "-Djava.awt.headless=true"]
+    argv.append(f"-Dlog4j2.configurationFile={log_config or DATA / 'log4j2-tools.xml'}")
+    argv += ["-cp", classpath(libs), main_class]
+    return argv

@@ -1,0 +1,225 @@
+"""Scenarios as data: load scenario files, validate every key and value, and resolve suites.
+
+A scenario file is either one scenario (a mapping with `id`) or a suite (a mapping with
+`scenarios:`, a list of them). A scenario has an id, a description, and settings split by where
+they live: `broker`, `topic`, `producer`. Canaries also carry a `cliff:` block saying which cliff
+they stand for and how far below the reference they must land.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import settings, yamlio
+from .errors import InputError
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "cliff")
+CLIFF_KEYS = ("stands_for", "metric", "max_ratio")
+CLIFF_METRICS = ("throughput", "p99")
+REFERENCE_ID = "reference"
+
+
+@dataclass(frozen=True)
+class Cliff:
+    """What a canary proves: `metric` relative to the reference must be beyond `max_ratio`.
+
+    For throughput the canary's median must be below max_ratio x reference; for p99 latency the
+    reference's p99 must be below max_ratio x the canary's (the canary is that much slower)."""
+
+    stands_for: str
+    metric: str = "throughput"
+    max_ratio: float = 0.5
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    description: str
+    broker: dict[str, Any] = field(default_factory=dict)
+    topic: dict[str, Any] = field(default_factory=dict)
+    producer: dict[str, Any] = field(default_factory=dict)
+    cliff: Cliff | None = None
+    source: str = ""
+    line: int | None = None
+
+    def settings_in(self, scope: str) -> dict[str, Any]:
+        return dict(getattr(self, scope))
+
+    def restart_overrides(self) -> dict[str, Any]:
+        """Read-only broker settings: these force a broker restart."""
+        return {k: v for k, v in self.broker.items() if settings.lookup("broker", k).apply == "restart"}
+
+    def dynamic_broker(self) -> dict[str, Any]:
+        return {k: v for k, v in self.broker.items() if settings.lookup("broker", k).apply != "restart"}
+
+    def partitions(self) -> int:
+        return int(self.topic.get("partitions", settings.lookup("topic", "partitions").default))
+
+    def topic_configs(self) -> dict[str, Any]:
+        return {k: v for k, v in self.topic.items() if k != "partitions"}
+
+    def as_applied(self) -> dict[str, dict[str, Any]]:
+        """The settings exactly as kcliff applies them, invariants included."""
+        return {
+            "broker": {**self.broker, **settings.INVARIANTS["broker"]},
+            "topic": {"partitions": self.partitions(), **self.topic_configs(), **settings.INVARIANTS["topic"]},
+            "producer": {**self.producer, **settings.INVARIANTS["producer"]},
+            "record_size": settings.RECORD_SIZE,
+        }
+
+    def settings_hash(self) -> str:
+        """Stable short hash of what is measured, so results can tell when a definition changed."""
+        blob = json.dumps(self.as_applied(), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def _fail(msg: str, path: str, node: Any = None, key: Any = None) -> InputError:
+    line = yamlio.key_line(node, key) if key is not None else yamlio.node_line(node)
+    return InputError(msg, path, line)
+
+
+def _settings_block(raw: Any, scope: str, path: str, parent: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise _fail(f"'{scope}' must be a mapping of setting: value", path, parent, scope)
+    invariants = settings.INVARIANTS.get(scope, {})
+    out: dict[str, Any] = {}
+    for name, value in raw.items():
+        name = str(name)
+        if name in invariants:
+            if value != invariants[name]:
+                raise _fail(
+                    f"{scope} setting '{name}' is fixed at {invariants[name]!r} by kcliff's invariants "
+                    f"(acks=all, RF 3, min.insync.replicas=2); remove it or set it to {invariants[name]!r}",
+                    path, raw, name)
+            continue
+        known = settings.lookup(scope, name)
+        if known is None:
+            raise _fail(f"unknown {scope} setting '{name}': {settings.suggest(scope, name)}", path, raw, name)
+        problem = known.check(value)
+        if problem:
+            raise _fail(f"{scope} setting '{name}': {problem}", path, raw, name)
+        out[name] = value
+    return out
+
+
+def _cliff(raw: Any, path: str, parent: Any) -> Cliff | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise _fail("'cliff' must be a mapping with stands_for, metric, max_ratio", path, parent, "cliff")
+    for key in raw:
+        if key not in CLIFF_KEYS:
+            raise _fail(f"unknown cliff key '{key}': expected one of {', '.join(CLIFF_KEYS)}", path, raw, key)
+    stands_for = raw.get("stands_for")
+    if not isinstance(stands_for, str) or not stands_for.strip():
+        raise _fail("cliff.stands_for must be a sentence naming the cliff", path, raw if "stands_for" in raw else parent,
+                    "stands_for" if "stands_for" in raw else "cliff")
+    metric = raw.get("metric", "throughput")
+    if metric not in CLIFF_METRICS:
+        raise _fail(f"cliff.metric must be one of {', '.join(CLIFF_METRICS)}, got {metric!r}", path, raw, "metric")
+    ratio = raw.get("max_ratio", 0.5)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio < 1:
+        raise _fail(f"cliff.max_ratio must be a number between 0 and 1 (exclusive), got {ratio!r}", path, raw,
+                    "max_ratio")
+    return Cliff(stands_for.strip(), metric, float(ratio))
+
+
+def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -> Scenario:
+    if not isinstance(raw, dict):
+        raise _fail("a scenario must be a mapping with id, description, broker, topic, producer", path, parent, index)
+    for key in raw:
+        if key not in SCENARIO_KEYS:
+            hint = settings.suggest("broker", str(key)) if "." in str(key) else ""
+            raise _fail(f"unknown scenario key '{key}': expected one of {', '.join(SCENARIO_KEYS)}"
+                        + (f" (settings go under broker/topic/producer; {hint})" if hint else ""), path, raw, key)
+    sid = raw.get("id")
+    if not isinstance(sid, str) or not ID_PATTERN.match(sid):
+        raise _fail(f"scenario id must match {ID_PATTERN.pattern} (lower case, digits, . _ -), got {sid!r}",
+                    path, raw if "id" in raw else parent, "id" if "id" in raw else index)
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise _fail("description must be text", path, raw, "description")
+    blocks = {scope: _settings_block(raw.get(scope), scope, path, raw) for scope in settings.SCOPES}
+    _check_combination(blocks, path, raw)
+    line = yamlio.node_line(raw)
+    return Scenario(sid, description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
+                    _cliff(raw.get("cliff"), path, raw), path, line)
+
+
+def _check_combination(blocks: dict[str, dict[str, Any]], path: str, raw: Any) -> None:
+    producer = blocks["producer"]
+    inflight = producer.get("max.in.flight.requests.per.connection", 5)
+    if inflight > 5 and producer.get("enable.idempotence", True):
+        raise _fail("max.in.flight.requests.per.connection above 5 needs enable.idempotence: false "
+                    "(the idempotent producer allows at most 5)", path, raw.get("producer"),
+                    "max.in.flight.requests.per.connection")
+
+
+def load_file(path: str | Path) -> list[Scenario]:
+    path_s = str(path)
+    data = yamlio.load(path)
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping: one scenario (with id) or a suite (with scenarios:)", path_s, 1)
+    if "scenarios" not in data:
+        return [parse_scenario(data, path_s)]
+    extra = [k for k in data if k not in ("scenarios", "description")]
+    if extra:
+        raise _fail(f"unknown suite key '{extra[0]}': expected scenarios, description", path_s, data, extra[0])
+    items = data["scenarios"]
+    if not isinstance(items, list) or not items:
+        raise _fail("'scenarios' must be a non-empty list of scenarios", path_s, data, "scenarios")
+    found = [parse_scenario(item, path_s, items, i) for i, item in enumerate(items)]
+    check_unique(found)
+    return found
+
+
+def check_unique(scenarios: list[Scenario]) -> None:
+    seen: dict[str, Scenario] = {}
+    for sc in scenarios:
+        if sc.id in seen:
+            first = seen[sc.id]
+            raise InputError(f"duplicate scenario id '{sc.id}' (first defined at {first.source}:{first.line})",
+                             sc.source, sc.line)
+        seen[sc.id] = sc
+
+
+def scenarios_dir() -> Path:
+    """scenarios/ of the working directory if there is one, else the one shipped beside the package."""
+    here = Path.cwd() / "scenarios"
+    if here.is_dir():
+        return here
+    return Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def resolve_suite(name: str, base: Path | None = None) -> Path:
+    """A suite is a name under scenarios/ (canaries, pairwise, ...) or a path to a YAML file."""
+    base = base or scenarios_dir()
+    candidate = Path(name)
+    if candidate.suffix in (".yaml", ".yml") or "/" in name:
+        if not candidate.is_file():
+            raise InputError(f"suite file not found: {name}")
+        return candidate
+    path = base / f"{name}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in base.glob("*.yaml"))
+        raise InputError(f"unknown suite '{name}': expected one of {', '.join(known)} or a path to a YAML file")
+    return path
+
+
+def load_suites(names: list[str], with_reference: bool = True, base: Path | None = None) -> list[Scenario]:
+    """Reference first (measured in the same run), then each suite's scenarios in file order."""
+    found: list[Scenario] = []
+    if with_reference:
+        found.extend(load_file(resolve_suite(REFERENCE_ID, base)))
+    for name in names:
+        found.extend(sc for sc in load_file(resolve_suite(name, base)) if sc.id != REFERENCE_ID or not with_reference)
+    check_unique(found)
+    return found

@@ -1,0 +1,149 @@
+"""The catalogue of Kafka settings kcliff knows: where each lives, its type, range, default and how it is applied.
+
+Defaults are Kafka 4.2's. `apply` says how a change reaches a running cluster:
+  dynamic  - cluster-wide dynamic broker config, no restart (read back before measuring)
+  stepped  - dynamic thread pool: Kafka accepts only half..double of the current size per change
+  restart  - read-only broker config: the brokers must restart with an override
+  topic    - a topic config, set when the scenario's fresh topic is created
+  client   - a producer property, passed to the perf tool
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+LONG_MAX = 9223372036854775807
+INT_MAX = 2147483647
+
+SCOPES = ("broker", "topic", "producer")
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    scope: str
+    kind: str  # "int" | "bool" | "enum"
+    default: Any
+    apply: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def describe_valid(self) -> str:
+        if self.kind == "enum":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        upper = f" and <= {self.maximum}" if self.maximum is not None else ""
+        return f"an integer >= {self.minimum}{upper}"
+
+    def check(self, value: Any) -> str | None:
+        """Return why `value` is invalid for this setting, or None when it is valid."""
+        if self.kind == "bool":
+            return None if isinstance(value, bool) else f"expected {self.describe_valid()}, got {value!r}"
+        if self.kind == "enum":
+            if isinstance(value, str) and value in self.choices:
+                return None
+            return f"expected {self.describe_valid()}, got {value!r}"
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"expected {self.describe_valid()}, got {value!r}"
+        if self.minimum is not None and value < self.minimum:
+            return f"{value} is out of range: expected {self.describe_valid()}"
+        if self.maximum is not None and value > self.maximum:
+            return f"{value} is out of range: expected {self.describe_valid()}"
+        return None
+
+
+def as_kafka_value(value: Any) -> str:
+    """Kafka configs are strings; booleans are lower case."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+_BROKER_COMPRESSION = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+_PRODUCER_COMPRESSION = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+def _int(name: str, scope: str, default: Any, apply: str, minimum: int = 0, maximum: int | None = None) -> Setting:
+    return Setting(name, scope, "int", default, apply, minimum=minimum, maximum=maximum)
+
+
+CATALOGUE: tuple[Setting, ...] = (
+    # broker, dynamic without restart
+    _int("log.flush.interval.messages", "broker", LONG_MAX, "dynamic", 1, LONG_MAX),
+    _int("log.flush.interval.ms", "broker", None, "dynamic", 0, LONG_MAX),
+    _int("log.segment.bytes", "broker", 1073741824, "dynamic", 1048576, INT_MAX),
+    Setting("compression.type", "broker", "enum", "producer", "dynamic", choices=_BROKER_COMPRESSION),
+    _int("message.max.bytes", "broker", 1048588, "dynamic", 0, INT_MAX),
+    _int("num.io.threads", "broker", 8, "stepped", 1, 64),
+    _int("num.network.threads", "broker", 3, "stepped", 1, 64),
+    _int("num.replica.fetchers", "broker", 1, "stepped", 1, 64),
+    # broker, read-only: restart with an override
+    _int("socket.send.buffer.bytes", "broker", 102400, "restart", -1, INT_MAX),
+    _int("socket.receive.buffer.bytes", "broker", 102400, "restart", -1, INT_MAX),
+    _int("socket.request.max.bytes", "broker", 104857600, "restart", 1, INT_MAX),
+    _int("replica.socket.receive.buffer.bytes", "broker", 65536, "restart", -1, INT_MAX),
+    _int("replica.fetch.max.bytes", "broker", 1048576, "restart", 0, INT_MAX),
+    _int("replica.fetch.min.bytes", "broker", 1, "restart", 1, INT_MAX),
+    _int("replica.fetch.wait.max.ms", "broker", 500, "restart", 0, INT_MAX),
+    _int("log.flush.scheduler.interval.ms", "broker", LONG_MAX, "restart", 0, LONG_MAX),
+    # topic
+    _int("partitions", "topic", 6, "topic", 1, 1000),
+    _int("flush.messages", "topic", LONG_MAX, "topic", 1, LONG_MAX),
+    _int("flush.ms", "topic", LONG_MAX, "topic", 0, LONG_MAX),
+    _int("segment.bytes", "topic", 1073741824, "topic", 1048576, INT_MAX),
+    Setting("compression.type", "topic", "enum", "producer", "topic", choices=_BROKER_COMPRESSION),
+    _int("max.message.bytes", "topic", 1048588, "topic", 0, INT_MAX),
+    _int("retention.bytes", "topic", -1, "topic", -1, LONG_MAX),
+    _int("retention.ms", "topic", 604800000, "topic", -1, LONG_MAX),
+    # producer
+    _int("batch.size", "producer", 16384, "client", 0, INT_MAX),
+    _int("linger.ms", "producer", 5, "client", 0, INT_MAX),
+    _int("max.in.flight.requests.per.connection", "producer", 5, "client", 1, INT_MAX),
+    Setting("compression.type", "producer", "enum", "none", "client", choices=_PRODUCER_COMPRESSION),
+    _int("buffer.memory", "producer", 33554432, "client", 0, LONG_MAX),
+    _int("send.buffer.bytes", "producer", 131072, "client", -1, INT_MAX),
+    _int("receive.buffer.bytes", "producer", 32768, "client", -1, INT_MAX),
+    _int("max.request.size", "producer", 1048576, "client", 1, INT_MAX),
+    Setting("enable.idempotence", "producer", "bool", True, "client"),
+    _int("request.timeout.ms", "producer", 30000, "client", 0, INT_MAX),
+    _int("delivery.timeout.ms", "producer", 120000, "client", 0, INT_MAX),
+)
+
+# Fixed for every scenario; a scenario may repeat them but not change them.
+INVARIANTS: dict[str, dict[str, Any]] = {
+    "producer": {"acks": "all"},
+    "topic": {"replication.factor": 3, "min.insync.replicas": 2},
+    "broker": {"min.insync.replicas": 2, "default.replication.factor": 3},
+}
+RECORD_SIZE = 1024
+
+_BY_SCOPE: dict[str, dict[str, Setting]] = {scope: {} for scope in SCOPES}
+for _s in CATALOGUE:
+    _BY_SCOPE[_s.scope][_s.name] = _s
+
+
+def lookup(scope: str, name: str) -> Setting | None:
+    return _BY_SCOPE.get(scope, {}).get(name)
+
+
+def names(scope: str) -> list[str]:
+    return sorted(_BY_SCOPE[scope])
+
+
+def suggest(scope: str, name: str) -> str:
+    """A 'did you mean' hint: the closest known name in this scope, or the scope that has the name."""
+    close = difflib.get_close_matches(name, names(scope), n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    elsewhere = [s for s in SCOPES if s != scope and name in _BY_SCOPE[s]]
+    if elsewhere:
+        return f"'{name}' is a {elsewhere[0]} setting"
+    return f"known {scope} settings: {', '.join(names(scope))}"
+
+
+def defaults(scope: str) -> dict[str, Any]:
+    return {n: s.default for n, s in _BY_SCOPE[scope].items() if s.default is not None}

@@ -1,0 +1,60 @@
+"""Read YAML keeping line numbers, so every validation error can name the file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .errors import InputError
+
+MAX_BYTES = 4 * 1024 * 1024
+
+
+def load(path: str | Path) -> Any:
+    """Parse a YAML file; malformed, empty, binary or oversized files raise InputError with the line."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", str(path)) from None
+    if len(raw) > MAX_BYTES:
+        raise InputError(f"file is {len(raw)} bytes; kcliff reads YAML files up to {MAX_BYTES}", str(path))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}); expected a YAML file", str(path)) from None
+    if "\x00" in text:
+        raise InputError("contains NUL bytes; expected a YAML text file", str(path))
+    try:
+        data = YAML(typ="rt").load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line) from None
+    except YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}", str(path)) from None
+    if data is None:
+        raise InputError("file is empty; expected a YAML mapping", str(path))
+    return data
+
+
+def key_line(node: Any, key: Any) -> int | None:
+    """1-based line of `key` in a mapping loaded by `load`, or of the item `key` in a sequence."""
+    try:
+        if isinstance(node, CommentedMap):
+            return node.lc.key(key)[0] + 1
+        if isinstance(node, CommentedSeq):
+            return node.lc.item(key)[0] + 1
+    except (KeyError, IndexError, TypeError):
+        return None
+    return None
+
+
+def node_line(node: Any) -> int | None:
+    """1-based line where a mapping or sequence starts."""
+    lc = getattr(node, "lc", None)
+    return lc.line + 1 if lc is not None and lc.line is not None else None

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Idempotent setup: a virtualenv with kcliff and its dependencies, then Kafka's jars from Maven
+# Central. Each step is skipped when its inputs have not changed, so a second run takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+for tool in "$python" java mvn; do
+  command -v "$tool" >/dev/null || { echo "setup: '$tool' not found; kcliff needs Python 3.11+, Java 17+ and Maven" >&2; exit 2; }
+done
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+  || { echo "setup: Python 3.11+ is required ($("$python" --version))" >&2; exit 2; }
+
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+stamp=.venv/.kcliff-installed
+want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+  echo "$want" > "$stamp"
+fi
+
+.venv/bin/kcliff kafka fetch
