@@ -1,0 +1,1 @@
+"""Backends: where the cluster runs (local JVMs, docker compose, or an existing external cluster)."""

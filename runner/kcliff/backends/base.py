@@ -1,0 +1,52 @@
+"""What a backend gives the runner: a running cluster it can reach, restart and take down.
+
+Scenario application (topics, dynamic configs) and measurement are the same for every backend;
+only how the cluster starts and where the perf tool runs differ.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+
+class Cluster(ABC):
+    """A running 3-broker cluster. `admin_bootstrap` is reachable from kcliff's own process (admin
+    calls); `tool_bootstrap` from wherever `tool_command` runs the perf tools (they differ for
+    compose, where the producer runs in its own container)."""
+
+    backend: str = ""
+    admin_bootstrap: str = ""
+    tool_bootstrap: str = ""
+    bringup_s: float | None = None
+
+    @property
+    def can_restart(self) -> bool:
+        """Whether read-only broker settings can be applied (by restarting the brokers)."""
+        return False
+
+    @abstractmethod
+    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+        """argv that runs a Kafka tool class (e.g. org.apache.kafka.tools.ProducerPerformance) with
+        `args` as the dedicated, separately capped producer. Never a shell string."""
+
+    def restart(self, overrides: dict[str, Any]) -> None:
+        """Restart the brokers so `overrides` (read-only broker settings) are in force; an empty
+        mapping restores the defaults. Only called when can_restart is true."""
+        raise NotImplementedError
+
+    def dead_nodes(self) -> list[int]:
+        """Node ids whose broker process is no longer running (empty for an external cluster)."""
+        return []
+
+    def heal(self) -> None:
+        """Start again any node that died, keeping its data, and wait until the cluster is ready."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def down(self) -> None:
+        """Stop everything this backend started; idempotent."""
+
+    def describe(self) -> dict[str, Any]:
+        """Facts for the results' environment block: backend name, caps."""
+        return {"backend": self.backend}
