@@ -1,0 +1,17 @@
+"""Read what Kafka config repos hold and map it onto kcliff scenarios.
+
+    repo = configrepo.load(["path/to/repo"])        # discover + read + validate (InputError: file:line)
+    sc = configrepo.to_scenario(repo, "head")       # RepoScenario for the runner
+
+Formats: .properties (broker, producer, consumer) and a topics YAML; see discover.py for how files
+are found and READERS for adding formats (Strimzi Kafka/KafkaTopic resources are next).
+"""
+
+from .discover import MANIFEST, READERS, ConfigRepo, discover, load, role_from_name
+from .model import Entry, Note, RawEntry, ReadResult, RepoFile, TopicDecl
+from .repo_scenario import RepoScenario, to_scenario
+
+__all__ = [
+    "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "RawEntry", "ReadResult", "RepoFile", "RepoScenario",
+    "TopicDecl", "discover", "load", "role_from_name", "to_scenario",
+]

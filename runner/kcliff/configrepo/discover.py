@@ -1,0 +1,168 @@
+"""Find the Kafka config files in a repo directory and read them.
+
+Two ways, decided per directory:
+  kcliff.yaml  if the directory has one, it alone says which files play which role:
+                   version: 1
+                   files:
+                     - {path: brokers/*.properties, role: broker}
+                     - {path: apps/orders/producer.conf, role: producer}
+                     - {path: topics/*.yaml, role: topics}
+                   measure: {topic: orders, producer: apps/orders/producer.conf}   # optional
+  convention   otherwise every file below it whose name says its role: server / broker (broker),
+               producer, consumer (.properties), topics (.yaml/.yml); the role word is the whole
+               file stem or a part of it separated by '-', '_' or '.' (server-1.properties,
+               orders.producer.properties, prod-topics.yaml). Kafka's own config/ names match.
+A file named on the command line gets its role from its name in the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import yamlio
+from ..errors import InputError
+from .model import Entry, Note, RepoFile, TopicDecl
+from .properties import PropertiesReader
+from .topics import TopicsYamlReader
+from .validate import validate
+
+MANIFEST = "kcliff.yaml"
+# format name -> reader. A new format (strimzi next: Kafka and KafkaTopic resources) is a reader
+# whose read(path, role) returns RawEntry items with their scope; register it here and give it a role.
+READERS = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader()}
+ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml"}
+ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
+              "topics": ("topics",)}
+ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
+                 "topics": (".yaml", ".yml")}
+SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
+MANIFEST_KEYS = ("version", "files", "measure")
+
+
+@dataclass
+class ConfigRepo:
+    files: list[RepoFile] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    topics: list[TopicDecl] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    measure_topic: str | None = None
+    measure_producer: str | None = None
+
+    def in_scope(self, scope: str) -> list[Entry]:
+        return [e for e in self.entries if e.scope == scope]
+
+    def files_with_role(self, role: str) -> list[str]:
+        return [f.path for f in self.files if f.role == role]
+
+
+def role_from_name(path: Path) -> str | None:
+    name = path.name.lower()
+    for role, words in ROLE_WORDS.items():
+        suffix = next((s for s in ROLE_SUFFIXES[role] if name.endswith(s)), None)
+        if suffix is None:
+            continue
+        parts = re.split(r"[-_.]", name[: -len(suffix)])
+        if any(w in parts for w in words):
+            return role
+    return None
+
+
+def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
+    found: list[RepoFile] = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or any(p in SKIP_DIRS or p.startswith(".") for p in path.relative_to(root).parts[:-1]):
+            continue
+        role = role_from_name(path)
+        if role:
+            found.append(RepoFile(str(path), role, ROLE_FORMAT[role]))
+        elif path.suffix == ".properties":
+            notes.append(Note(str(path), None, "not a broker/producer/consumer file by its name; skipped "
+                                               f"(map it in {MANIFEST} to read it)"))
+    return found
+
+
+def _manifest(root: Path) -> tuple[list[RepoFile], str | None, str | None]:
+    path = root / MANIFEST
+    data = yamlio.load(path)
+    where = str(path)
+    if not isinstance(data, dict):
+        raise InputError(f"expected a mapping with {', '.join(MANIFEST_KEYS)}", where, 1)
+    for key in data:
+        if key not in MANIFEST_KEYS:
+            raise InputError(f"unknown key '{key}': expected one of {', '.join(MANIFEST_KEYS)}", where,
+                             yamlio.key_line(data, key))
+    if data.get("version", 1) != 1:
+        raise InputError(f"version {data.get('version')!r} is not one this kcliff reads (1)", where,
+                         yamlio.key_line(data, "version"))
+    items = data.get("files")
+    if not isinstance(items, list) or not items:
+        raise InputError("'files' must be a non-empty list of {path, role}", where, yamlio.key_line(data, "files") or 1)
+    files: list[RepoFile] = []
+    for index, item in enumerate(items):
+        line = yamlio.key_line(items, index)
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+            raise InputError("each file entry needs 'path' (a path or glob relative to this file) and 'role'", where, line)
+        extra = [k for k in item if k not in ("path", "role", "format")]
+        if extra:
+            raise InputError(f"unknown key '{extra[0]}': expected path, role, format", where, line)
+        role = item.get("role")
+        if role not in ROLE_FORMAT:
+            raise InputError(f"role {role!r}: expected one of {', '.join(ROLE_FORMAT)}", where, line)
+        fmt = item.get("format", ROLE_FORMAT[role])
+        if fmt not in READERS:
+            raise InputError(f"format {fmt!r}: expected one of {', '.join(READERS)}", where, line)
+        pattern = item["path"]
+        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+            raise InputError(f"path {pattern!r} must stay inside the repo (relative, no '..')", where, line)
+        matches = sorted(p for p in root.glob(pattern) if p.is_file())
+        if not matches:
+            raise InputError(f"path {pattern!r} matches no file under {root}", where, line)
+        files.extend(RepoFile(str(p), role, fmt) for p in matches)
+    measure = data.get("measure") or {}
+    if not isinstance(measure, dict) or any(k not in ("topic", "producer") for k in measure):
+        raise InputError("'measure' takes topic and producer", where, yamlio.key_line(data, "measure"))
+    producer = measure.get("producer")
+    return files, measure.get("topic"), str(root / producer) if producer else None
+
+
+def discover(paths: list[str]) -> tuple[list[RepoFile], list[Note], str | None, str | None]:
+    files: list[RepoFile] = []
+    notes: list[Note] = []
+    topic = producer = None
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            if (path / MANIFEST).is_file():
+                found, topic, producer = _manifest(path)
+            else:
+                found = _by_convention(path, notes)
+            if not found:
+                raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
+                                 f"consumer.properties or topics.yaml (or a {MANIFEST} naming them)", given)
+            files.extend(found)
+        elif path.is_file():
+            role = role_from_name(path)
+            if role is None:
+                raise InputError("cannot tell what this file configures from its name: name it server.properties, "
+                                 "producer.properties, consumer.properties or topics.yaml, or pass its directory "
+                                 f"with a {MANIFEST} mapping it", given)
+            files.append(RepoFile(given, role, ROLE_FORMAT[role]))
+        else:
+            raise InputError("no such file or directory", given)
+    unique = list({f.path: f for f in files}.values())
+    return unique, notes, topic, producer
+
+
+def load(paths: list[str]) -> ConfigRepo:
+    """Discover, read and validate: InputError (file:line) for the first bad key or value."""
+    files, notes, topic, producer = discover(paths)
+    raw_entries = []
+    topics: list[TopicDecl] = []
+    for f in files:
+        result = READERS[f.format].read(Path(f.path), f.role)
+        raw_entries.extend(result.entries)
+        topics.extend(result.topics)
+    entries, more_notes = validate(raw_entries)
+    return ConfigRepo(files, entries, topics, notes + more_notes, topic, producer)

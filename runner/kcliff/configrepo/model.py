@@ -1,0 +1,78 @@
+"""What every config-repo reader produces: settings with the file and line they came from.
+
+A reader turns one file into RawEntry items (scope, name, raw value, path, line) and TopicDecl
+items; validation (validate.py) types the values against kcliff's settings catalogue. Keeping the
+reader's output this small is what lets new formats (Strimzi, Terraform) plug in: they only have
+to say which scope each value belongs to and where it was written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Scopes a repo file can hold. kcliff measures broker, topic and producer; consumer files are read
+# and linted but not measured (the perf tool is a producer).
+REPO_SCOPES = ("broker", "topic", "producer", "consumer")
+
+
+@dataclass(frozen=True)
+class RawEntry:
+    scope: str
+    name: str
+    raw: Any  # str from .properties; any YAML scalar from YAML formats
+    path: str
+    line: int | None
+    topic: str | None = None  # set for scope "topic"
+
+
+@dataclass(frozen=True)
+class TopicDecl:
+    name: str
+    path: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    entries: list[RawEntry] = field(default_factory=list)
+    topics: list[TopicDecl] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A validated setting: `value` is typed (int, bool, str) as kcliff applies it.
+
+    `kind` is "modelled" (in kcliff's catalogue: measured), "durability" (acks, min.insync.replicas,
+    replication factors: measured as the repo sets them and flagged) or "consumer" (linted only)."""
+
+    scope: str
+    name: str
+    value: Any
+    path: str
+    line: int | None
+    kind: str
+    topic: str | None = None
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something kcliff read but does not act on (a key it does not model, a file it skipped)."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class RepoFile:
+    path: str
+    role: str  # broker | producer | consumer | topics
+    format: str  # properties | topics-yaml (strimzi next)

@@ -1,0 +1,142 @@
+"""Map a config repo onto a kcliff Scenario: what the repo sets overrides Kafka's defaults.
+
+kcliff's own scenarios may not change the invariants (acks=all, RF 3, min.insync.replicas=2), and
+Scenario validation rejects them. A config repo is measured as it is, so RepoScenario carries the
+repo's durability settings in a separate field, `durability`, which as_applied() lays over the
+invariants. The cliff rules flag the weakened ones; nothing here silently "fixes" them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import settings
+from ..errors import InputError
+from ..scenario import ID_PATTERN, Scenario
+from .discover import ConfigRepo
+from .model import Entry
+
+CLUSTER_BROKERS = 3
+
+
+@dataclass(frozen=True)
+class RepoScenario(Scenario):
+    """A Scenario read from a config repo. `durability` holds {scope: {name: value}} for acks,
+    min.insync.replicas and replication.factor exactly as the repo sets them (capped to what a
+    3-broker cluster can host); `notes` says what was ignored, capped or chosen."""
+
+    durability: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def as_applied(self) -> dict[str, Any]:
+        applied = super().as_applied()
+        for scope, values in self.durability.items():
+            applied[scope].update(values)
+        return applied
+
+    def weakened_durability(self) -> dict[str, dict[str, Any]]:
+        """The durability settings that differ from kcliff's invariants."""
+        out: dict[str, dict[str, Any]] = {}
+        for scope, values in self.durability.items():
+            fixed = settings.INVARIANTS.get(scope, {})
+            diff = {k: v for k, v in values.items() if k in fixed and fixed[k] != v and not (k == "acks" and v == "-1")}
+            if diff:
+                out[scope] = diff
+        return out
+
+
+def _merge_broker(entries: list[Entry]) -> dict[str, Entry]:
+    """kcliff applies broker settings cluster-wide: several broker files must agree on them."""
+    merged: dict[str, Entry] = {}
+    for e in entries:
+        if e.kind not in ("modelled", "durability"):
+            continue
+        first = merged.get(e.name)
+        if first is not None and first.value != e.value:
+            raise InputError(f"broker setting '{e.name}' is {e.value!r} here but {first.value!r} at {first.where()}; "
+                             "kcliff measures one cluster-wide broker config, so broker files must agree",
+                             e.path, e.line)
+        merged.setdefault(e.name, e)
+    return merged
+
+
+def _choose(options: list[str], wanted: str | None, what: str, notes: list[str]) -> str | None:
+    if not options:
+        return None
+    if wanted is not None:
+        if wanted not in options:
+            raise InputError(f"{what} {wanted!r} is not in the repo: expected one of {', '.join(options)}")
+        return wanted
+    if len(options) > 1:
+        notes.append(f"several {what}s ({', '.join(options)}); measuring {options[0]} "
+                     f"(choose with measure.{what} in kcliff.yaml)")
+    return options[0]
+
+
+def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = "",
+                topic: str | None = None, producer: str | None = None) -> RepoScenario:
+    """The scenario kcliff measures for this repo: broker settings from all broker files, the
+    producer from one producer file and the topic from one topic definition (chosen by argument,
+    by kcliff.yaml `measure:`, or the first one with a note)."""
+    if not ID_PATTERN.match(scenario_id):
+        raise InputError(f"scenario id must match {ID_PATTERN.pattern}, got {scenario_id!r}")
+    notes: list[str] = [str(n) for n in repo.notes]
+    broker = _merge_broker(repo.in_scope("broker"))
+    producer_file = _choose(repo.files_with_role("producer"), producer or repo.measure_producer, "producer", notes)
+    topic_name = _choose([t.name for t in repo.topics], topic or repo.measure_topic, "topic", notes)
+    producer_entries = [e for e in repo.in_scope("producer") if e.path == producer_file]
+    topic_entries = [e for e in repo.in_scope("topic") if e.topic == topic_name]
+    if repo.in_scope("consumer"):
+        notes.append("consumer settings are linted, not measured (kcliff measures the producer path)")
+
+    def modelled(entries: list[Entry]) -> dict[str, Any]:
+        return {e.name: e.value for e in entries if e.kind == "modelled"}
+
+    broker_durability = {n: e.value for n, e in broker.items() if e.kind == "durability"}
+    topic_durability = {e.name: e.value for e in topic_entries if e.kind == "durability"}
+    producer_durability = {e.name: e.value for e in producer_entries if e.kind == "durability"}
+    durability = _durability(broker_durability, topic_durability, producer_durability, notes)
+    sources = sorted({f.path for f in repo.files})
+    return RepoScenario(
+        id=scenario_id,
+        description=description or f"config repo: {', '.join(sources)}",
+        broker={n: e.value for n, e in broker.items() if e.kind == "modelled"},
+        topic=modelled(topic_entries),
+        producer=modelled(producer_entries),
+        source=sources[0] if sources else "",
+        durability=durability,
+        notes=tuple(notes),
+    )
+
+
+def _durability(broker: dict[str, Any], topic: dict[str, Any], producer: dict[str, Any],
+                notes: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    if "acks" in producer:
+        out["producer"] = {"acks": producer["acks"]}
+    if "default.replication.factor" in broker:
+        notes.append("broker default.replication.factor only affects auto-created topics; kcliff creates its "
+                     "topic with an explicit replication factor")
+    rf = topic.get("replication.factor", settings.INVARIANTS["topic"]["replication.factor"])
+    if rf > CLUSTER_BROKERS:
+        notes.append(f"replication.factor {rf} measured as {CLUSTER_BROKERS}: kcliff's cluster has {CLUSTER_BROKERS} brokers")
+        rf = CLUSTER_BROKERS
+    # A topic without its own min.insync.replicas inherits the broker's, as in Kafka.
+    min_isr = topic.get("min.insync.replicas", broker.get("min.insync.replicas"))
+    topic_out: dict[str, Any] = {}
+    if "replication.factor" in topic:
+        topic_out["replication.factor"] = rf
+    if min_isr is not None:
+        if min_isr > rf:
+            notes.append(f"min.insync.replicas {min_isr} measured as {rf}: above the replication factor no "
+                         "acks=all write could succeed")
+            min_isr = rf
+        topic_out["min.insync.replicas"] = min_isr
+    elif rf < settings.INVARIANTS["topic"]["min.insync.replicas"]:
+        topic_out["min.insync.replicas"] = rf
+    if topic_out:
+        out["topic"] = topic_out
+    if "min.insync.replicas" in broker:
+        out["broker"] = {"min.insync.replicas": min(broker["min.insync.replicas"], CLUSTER_BROKERS)}
+    return out
