@@ -16,6 +16,11 @@ from .errors import ClusterError, InputError
 # Each module defines register(subparsers) and sets `func` on its parser(s).
 COMMANDS = (
     "kafka",
+    "cluster",
+    "run",
+    "history",
+    "export",
+    "report",
 )
 
 

@@ -1,0 +1,96 @@
+"""Admin calls against a running cluster (topics, cluster-wide dynamic broker configs, read-back).
+
+confluent-kafka's AdminClient is used instead of Kafka's CLI tools: each CLI call would start a JVM
+(1-2 s on this machine), several times per scenario.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ConfigSource,
+                                   NewTopic,
+                                   ResourceType)
+
+from .errors import ClusterError
+
+TIMEOUT_S = 30.0
+
+
+class Admin:
+    def __init__(self, bootstrap: str) -> None:
+        self.bootstrap = bootstrap
+        self._client = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 10000,
+                                    "log_level": 0, "logger": _quiet_logger()})
+
+    def broker_ids(self, timeout: float = 5.0) -> list[int]:
+        try:
+            return sorted(self._client.list_topics(timeout=timeout).brokers)
+        except KafkaException:
+            return []
+
+    def create_topic(self, name: str, partitions: int, replication: int, configs: dict[str, str]) -> None:
+        topic = NewTopic(name, num_partitions=partitions, replication_factor=replication, config=configs)
+        _wait(self._client.create_topics([topic], operation_timeout=TIMEOUT_S), f"create topic {name}")
+        self._wait_for_leaders(name, partitions)
+
+    def _wait_for_leaders(self, name: str, partitions: int) -> None:
+        deadline = time.monotonic() + TIMEOUT_S
+        while time.monotonic() < deadline:
+            meta = self._client.list_topics(topic=name, timeout=5).topics.get(name)
+            if meta and meta.error is None and len(meta.partitions) == partitions and all(
+                    p.leader >= 0 and len(p.isrs) >= 2 for p in meta.partitions.values()):
+                return
+            time.sleep(0.2)
+        raise ClusterError(f"topic {name} has no leaders with an in-sync follower after {TIMEOUT_S:.0f}s")
+
+    def delete_topic(self, name: str) -> None:
+        _wait(self._client.delete_topics([name], operation_timeout=TIMEOUT_S), f"delete topic {name}")
+
+    def list_topics(self) -> list[str]:
+        return sorted(self._client.list_topics(timeout=10).topics)
+
+    def alter_broker_configs(self, node_ids: list[int], changes: dict[str, str | None]) -> None:
+        """Set (value) or remove (None) per-broker dynamic configs on every broker in `node_ids`.
+
+        Per broker rather than the cluster-wide default entity: librdkafka refuses the empty
+        broker name that the cluster-wide default needs."""
+        entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET if v is not None
+                               else AlterConfigOpType.DELETE) for k, v in changes.items()]
+        for node_id in node_ids:  # the API takes one broker resource per call
+            resource = ConfigResource(ResourceType.BROKER, str(node_id), incremental_configs=entries)
+            _wait(self._client.incremental_alter_configs([resource]), f"alter broker {node_id} {sorted(changes)}")
+
+    def broker_dynamic(self, node_id: int) -> dict[str, str]:
+        """The per-broker dynamic configs currently set on `node_id`."""
+        resource = ConfigResource(ResourceType.BROKER, str(node_id))
+        entries = _wait(self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
+        return {k: e.value for k, e in entries.items()
+                if e.source == ConfigSource.DYNAMIC_BROKER_CONFIG and e.value is not None}
+
+    def broker_config(self, node_id: int) -> dict[str, str | None]:
+        resource = ConfigResource(ResourceType.BROKER, str(node_id))
+        entries = _wait(self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
+        return {k: e.value for k, e in entries.items()}
+
+
+def _wait(futures: dict[Any, Any], what: str) -> dict[Any, Any]:
+    results = {}
+    for key, future in futures.items():
+        try:
+            results[key] = future.result(timeout=TIMEOUT_S)
+        except KafkaException as exc:
+            raise ClusterError(f"{what}: {exc.args[0].str() if exc.args else exc}") from None
+        except TimeoutError:
+            raise ClusterError(f"{what}: no answer in {TIMEOUT_S:.0f}s") from None
+    return results
+
+
+def _quiet_logger() -> Any:
+    import logging
+    logger = logging.getLogger("kcliff.librdkafka")
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
+    return logger

@@ -1,0 +1,88 @@
+"""Bring the running cluster's dynamic broker settings to what a scenario asks, and prove it.
+
+Changes are made per broker without a restart. Thread pools only accept half..double of their
+current size per change, so they are stepped. Every change is read back from every broker before
+measuring: a silently rejected change would make a scenario measure the wrong thing.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import settings
+from .admin import Admin
+from .errors import ClusterError
+
+READBACK_TIMEOUT_S = 30.0
+
+
+def steps(current: int, target: int) -> list[int]:
+    """Values to pass through from `current` to `target`, each within half..double of the last."""
+    out = []
+    value = current
+    while value != target:
+        value = min(value * 2, target) if target > value else max((value + 1) // 2, target)
+        out.append(value)
+    return out
+
+
+class BrokerState:
+    """What kcliff has set dynamically on the brokers, so the next scenario changes only the difference
+    and `restore` puts back what was there before kcliff started."""
+
+    def __init__(self, admin: Admin, node_ids: list[int]) -> None:
+        self.admin = admin
+        self.node_ids = node_ids
+        self.original = {n: admin.broker_dynamic(n) for n in node_ids}
+        # Effective values before kcliff changed anything: what a removed override falls back to.
+        self.initial = admin.broker_config(node_ids[0])
+        self.applied: dict[str, Any] = {}
+
+    def apply(self, wanted: dict[str, Any]) -> None:
+        """Make the dynamic broker settings exactly `wanted` (others back to their defaults)."""
+        for name in sorted(set(self.applied) | set(wanted)):
+            if self.applied.get(name) == wanted.get(name) and name in wanted:
+                continue
+            setting = settings.lookup("broker", name)
+            if name not in wanted and self.applied.get(name) is None:
+                continue
+            if setting.apply == "stepped":
+                initial = int(self.initial.get(name) or setting.default)
+                self._step(name, int(self.applied.get(name, initial)), int(wanted.get(name, initial)))
+            if name in wanted:
+                self._set(name, wanted[name])
+            else:
+                self._set(name, None)
+
+    def _step(self, name: str, current: int, target: int) -> None:
+        for value in steps(current, target)[:-1]:
+            self._set(name, value)
+
+    def _set(self, name: str, value: Any) -> None:
+        text = None if value is None else settings.as_kafka_value(value)
+        self.admin.alter_broker_configs(self.node_ids, {name: text})
+        expected = text if text is not None else self.initial.get(name)
+        self._read_back(name, expected)
+        if value is None:
+            self.applied.pop(name, None)
+        else:
+            self.applied[name] = value
+
+    def _read_back(self, name: str, expected: str | None) -> None:
+        deadline = time.monotonic() + READBACK_TIMEOUT_S
+        seen: dict[int, Any] = {}
+        while time.monotonic() < deadline:
+            seen = {n: self.admin.broker_config(n).get(name) for n in self.node_ids}
+            if expected is None or all(v == expected for v in seen.values()):
+                return
+            time.sleep(0.3)
+        raise ClusterError(f"broker setting {name}: expected {expected} on every broker, read back {seen}")
+
+    def restore(self) -> None:
+        """Undo kcliff's changes: defaults first (stepping thread pools), then the original values."""
+        self.apply({})
+        for node, values in self.original.items():
+            if values:
+                self.admin.alter_broker_configs([node], dict(values))
+

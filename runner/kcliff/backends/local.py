@@ -1,0 +1,268 @@
+"""The embedded default: three combined-mode KRaft nodes as separate JVMs on loopback, no Docker.
+
+Each node gets its own directory under the run directory (server.properties, data/, broker.log).
+Ports are picked free at start-up, so a Kafka the user already runs is never disturbed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import kafka_dist, procs, settings
+from ..admin import Admin
+from ..errors import ClusterError
+from .base import Cluster
+
+NODES = (1, 2, 3)
+READY_TIMEOUT_S = 90.0
+STATE_FILE = "cluster.json"
+
+
+@dataclass
+class Caps:
+    broker_heap_mb: int = 1024
+    broker_cpus: str | None = None  # taskset list, e.g. "0" or "0-1"
+    producer_heap_mb: int = 512
+    producer_cpus: str | None = None
+
+
+@dataclass
+class Node:
+    node_id: int
+    broker_port: int
+    controller_port: int
+    directory: Path
+    proc: subprocess.Popen | None = None
+    pid: int | None = None
+
+
+def _free_ports(count: int) -> list[int]:
+    socks = []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def new_cluster_id() -> str:
+    """KRaft cluster ids are 16 random bytes, URL-safe base64 without padding (what StorageTool makes)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str:
+    props = {
+        "process.roles": "broker,controller",
+        "node.id": node.node_id,
+        "controller.quorum.voters": voters,
+        "listeners": f"PLAINTEXT://127.0.0.1:{node.broker_port},CONTROLLER://127.0.0.1:{node.controller_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.broker_port}",
+        "controller.listener.names": "CONTROLLER",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "log.dirs": str(node.directory / "data"),
+        "offsets.topic.replication.factor": 3,
+        "transaction.state.log.replication.factor": 3,
+        "transaction.state.log.min.isr": 2,
+        "group.initial.rebalance.delay.ms": 0,
+        "auto.create.topics.enable": "false",
+        **settings.INVARIANTS["broker"],
+        **overrides,
+    }
+    return "".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items())
+
+
+@dataclass
+class LocalCluster(Cluster):
+    workdir: Path
+    libs: Path
+    caps: Caps = field(default_factory=Caps)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    nodes: list[Node] = field(default_factory=list)
+    cluster_id: str = ""
+    backend: str = "local"
+
+    @property
+    def can_restart(self) -> bool:
+        return True
+
+    @property
+    def admin_bootstrap(self) -> str:  # type: ignore[override]
+        return ",".join(f"127.0.0.1:{n.broker_port}" for n in self.nodes)
+
+    @property
+    def tool_bootstrap(self) -> str:  # type: ignore[override]
+        return self.admin_bootstrap
+
+    def start(self, register: bool = True) -> None:
+        """Format and start all nodes, then wait until ready. On any failure, stop what started."""
+        began = time.monotonic()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        ports = _free_ports(2 * len(NODES))
+        self.cluster_id = new_cluster_id()
+        self.nodes = [Node(i, ports[2 * k], ports[2 * k + 1], self.workdir / f"node-{i}")
+                      for k, i in enumerate(NODES)]
+        try:
+            self._write_configs()
+            self._format()
+            self._launch(register)
+            self.wait_ready()
+        except BaseException:
+            self.down()
+            raise
+        self.bringup_s = round(time.monotonic() - began, 2)
+        self.save_state()
+
+    def _voters(self) -> str:
+        return ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes)
+
+    def _write_configs(self) -> None:
+        for node in self.nodes:
+            node.directory.mkdir(parents=True, exist_ok=True)
+            (node.directory / "server.properties").write_text(
+                server_properties(node, self._voters(), self.overrides))
+
+    def _format(self) -> None:
+        """Format all nodes' storage in parallel (one short JVM each)."""
+        running = []
+        for node in self.nodes:
+            argv = kafka_dist.java_command(self.libs, "kafka.tools.StorageTool", 256) + [
+                "format", "-t", self.cluster_id, "-c", str(node.directory / "server.properties"),
+                "--ignore-formatted"]
+            running.append((node, procs.spawn(argv, log=node.directory / "format.log")))
+        for node, proc in running:
+            try:
+                code = proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                procs.stop(proc)
+                raise ClusterError(f"formatting node {node.node_id} took over 120 s") from None
+            procs.stop(proc)
+            if code != 0:
+                tail = (node.directory / "format.log").read_text(errors="replace")[-600:]
+                raise ClusterError(f"formatting node {node.node_id} failed (exit {code}):\n{tail}")
+
+    def _launch(self, register: bool) -> None:
+        log_config = kafka_dist.DATA / "log4j2-broker.xml"
+        for node in self.nodes:
+            argv = kafka_dist.java_command(self.libs, "kafka.Kafka", self.caps.broker_heap_mb, log_config,
+                                           self.caps.broker_cpus) + [str(node.directory / "server.properties")]
+            node.proc = procs.spawn(argv, log=node.directory / "broker.log", register=register)
+            node.pid = node.proc.pid
+
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
+        """Ready: all three brokers registered and a replication-factor-3 topic can be created."""
+        deadline = time.monotonic() + timeout
+        admin = Admin(self.admin_bootstrap)
+        while time.monotonic() < deadline:
+            dead = self.dead_nodes()
+            if dead:
+                raise ClusterError(f"node {dead[0]} exited during start-up; see "
+                                   f"{self.workdir / f'node-{dead[0]}' / 'broker.log'}")
+            if len(admin.broker_ids(timeout=2)) == len(NODES):
+                break
+            time.sleep(0.5)
+        else:
+            raise ClusterError(f"brokers not all registered after {timeout:.0f}s; logs under {self.workdir}")
+        probe = f"kcliff-ready-{uuid.uuid4().hex[:8]}"
+        admin.create_topic(probe, 3, 3, {})
+        admin.delete_topic(probe)
+
+    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+        return kafka_dist.java_command(self.libs, main_class, self.caps.producer_heap_mb,
+                                       cpus=self.caps.producer_cpus) + args
+
+    def restart(self, overrides: dict[str, Any]) -> None:
+        self._stop_nodes()
+        self.overrides = dict(overrides)
+        self._write_configs()
+        self._launch(register=True)
+        self.wait_ready()
+        self.save_state()
+
+    def dead_nodes(self) -> list[int]:
+        return [n.node_id for n in self.nodes if n.pid is None or not procs.pid_alive(n.pid)]
+
+    def heal(self) -> None:
+        log_config = kafka_dist.DATA / "log4j2-broker.xml"
+        for node in self.nodes:
+            if node.node_id in self.dead_nodes():
+                argv = kafka_dist.java_command(self.libs, "kafka.Kafka", self.caps.broker_heap_mb, log_config,
+                                               self.caps.broker_cpus) + [str(node.directory / "server.properties")]
+                node.proc = procs.spawn(argv, log=node.directory / "broker.log")
+                node.pid = node.proc.pid
+        self.wait_ready()
+        self.save_state()
+
+    def _stop_nodes(self) -> None:
+        for node in self.nodes:
+            if node.proc is not None:
+                procs.stop(node.proc, grace_s=8.0)
+            elif node.pid is not None and _is_our_broker(node.pid, node.directory):
+                procs.stop_pid(node.pid, grace_s=8.0)
+            node.proc = None
+            node.pid = None
+
+    def down(self) -> None:
+        self._stop_nodes()
+        (self.workdir / STATE_FILE).unlink(missing_ok=True)
+        for node in self.nodes:
+            _remove_tree(node.directory / "data")
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.backend, "caps": vars(self.caps), "bootstrap": self.admin_bootstrap,
+                "workdir": str(self.workdir)}
+
+    def save_state(self) -> None:
+        state = {"backend": "local", "cluster_id": self.cluster_id, "libs": str(self.libs), "caps": vars(self.caps),
+                 "overrides": self.overrides, "bringup_s": self.bringup_s,
+                 "nodes": [{"node_id": n.node_id, "broker_port": n.broker_port, "controller_port": n.controller_port,
+                            "directory": str(n.directory), "pid": n.pid} for n in self.nodes]}
+        (self.workdir / STATE_FILE).write_text(json.dumps(state, indent=2))
+
+    @classmethod
+    def from_state(cls, workdir: Path) -> LocalCluster | None:
+        """The cluster `kcliff cluster up` left running in `workdir`, or None."""
+        path = workdir / STATE_FILE
+        if not path.is_file():
+            return None
+        state = json.loads(path.read_text())
+        cluster = cls(workdir, Path(state["libs"]), Caps(**state["caps"]), state["overrides"],
+                      [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]), None, n["pid"])
+                       for n in state["nodes"]], state["cluster_id"])
+        cluster.bringup_s = state.get("bringup_s")
+        return cluster
+
+
+def _is_our_broker(pid: int, directory: Path) -> bool:
+    """Guard against a recycled pid: the process must be the broker started with this node's config."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return str(directory / "server.properties").encode() in cmdline
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def start_local_cluster(workdir: Path, kafka_version: str, caps: Caps | None = None,
+                        kafka_home: str | None = None, register: bool = True) -> LocalCluster:
+    kafka_dist.java_version()
+    libs = kafka_dist.ensure(kafka_version, kafka_home)
+    cluster = LocalCluster(workdir, libs, caps or Caps())
+    cluster.start(register=register)
+    return cluster

@@ -1,0 +1,67 @@
+"""`kcliff cluster up|down|status`: a local 3-broker cluster that outlives the command, for
+exploring or for several `kcliff run` calls in a row."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .. import procs
+from ..admin import Admin
+from ..backends.local import LocalCluster, start_local_cluster
+from . import options
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("cluster", help="start, stop or inspect a local 3-broker KRaft cluster")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    up = verbs.add_parser("up", help="start the cluster and leave it running")
+    options.add_cluster_options(up)
+    up.set_defaults(func=run_up)
+    for name, func, text in (("down", run_down, "stop the cluster and remove its data"),
+                             ("status", run_status, "show whether the cluster runs and where")):
+        verb = verbs.add_parser(name, help=text)
+        verb.add_argument("--workdir", type=Path, default=options.DEFAULT_WORKDIR)
+        verb.set_defaults(func=func)
+
+
+def cluster_dir(workdir: Path) -> Path:
+    return workdir / "cluster"
+
+
+def run_up(args: argparse.Namespace) -> int:
+    existing = LocalCluster.from_state(cluster_dir(args.workdir))
+    if existing and not existing.dead_nodes():
+        print(f"already running: bootstrap {existing.admin_bootstrap}")
+        return 0
+    if existing:
+        existing.down()
+    procs.install_handlers()
+    cluster = start_local_cluster(cluster_dir(args.workdir), args.kafka_version, options.caps(args),
+                                  args.kafka_home, register=False)
+    print(f"cluster up in {cluster.bringup_s:.1f}s: bootstrap {cluster.admin_bootstrap} (Kafka {args.kafka_version})")
+    print(f"logs under {cluster.workdir}; stop with: kcliff cluster down")
+    return 0
+
+
+def run_down(args: argparse.Namespace) -> int:
+    cluster = LocalCluster.from_state(cluster_dir(args.workdir))
+    if cluster is None:
+        print("no cluster running")
+        return 0
+    cluster.down()
+    print("cluster stopped")
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    cluster = LocalCluster.from_state(cluster_dir(args.workdir))
+    if cluster is None:
+        print("no cluster running")
+        return 1
+    dead = cluster.dead_nodes()
+    brokers = Admin(cluster.admin_bootstrap).broker_ids(timeout=5)
+    print(f"bootstrap {cluster.admin_bootstrap}; brokers registered: {brokers}; "
+          f"dead nodes: {dead or 'none'}; started in {cluster.bringup_s}s; libs {cluster.libs}")
+    return 0 if not dead and len(brokers) == 3 else 1
+

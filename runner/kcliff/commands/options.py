@@ -1,0 +1,66 @@
+"""Command-line options shared by the commands that start or reach a cluster."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .. import kafka_dist
+from ..backends.local import Caps
+from ..errors import InputError
+
+DEFAULT_WORKDIR = Path(".kcliff")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def cpu_list(text: str) -> str:
+    if not text or any(c not in "0123456789,-" for c in text):
+        raise argparse.ArgumentTypeError(f"expected a CPU list like 0 or 0-1 or 0,2, got {text!r}")
+    return text
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
+                        help="where cluster data, logs and perf-tool output go (default .kcliff)")
+    parser.add_argument("--kafka-version", default=kafka_dist.DEFAULT_VERSION)
+    parser.add_argument("--kafka-home", help="use this Kafka distribution's libs/ instead of fetching jars")
+    parser.add_argument("--broker-heap-mb", type=positive_int, default=1024)
+    parser.add_argument("--broker-cpus", type=cpu_list, help="pin brokers to these CPUs (taskset)")
+    parser.add_argument("--producer-heap-mb", type=positive_int, default=512)
+    parser.add_argument("--producer-cpus", type=cpu_list, help="pin the producer to these CPUs (taskset)")
+
+
+def caps(args: argparse.Namespace) -> Caps:
+    return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus)
+
+
+def shard(text: str) -> tuple[int, int]:
+    """'i/n' -> (i, n), 1 <= i <= n."""
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit()) or not 1 <= int(index) <= int(count):
+        raise argparse.ArgumentTypeError(f"expected i/n with 1 <= i <= n, e.g. 2/4, got {text!r}")
+    return int(index), int(count)
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise InputError(message)

@@ -1,0 +1,130 @@
+"""`kcliff run`: measure suites of scenarios (plus the reference) on a cluster and print the table.
+
+The cluster is the one given (--bootstrap-servers), the one `kcliff cluster up` left running in the
+workdir, or one started for this run and always torn down again (also on Ctrl-C and errors).
+Exit: 0 all measured and every canary showed its cliff; 1 a canary did not, or a scenario failed or
+timed out; 2 bad input or no usable cluster; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+from .. import procs, results, table
+from ..backends.base import Cluster
+from ..backends.local import LocalCluster, start_local_cluster
+from ..progress import Progress
+from ..scenario import REFERENCE_ID, Scenario, load_suites
+from ..suite import CLIFF_THRESHOLD, Options, SuiteRunner, new_document
+from . import cluster as cluster_cmd
+from . import options
+
+BACKENDS = ("local", "compose", "external")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("run", help="measure scenarios on a real cluster")
+    parser.add_argument("--suite", action="append", default=[],
+                        help="suite name under scenarios/ (canaries, pairwise, ...) or a YAML path; repeatable")
+    parser.add_argument("--only", help="comma-separated scenario ids to keep (the reference always runs)")
+    parser.add_argument("--records", type=options.positive_int, default=100_000, help="records per measured run")
+    parser.add_argument("--warmup-records", type=options.positive_int, help="records in the warm-up run "
+                        "(default: half of --records)")
+    parser.add_argument("--repeats", type=options.positive_int, default=3, help="measured runs per scenario")
+    parser.add_argument("--budget", type=options.positive_float, default=600.0,
+                        help="seconds per scenario before it is stopped and recorded as timed out")
+    parser.add_argument("--no-early-stop", action="store_true",
+                        help="measure cliff scenarios in full instead of stopping once the cliff is certain")
+    parser.add_argument("--cliff-threshold", type=options.positive_float, default=CLIFF_THRESHOLD,
+                        help="fraction of the reference's MB/s below which a scenario is on a cliff")
+    parser.add_argument("--shard", type=options.shard, help="i/n: run every n-th scenario starting at i "
+                        "(the reference runs in every shard)")
+    parser.add_argument("--out", type=Path, help="results file (default results/<run id>.json)")
+    parser.add_argument("--backend", choices=BACKENDS, help="default: external with --bootstrap-servers, else local")
+    parser.add_argument("--bootstrap-servers", help="measure this existing cluster instead of starting one")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    options.add_cluster_options(parser)
+    parser.set_defaults(func=run)
+
+
+def select(scenarios: list[Scenario], only: str | None, shard: tuple[int, int] | None) -> list[Scenario]:
+    if only:
+        wanted = {s.strip() for s in only.split(",") if s.strip()}
+        unknown = wanted - {s.id for s in scenarios}
+        options.require(not unknown, f"--only: unknown scenario id(s) {', '.join(sorted(unknown))}; "
+                        f"known: {', '.join(s.id for s in scenarios)}")
+        scenarios = [s for s in scenarios if s.id in wanted or s.id == REFERENCE_ID]
+    if shard:
+        index, count = shard
+        others = [s for s in scenarios if s.id != REFERENCE_ID]
+        scenarios = [s for s in scenarios if s.id == REFERENCE_ID] + others[index - 1::count]
+    return scenarios
+
+
+@contextlib.contextmanager
+def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> Iterator[Cluster]:
+    """The cluster to measure; whatever this function started is torn down when the block ends."""
+    backend = args.backend or ("external" if args.bootstrap_servers else "local")
+    options.require(backend != "external" or bool(args.bootstrap_servers),
+                    "--backend external needs --bootstrap-servers host:port[,...]")
+    options.require(backend == "external" or not args.bootstrap_servers,
+                    f"--bootstrap-servers is for the external backend, not {backend}")
+    if backend == "external":
+        from ..backends.external import connect
+        yield connect(args.bootstrap_servers, args.kafka_version, args.kafka_home, args.producer_heap_mb,
+                      args.producer_cpus)
+        return
+    if backend == "compose":
+        from ..backends.compose import start_compose_cluster
+        started: Cluster = start_compose_cluster(run_dir / "compose", args.kafka_version)
+    else:
+        running = LocalCluster.from_state(cluster_cmd.cluster_dir(args.workdir))
+        if running is not None and not running.dead_nodes():
+            progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
+            yield running
+            return
+        progress.note("starting a local 3-broker KRaft cluster")
+        started = start_local_cluster(run_dir / "cluster", args.kafka_version, options.caps(args), args.kafka_home)
+    try:
+        progress.note(f"cluster ready in {started.bringup_s:.1f}s ({started.admin_bootstrap})")
+        yield started
+    finally:
+        progress.note("stopping the cluster")
+        started.down()
+
+
+def run(args: argparse.Namespace) -> int:
+    scenarios = select(load_suites(args.suite or ["canaries"]), args.only, args.shard)
+    opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
+                   args.cliff_threshold)
+    options.require(opts.warmup() >= 1, "--warmup-records must be at least 1")
+    procs.install_handlers()
+    progress = Progress(quiet=args.quiet)
+    run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
+    with cluster_for(args, run_dir, progress) as cluster:
+        doc = new_document(cluster, opts, args.suite or ["canaries"], args.kafka_version)
+        out = args.out or Path("results") / f"{doc['run_id']}.json"
+        progress.note(f"{len(scenarios)} scenarios, {opts.repeats} x {opts.records} records each; results -> {out}")
+        try:
+            SuiteRunner(cluster, opts, doc, out, run_dir / "perf", progress).run(scenarios)
+        finally:
+            print(f"results: {out}", file=sys.stderr)
+    print(table.render(doc))
+    return exit_code(doc)
+
+
+def exit_code(doc: dict) -> int:
+    reference = results.scenario_entry(doc, REFERENCE_ID)
+    bad = [e for e in doc["scenarios"] if e["status"] not in ("ok", "cliff", "skipped")]
+    unseen = [e for e in doc["scenarios"] if table.canary_verdict(e, reference) == "NOT SEEN"]
+    for entry in bad:
+        print(f"scenario {entry['id']}: {entry['status']}: {entry['status_reason']}", file=sys.stderr)
+    for entry in unseen:
+        print(f"canary {entry['id']} did not show its cliff ({entry['cliff']['stands_for']}): "
+              "the rig may not be able to see cliffs", file=sys.stderr)
+    return 1 if bad or unseen else 0

@@ -1,0 +1,149 @@
+"""One kafka-producer-perf-test run: start the tool, follow its interim lines live, stop it on a
+deadline or when a stop rule says so, and return every figure it printed."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import procs, settings
+from .backends.base import Cluster
+from .perf_output import PerfLine, parse_line, summary
+
+PERF_CLASS = "org.apache.kafka.tools.ProducerPerformance"
+REPORTING_INTERVAL_MS = 1000
+
+# Called with each interim line and the seconds since the run started; returns a reason to stop, or None.
+StopRule = Callable[[PerfLine, float], "str | None"]
+
+
+@dataclass
+class Run:
+    records: int
+    records_per_sec: float | None
+    mb_per_sec: float | None
+    avg_ms: float | None
+    max_ms: float | None
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    p99_ms: float | None = None
+    p999_ms: float | None = None
+    elapsed_s: float = 0.0
+    complete: bool = True
+    stopped_early: bool = False
+    stop_reason: str | None = None
+    exit_code: int | None = None
+    interim_mb_per_sec: list[float] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object]) -> list[str]:
+    """The perf tool's argv: invariants last so nothing can override acks=all."""
+    props = {**producer, **settings.INVARIANTS["producer"], "bootstrap.servers": cluster.tool_bootstrap}
+    return cluster.tool_command(PERF_CLASS, [
+        "--topic", topic, "--num-records", str(records), "--record-size", str(settings.RECORD_SIZE),
+        "--throughput", "-1", "--reporting-interval", str(REPORTING_INTERVAL_MS),
+        "--command-property", *[f"{k}={settings.as_kafka_value(v)}" for k, v in props.items()],
+    ])
+
+
+def _pump(stream, lines: queue.Queue) -> None:
+    for raw in iter(stream.readline, b""):
+        lines.put(raw.decode("utf-8", errors="replace"))
+    lines.put(None)
+
+
+def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, object], deadline: float,
+             log_path: Path, stop_rule: StopRule | None = None,
+             on_line: Callable[[PerfLine, float], None] | None = None) -> Run:
+    """Run the perf tool once. Stops it at `deadline` (monotonic) or when `stop_rule` fires;
+    a stopped run keeps the figures of its interim lines and is marked incomplete."""
+    argv = perf_argv(cluster, topic, records, producer)
+    began = time.monotonic()
+    proc = procs.spawn(argv, stdout=subprocess.PIPE)
+    lines: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
+    reader.start()
+    seen: list[str] = []
+    interim: list[PerfLine] = []
+    reason = None
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
+            except queue.Empty:
+                line = ""
+            if line is None:
+                break
+            if line:
+                seen.append(line)
+                parsed = parse_line(line)
+                if parsed is not None and not parsed.is_summary:
+                    interim.append(parsed)
+                    elapsed = time.monotonic() - began
+                    if on_line:
+                        on_line(parsed, elapsed)
+                    reason = stop_rule(parsed, elapsed) if stop_rule else None
+                    if reason:
+                        break
+            if time.monotonic() >= deadline:
+                reason = "time budget exhausted"
+                break
+    finally:
+        procs.stop(proc, grace_s=3.0)
+        reader.join(timeout=5)
+        if proc.stdout:
+            proc.stdout.close()
+        log_path.write_text("$ " + " ".join(_without_classpath(argv)) + "\n" + "".join(seen))
+    elapsed = round(time.monotonic() - began, 3)
+    final = summary(seen)
+    mbps = [p.mb_per_sec for p in interim]
+    if final is not None and reason is None:
+        return Run(final.records, final.records_per_sec, final.mb_per_sec, final.avg_ms, final.max_ms,
+                   final.p50_ms, final.p95_ms, final.p99_ms, final.p999_ms, elapsed, True, False, None,
+                   proc.returncode, mbps)
+    return _from_interim(interim, elapsed, reason or f"perf tool exited {proc.returncode} without a summary",
+                         proc.returncode, stopped_early=reason is not None and reason != "time budget exhausted")
+
+
+def _without_classpath(argv: list[str]) -> list[str]:
+    return [("<classpath>" if i and argv[i - 1] == "-cp" else a) for i, a in enumerate(argv)]
+
+
+def _from_interim(interim: list[PerfLine], elapsed: float, reason: str, code: int | None,
+                  stopped_early: bool) -> Run:
+    """Figures of a run that did not finish, from what its interim lines reported."""
+    sent = sum(p.records for p in interim)
+    seconds = sum(p.records / p.records_per_sec for p in interim if p.records_per_sec > 0)
+    rps = sent / seconds if seconds else None
+    mbps = rps * settings.RECORD_SIZE / 2 ** 20 if rps is not None else None
+    avg = sum(p.avg_ms * p.records for p in interim) / sent if sent else None
+    worst = max((p.max_ms for p in interim), default=None)
+    return Run(sent, rps, mbps, avg, worst, elapsed_s=elapsed, complete=False, stopped_early=stopped_early,
+               stop_reason=reason, exit_code=code, interim_mb_per_sec=[p.mb_per_sec for p in interim])
+
+
+def cliff_stop_rule(reference_mb_per_sec: float, threshold: float, min_seconds: float = 6.0,
+                    window: int = 4) -> StopRule:
+    """Stop once the best of the last `window` interim readings (the first, JVM-cold one ignored)
+    stayed below threshold x reference, after at least `min_seconds`: a healthy run ramps above it
+    within seconds, a run on a cliff never does."""
+    limit = threshold * reference_mb_per_sec
+    history: list[float] = []
+
+    def rule(line: PerfLine, elapsed: float) -> str | None:
+        history.append(line.mb_per_sec)
+        recent = history[1:][-window:]
+        if elapsed >= min_seconds and len(recent) >= window and max(recent) < limit:
+            return (f"cliff: best of last {window} readings {max(recent):.2f} MB/s < "
+                    f"{threshold:.2f} x reference {reference_mb_per_sec:.2f} MB/s after {elapsed:.1f}s")
+        return None
+
+    return rule

@@ -1,0 +1,205 @@
+"""Run a list of scenarios on a cluster: apply each, warm up, measure N runs, record, clean up.
+
+The results document is rewritten atomically after every scenario, so nothing measured is lost
+when a later scenario fails or the run is interrupted.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from . import environment, measure, results
+from .admin import Admin
+from .apply import BrokerState
+from .backends.base import Cluster
+from .errors import ClusterError
+from .progress import Progress
+from .scenario import REFERENCE_ID, Scenario
+
+CLIFF_THRESHOLD = 0.35  # a scenario below this fraction of the reference's MB/s is on a cliff
+EARLY_STOP_AFTER = 2     # measured runs stopped on a cliff before the scenario is decided
+
+
+@dataclass
+class Options:
+    records: int = 100_000
+    warmup_records: int | None = None
+    repeats: int = 3
+    budget_s: float = 600.0
+    early_stop: bool = True
+    cliff_threshold: float = CLIFF_THRESHOLD
+
+    def warmup(self) -> int:
+        return self.warmup_records if self.warmup_records is not None else max(self.records // 2, 1000)
+
+
+def order(scenarios: list[Scenario]) -> list[Scenario]:
+    """Reference first, then scenarios grouped by the read-only broker overrides they need, so the
+    brokers restart once per distinct set (default set first), file order kept inside a group."""
+    def key(item: tuple[int, Scenario]) -> tuple:
+        index, sc = item
+        overrides = tuple(sorted(sc.restart_overrides().items()))
+        return (sc.id != REFERENCE_ID, overrides != (), overrides, index)
+    return [sc for _, sc in sorted(enumerate(scenarios), key=key)]
+
+
+def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_version: str) -> dict[str, Any]:
+    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:4]
+    return {
+        "schema": results.SCHEMA, "schema_version": results.SCHEMA_VERSION, "run_id": run_id, "status": "running",
+        "environment": environment.collect(cluster, kafka_version),
+        "parameters": {"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
+                       "record_size": 1024, "budget_s": opts.budget_s, "suites": suites,
+                       "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold},
+        "scenarios": [],
+    }
+
+
+class SuiteRunner:
+    def __init__(self, cluster: Cluster, opts: Options, doc: dict[str, Any], out: Path, logdir: Path,
+                 progress: Progress | None = None) -> None:
+        self.cluster = cluster
+        self.opts = opts
+        self.doc = doc
+        self.out = out
+        self.logdir = logdir
+        self.progress = progress or Progress()
+        self.admin = Admin(cluster.admin_bootstrap)
+        self.state = BrokerState(self.admin, self.admin.broker_ids())
+        self.overrides: dict[str, Any] = {}
+
+    def run(self, scenarios: list[Scenario]) -> dict[str, Any]:
+        planned = order(scenarios)
+        self.logdir.mkdir(parents=True, exist_ok=True)
+        try:
+            for index, sc in enumerate(planned, 1):
+                self.progress.scenario(index, len(planned), sc.id)
+                entry = self.measure_scenario(sc)
+                self.doc["scenarios"].append(entry)
+                results.save(self.doc, self.out)
+                self.progress.scenario_done(entry, self.reference_mb())
+            self.doc["status"] = "complete"
+        except KeyboardInterrupt:
+            self.doc["status"] = "interrupted"
+            raise
+        except BaseException:
+            self.doc["status"] = "failed"
+            raise
+        finally:
+            self.doc["environment"]["ended"] = environment.now()
+            results.save(self.doc, self.out)
+            self._restore()
+        return self.doc
+
+    def _restore(self) -> None:
+        try:
+            self.state.restore()
+        except (ClusterError, KeyboardInterrupt):
+            pass  # the cluster may already be gone; a local one is torn down anyway
+
+    def reference_mb(self) -> float | None:
+        ref = results.scenario_entry(self.doc, REFERENCE_ID)
+        return results.median(ref, "mb_per_sec") if ref else None
+
+    def measure_scenario(self, sc: Scenario) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "id": sc.id, "description": sc.description, "source": sc.source, "settings_hash": sc.settings_hash(),
+            "applied": sc.as_applied(), "cliff": vars(sc.cliff) if sc.cliff else None, "status": "ok",
+            "status_reason": None, "restart_forced": False, "started": environment.now(), "warmup": None,
+            "runs": [], "summary": None}
+        began = time.monotonic()
+        deadline = began + self.opts.budget_s
+        topic = f"kcliff-{sc.id}-{uuid.uuid4().hex[:6]}"
+        created = False
+        try:
+            entry["restart_forced"] = self._restart_if_needed(sc)
+            self.state.apply(sc.dynamic_broker())
+            self.admin.create_topic(topic, sc.partitions(), 3, _topic_configs(sc))
+            created = True
+            self._measure_runs(sc, topic, deadline, entry)
+        except _Skip as skip:
+            entry["status"], entry["status_reason"] = "skipped", str(skip)
+        except ClusterError as exc:
+            entry["status"], entry["status_reason"] = "failed", str(exc)
+        finally:
+            if created:
+                try:
+                    self.admin.delete_topic(topic)
+                except ClusterError:
+                    pass
+            measured = sum(r["elapsed_s"] for r in entry["runs"])
+            warm = entry["warmup"]["elapsed_s"] if entry["warmup"] else 0.0
+            entry["wall_s"] = round(time.monotonic() - began, 2)
+            entry["measured_s"] = round(measured, 2)
+            entry["overhead_s"] = round(entry["wall_s"] - measured - warm, 2)
+            entry["ended"] = environment.now()
+            entry["summary"] = results.summarise(entry["runs"])
+        return entry
+
+    def _restart_if_needed(self, sc: Scenario) -> bool:
+        wanted = sc.restart_overrides()
+        if wanted == self.overrides:
+            return False
+        if not self.cluster.can_restart:
+            raise _Skip(f"needs a broker restart for {sorted(wanted or self.overrides)}; "
+                        f"the {self.cluster.backend} backend cannot restart brokers")
+        self.progress.note(f"restarting brokers with {wanted or 'default read-only settings'}")
+        self.cluster.restart(wanted)
+        self.overrides = dict(wanted)
+        self.admin = Admin(self.cluster.admin_bootstrap)
+        self.state.admin = self.admin
+        return True
+
+    def _measure_runs(self, sc: Scenario, topic: str, deadline: float, entry: dict[str, Any]) -> None:
+        rule = self._stop_rule_factory(sc)
+        warm = self._one(sc, topic, self.opts.warmup(), deadline, "warmup", rule)
+        entry["warmup"] = warm.as_dict()
+        if _timed_out(warm):
+            entry["status"], entry["status_reason"] = "timed_out", "warm-up did not finish in the time budget"
+            return
+        cliffs = 0
+        for i in range(1, self.opts.repeats + 1):
+            run = self._one(sc, topic, self.opts.records, deadline, f"run {i}/{self.opts.repeats}", rule)
+            entry["runs"].append(run.as_dict())
+            if _timed_out(run):
+                entry["status"] = "timed_out"
+                entry["status_reason"] = f"time budget of {self.opts.budget_s:.0f}s exhausted in run {i}"
+                return
+            if run.stopped_early:
+                cliffs += 1
+                if cliffs >= EARLY_STOP_AFTER:
+                    entry["status"], entry["status_reason"] = "cliff", run.stop_reason
+                    return
+            elif not run.complete:
+                raise ClusterError(f"perf run {i} failed: {run.stop_reason}")
+
+    def _stop_rule_factory(self, sc: Scenario) -> Callable[[], measure.StopRule | None]:
+        reference = self.reference_mb()
+        if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
+            return lambda: None
+        return lambda: measure.cliff_stop_rule(reference, self.opts.cliff_threshold)
+
+    def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str,
+             rule: Callable[[], measure.StopRule | None]) -> measure.Run:
+        self.progress.run_started(label)
+        log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
+        return measure.perf_run(self.cluster, topic, records, sc.producer, deadline, log, rule(),
+                                on_line=self.progress.live)
+
+
+class _Skip(Exception):
+    pass
+
+
+def _timed_out(run: measure.Run) -> bool:
+    return run.stop_reason == "time budget exhausted"
+
+
+def _topic_configs(sc: Scenario) -> dict[str, str]:
+    from .settings import INVARIANTS, as_kafka_value
+    configs = {**sc.topic_configs(), "min.insync.replicas": INVARIANTS["topic"]["min.insync.replicas"]}
+    return {k: as_kafka_value(v) for k, v in configs.items()}

@@ -1,0 +1,105 @@
+"""Bad scenario files are refused before anything runs: exit 2, file and line, what is valid."""
+
+import textwrap
+
+import pytest
+
+from kcliff.errors import InputError
+from kcliff.scenario import load_file, load_suites
+
+GOOD = """\
+id: good
+description: fine
+broker:
+  log.flush.interval.messages: 1000
+topic:
+  partitions: 12
+producer:
+  batch.size: 65536
+"""
+
+CASES = [
+    ("unknown key suggests the closest",
+     "id: a\nproducer:\n  linger.msec: 5\n", 3, "did you mean 'linger.ms'"),
+    ("setting in the wrong scope",
+     "id: a\nproducer:\n  log.flush.interval.messages: 1\n", 3, "is a broker setting"),
+    ("wrong type", "id: a\nproducer:\n  batch.size: big\n", 3, "expected an integer >= 0"),
+    ("negative value", "id: a\nproducer:\n  linger.ms: -1\n", 3, "out of range"),
+    ("zero flush interval", "id: a\nbroker:\n  log.flush.interval.messages: 0\n", 3, "out of range"),
+    ("enum value", "id: a\nproducer:\n  compression.type: brotli\n", 3, "one of none, gzip"),
+    ("invariant override", "id: a\nproducer:\n  acks: 1\n", 3, "fixed at 'all'"),
+    ("invariant override RF", "id: a\ntopic:\n  replication.factor: 1\n", 3, "fixed at 3"),
+    ("bad id", "id: Has Spaces\n", 1, "scenario id must match"),
+    ("unknown scenario key", "id: a\nbrokers:\n  x: 1\n", 2, "unknown scenario key 'brokers'"),
+    ("malformed yaml", "id: a\nproducer: [1, 2\n", 3, "invalid YAML"),
+    ("duplicate key", "id: a\nid: b\n", 2, "invalid YAML"),
+    ("inflight above 5 with idempotence",
+     "id: a\nproducer:\n  max.in.flight.requests.per.connection: 6\n", 3, "enable.idempotence: false"),
+    ("shell in a value", "id: a\nproducer:\n  linger.ms: 5; rm -rf /\n", 3, "expected an integer"),
+    ("cliff ratio out of range", "id: a\ncliff:\n  stands_for: x\n  max_ratio: 2\n", 4, "between 0 and 1"),
+    ("duplicate ids", "scenarios:\n  - id: a\n  - id: a\n", 3, "duplicate scenario id 'a'"),
+    ("empty suite", "scenarios: []\n", 1, "non-empty list"),
+]
+
+
+@pytest.mark.parametrize("name,text,line,needle", CASES, ids=[c[0] for c in CASES])
+def test_bad_scenario_names_file_and_line(tmp_path, name, text, line, needle):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_file(path)
+    assert caught.value.path == str(path)
+    assert caught.value.line == line, str(caught.value)
+    assert needle in str(caught.value)
+
+
+def test_good_scenario_applies_invariants(tmp_path):
+    path = tmp_path / "good.yaml"
+    path.write_text(GOOD)
+    (sc,) = load_file(path)
+    applied = sc.as_applied()
+    assert applied["producer"] == {"batch.size": 65536, "acks": "all"}
+    assert applied["topic"]["replication.factor"] == 3 and applied["topic"]["min.insync.replicas"] == 2
+    assert applied["topic"]["partitions"] == 12
+    assert sc.dynamic_broker() == {"log.flush.interval.messages": 1000} and sc.restart_overrides() == {}
+
+
+def test_restart_settings_are_told_apart(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("id: s\nbroker:\n  socket.send.buffer.bytes: 4096\n  num.io.threads: 2\n")
+    (sc,) = load_file(path)
+    assert sc.restart_overrides() == {"socket.send.buffer.bytes": 4096}
+    assert sc.dynamic_broker() == {"num.io.threads": 2}
+
+
+def test_shipped_suites_are_valid():
+    scenarios = load_suites(["canaries"])
+    assert scenarios[0].id == "reference"
+    assert {"flush-1", "inflight-1"} <= {s.id for s in scenarios}
+    assert all(s.cliff for s in scenarios[1:])
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"", "file is empty"),
+    (b"\x00\x01\x02binary\xff", "not UTF-8"),
+    (b"- just\n- a list\n", "expected a mapping"),
+])
+def test_unreadable_files(tmp_path, content, needle):
+    path = tmp_path / "x.yaml"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=needle):
+        load_file(path)
+
+
+def test_cli_refuses_bad_suite_before_starting_anything(tmp_path, kcliff):
+    path = tmp_path / "bad.yaml"
+    path.write_text(textwrap.dedent("""\
+        id: typo
+        producer:
+          batch.sise: 16384
+        """))
+    done = kcliff("run", "--suite", str(path), "--workdir", str(tmp_path / "w"), timeout=60)
+    assert done.returncode == 2
+    assert f"{path}:3: unknown producer setting 'batch.sise': did you mean 'batch.size'?" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "w").exists()
