@@ -1,0 +1,84 @@
+"""`kcliff history add|list|regressions`: the append-only run history and its change points.
+
+`regressions` is a CI gate: exit 1 when the newest run starts a regression, i.e. some scenario x
+metric series has a change point at that run going the bad way by at least --min-change.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .. import changepoint, history
+
+MIN_CHANGE = 0.05
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("history", help="keep the history of suite results and find change points in it")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+
+    add = verbs.add_parser("add", help="file a results file in the history (never overwrites)")
+    add.add_argument("results", type=Path)
+    add.add_argument("--allow-running", action="store_true", help="accept a run whose status is still 'running'")
+    add.set_defaults(func=run_add)
+
+    listing = verbs.add_parser("list", help="list the runs in the history, oldest first")
+    listing.set_defaults(func=run_list)
+
+    regress = verbs.add_parser("regressions", help="exit 1 when the newest run starts a regression")
+    regress.add_argument("--min-change", type=float, default=MIN_CHANGE,
+                         help=f"smallest relative change that counts (default {MIN_CHANGE})")
+    regress.add_argument("--runner-class", help="check this runner class (default: the newest run's)")
+    regress.set_defaults(func=run_regressions)
+
+    for verb in (add, listing, regress):
+        verb.add_argument("--dir", type=Path, default=history.DEFAULT_DIR, help="history directory (default history/)")
+
+
+def run_add(args: argparse.Namespace) -> int:
+    path, new = history.add(args.results, args.dir, allow_running=args.allow_running)
+    print(f"{'added' if new else 'already there'}: {path}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    runs = history.load(args.dir)
+    print(f"{'started':<17} {'run id':<26} {'revision':<12} {'kafka':<8} {'runner class':<16} {'status':<11} scenarios")
+    for run in runs:
+        k = run.key
+        print(f"{k.started:%Y-%m-%d %H:%M} {k.run_id:<26} {k.revision[:12]:<12} {k.kafka_version:<8} "
+              f"{k.runner_class:<16} {run.status:<11} {len(run.doc['scenarios'])}")
+    print(f"{len(runs)} runs in {args.dir}")
+    return 0
+
+
+def _describe(cp: changepoint.ChangePoint, unit: str) -> str:
+    notes = f" [{'; '.join(cp.notes)}]" if cp.notes else ""
+    return (f"{cp.scenario} {cp.metric}: {cp.before:.4g} -> {cp.after:.4g} {unit} ({cp.percent:+.1f}%) "
+            f"at run {cp.run_id} ({cp.date}), previous run {cp.previous_run_id} ({cp.previous_date}){notes}")
+
+
+def run_regressions(args: argparse.Namespace) -> int:
+    runs = history.load(args.dir)
+    if args.runner_class:
+        runs = [r for r in runs if r.key.runner_class == args.runner_class]
+    if not runs:
+        print(f"no runs in {args.dir}" + (f" for runner class {args.runner_class}" if args.runner_class else ""))
+        return 0
+    newest = runs[-1].key
+    series = history.build_series(runs, newest.runner_class)
+    found = changepoint.detect_all(series)
+    regressions = []
+    for s in series:
+        for cp in found[s.key]:
+            if cp.run_id == newest.run_id and cp.regression and abs(cp.magnitude) >= args.min_change:
+                regressions.append(_describe(cp, s.metric.unit))
+    earlier = sum(len(cps) for cps in found.values())
+    print(f"{len(series)} series over {len(runs)} runs ({newest.runner_class}); newest run {newest.run_id}; "
+          f"{earlier} change points in all")
+    for line in regressions:
+        print(f"REGRESSION {line}")
+    if not regressions:
+        print("no regression starts at the newest run")
+    return 1 if regressions else 0
