@@ -1,0 +1,71 @@
+"""github-action-benchmark "custom" JSON from one results file.
+
+Two files, because the action takes one tool per file: throughput.json for `customBiggerIsBetter`
+(MB/s) and p99.json for `customSmallerIsBetter` (ms). Names are "<scenario id> throughput" and
+"<scenario id> p99": scenario ids are stable, so the action lines series up across runs. `range` and
+`extra` are strings, as the action shows them verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .changepoint import METRICS, Metric
+from .history import MEASURED, read_results
+from .scenario import REFERENCE_ID
+
+FILES = {"throughput": "throughput.json", "p99": "p99.json"}
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def _entry(sc: dict[str, Any], metric: Metric, reference: float | None) -> dict[str, Any] | None:
+    stats = (sc.get("summary") or {}).get(metric.key) or {}
+    median = stats.get("median")
+    if sc.get("status") not in MEASURED or not isinstance(median, (int, float)):
+        return None
+    low, high = stats.get("min", median), stats.get("max", median)
+    extra = [f"median of {len(sc.get('runs') or [])} runs, min {_fmt(low)} max {_fmt(high)} {metric.unit}",
+             f"status {sc['status']}"]
+    if reference:
+        extra.append(f"{median / reference:.2f}x reference")
+    if sc.get("settings_hash"):
+        extra.append(f"settings {sc['settings_hash']}")
+    return {"name": f"{sc['id']} {metric.name}", "unit": metric.unit, "value": round(float(median), 4),
+            "range": f"± {_fmt((high - low) / 2)}", "extra": "; ".join(extra)}
+
+
+def entries(doc: dict[str, Any], metric: Metric) -> list[dict[str, Any]]:
+    """One entry per measured scenario, in results order; unmeasured scenarios are left out."""
+    ref = next((sc for sc in doc["scenarios"] if sc["id"] == REFERENCE_ID), None)
+    ref_stats = ((ref or {}).get("summary") or {}).get(metric.key) or {}
+    reference = ref_stats.get("median") if isinstance(ref_stats.get("median"), (int, float)) else None
+    found = (_entry(sc, metric, reference) for sc in doc["scenarios"])
+    return [e for e in found if e is not None]
+
+
+def _write_json(path: Path, data: Any) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(data, out, indent=2)
+        out.write("\n")
+    os.replace(tmp, path)
+
+
+def export(results: str | Path, out_dir: str | Path) -> list[Path]:
+    """Write throughput.json and p99.json for RESULTS into OUT_DIR; return their paths."""
+    doc = read_results(results)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, filename in FILES.items():
+        path = out / filename
+        _write_json(path, entries(doc, METRICS[name]))
+        written.append(path)
+    return written
