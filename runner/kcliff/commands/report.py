@@ -1,0 +1,22 @@
+"""`kcliff report [--history DIR] [--results FILE] --out DIR`: build the static report site."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("report", help="build the static report site from history and/or a results file")
+    parser.add_argument("--history", type=Path, help="history directory (see `kcliff history add`)")
+    parser.add_argument("--results", type=Path, help="a results file; the latest run when given")
+    parser.add_argument("--out", type=Path, required=True, help="output directory for the site")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import build_site
+
+    index = build_site(args.history, args.out, results=args.results)
+    print(index)
+    return 0

@@ -1,0 +1,111 @@
+"""`kcliff report`: a static site from the history and the latest results, readable offline.
+
+build_site() gathers the data (history, change points, latest run, factor analysis), renders the
+Jinja2 templates in reports/templates with inline SVG charts (report.charts) and pandas tables, copies
+reports/static and every raw results file, and returns the path of index.html.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .. import changepoint, factors, history
+from ..errors import InputError
+from ..scenario import REFERENCE_ID
+from . import charts, latest, pages
+
+SOURCES_ENV = "KCLIFF_REPORT_SOURCES"
+
+
+def site_sources() -> Path:
+    """reports/ in the kcliff checkout: the site's templates and static files."""
+    root = Path(os.environ.get(SOURCES_ENV) or Path(__file__).resolve().parents[3] / "reports")
+    if not (root / "templates").is_dir():
+        raise InputError(f"report templates not found (set {SOURCES_ENV} to the checkout's reports/)", str(root))
+    return root
+
+
+def _copy_raw(runs: list[history.HistoryRun], results: Path | None, out: Path) -> dict[str, str]:
+    """Copy every raw results file under out/raw/; return run_id -> link relative to the site."""
+    links = {}
+    for run in runs:
+        rel = Path("raw") / run.path.parent.name / run.path.name
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run.path, out / rel)
+        links[run.key.run_id] = rel.as_posix()
+    if results is not None:
+        rel = Path("raw") / "latest" / results.name
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(results, out / rel)
+        doc = history.read_results(results)
+        links[doc["run_id"]] = rel.as_posix()
+    return links
+
+
+def _scenario_order(series: list[changepoint.Series], doc: dict[str, Any]) -> list[str]:
+    """Reference first, then the latest run's order, then scenarios only the history has."""
+    ids = [REFERENCE_ID] + [sc["id"] for sc in doc["scenarios"]] + sorted({s.scenario for s in series})
+    present = {s.scenario for s in series}
+    return [i for i in dict.fromkeys(ids) if i in present]
+
+
+def _trends(series: list[changepoint.Series], found: dict[str, list[changepoint.ChangePoint]],
+            doc: dict[str, Any]) -> list[dict[str, Any]]:
+    by_key = {s.key: s for s in series}
+    sections = []
+    for scenario in _scenario_order(series, doc):
+        charts_here = []
+        for metric in changepoint.METRICS.values():
+            s = by_key.get(f"{scenario} {metric.name}")
+            if s is not None:
+                charts_here.append({"metric": metric, "svg": charts.trend_chart(s, found[s.key]),
+                                    "changes": found[s.key]})
+        sections.append({"scenario": scenario, "charts": charts_here})
+    return sections
+
+
+def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str | Path | None = None) -> Path:
+    """Build the report site in OUT_DIR from a history directory and/or one results file.
+
+    The latest run is RESULTS when given, else the newest run in the history; trends come from the
+    history runs of the latest run's runner class. Returns the path of index.html."""
+    runs = history.load(history_dir) if history_dir is not None else []
+    results = Path(results) if results is not None else None
+    if results is not None:
+        doc = history.read_results(results)
+    elif runs:
+        doc = runs[-1].doc
+    else:
+        raise InputError("nothing to report: the history is empty and no --results file was given",
+                         str(history_dir) if history_dir is not None else None)
+    sources = site_sources()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    links = _copy_raw(runs, results, out)
+    runner_class = doc["environment"]["runner_class"]
+    series = history.build_series(runs, runner_class)
+    found = changepoint.detect_all(series)
+    at_latest = [cp for cps in found.values() for cp in cps if cp.run_id == doc["run_id"]]
+    context = {
+        "doc": doc,
+        "env": doc["environment"],
+        "raw_link": links.get(doc["run_id"]),
+        "runs": [r for r in runs if r.key.runner_class == runner_class],
+        "other_classes": sorted({r.key.runner_class for r in runs} - {runner_class}),
+        "links": links,
+        "tiers": latest.TIERS,
+        "tier_svg": charts.bar_chart(latest.tier_bars(doc), "MB/s",
+                                     f"Scenarios of run {doc['run_id']} by throughput, coloured by tier"),
+        "canaries": latest.canaries(doc),
+        "scenario_table": latest.scenario_table(doc),
+        "at_latest": at_latest,
+        "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),
+        "trends": _trends(series, found, doc),
+        "factors": factors.analyse(doc),
+        "units": {m.name: m.unit for m in changepoint.METRICS.values()},
+    }
+    pages.render_all(sources, out, context)
+    return out / "index.html"

@@ -1,0 +1,62 @@
+"""Render the site's pages from reports/templates (Jinja2, autoescaped) and copy reports/static."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+PAGES = ("index.html", "trends.html", "factors.html", "runs.html")
+
+
+def _number(fmt: str) -> Callable[[Any], str]:
+    def format_value(value: Any) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return ""
+        return format(value, fmt)
+    return format_value
+
+
+FORMATS: dict[str, Callable[[Any], str]] = {
+    "MB/s": _number(".3g"), "x reference": _number(".2f"), "p99 ms": _number(",.0f"),
+    "average MB/s": _number(".3g"), "average vs baseline": _number(".2f"), "regression effect": _number(".2f"),
+    "std. error (log)": _number(".3f"), "gain vs baseline": _number(".2f"), "best / worst": _number(".1f"),
+}
+
+
+def table(df: pd.DataFrame, css: str = "") -> Markup:
+    """A pandas table as escaped HTML, numbers formatted per column."""
+    if df.empty:
+        return Markup("")
+    formatters = {c: FORMATS[c] for c in df.columns if c in FORMATS}
+    html = df.to_html(index=False, border=0, classes=f"data {css}".strip(), na_rep="", formatters=formatters,
+                      escape=True)
+    return Markup(html)
+
+
+def _environment(templates: Path) -> Environment:
+    env = Environment(loader=FileSystemLoader(templates), autoescape=select_autoescape(["html"]),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["table"] = table
+    env.filters["svg"] = Markup  # chart SVG is built from escaped parts in report.charts
+    env.filters["pct"] = lambda v: f"{100 * v:+.1f}%"
+    env.filters["num"] = lambda v, fmt=".3g": "" if v is None else format(v, fmt)
+    return env
+
+
+def render_all(sources: Path, out: Path, context: dict[str, Any]) -> list[Path]:
+    env = _environment(sources / "templates")
+    written = []
+    for page in PAGES:
+        path = out / page
+        path.write_text(env.get_template(page).render(page=page, **context), encoding="utf-8")
+        written.append(path)
+    for item in (sources / "static").iterdir():
+        if item.is_file():
+            shutil.copyfile(item, out / item.name)
+    return written
