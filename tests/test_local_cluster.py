@@ -1,0 +1,90 @@
+"""Integration: a real 3-broker KRaft cluster from the Maven jars, the real perf tool, real teardown."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import KCLIFF, ROOT, run_kcliff
+
+pytestmark = pytest.mark.kafka
+
+
+def jvms_under(path: Path) -> list[str]:
+    """Command lines of running processes that mention `path` (brokers, formatters, perf tools)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(path) in cmd and "java" in cmd:
+            found.append(cmd[:200])
+    return found
+
+
+def test_canaries_fall_far_below_the_reference(tmp_path):
+    out = tmp_path / "results.json"
+    done = run_kcliff("run", "--suite", "canaries", "--records", "20000", "--repeats", "2",
+                      "--workdir", str(tmp_path / "w"), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "complete"
+    by_id = {s["id"]: s for s in doc["scenarios"]}
+    ref = by_id["reference"]["summary"]["mb_per_sec"]["median"]
+    for canary in ("flush-1", "inflight-1"):
+        entry = by_id[canary]
+        assert entry["status"] in ("ok", "cliff")
+        ratio = entry["summary"]["mb_per_sec"]["median"] / ref
+        assert ratio < entry["cliff"]["max_ratio"], (canary, ratio)
+    assert len(by_id["reference"]["runs"]) == 2 and by_id["reference"]["warmup"]["complete"]
+    assert doc["environment"]["cluster_bringup_s"] > 0
+    assert by_id["flush-1"]["applied"]["broker"]["log.flush.interval.messages"] == 1
+    assert by_id["inflight-1"]["applied"]["producer"]["acks"] == "all"
+    assert "canary" in done.stdout and "NOT SEEN" not in done.stdout
+    assert jvms_under(tmp_path) == []
+
+
+def test_cluster_up_status_down(tmp_path):
+    work = tmp_path / "w"
+    up = run_kcliff("cluster", "up", "--workdir", str(work), timeout=180)
+    try:
+        assert up.returncode == 0, up.stderr
+        assert "cluster up in" in up.stdout
+        status = run_kcliff("cluster", "status", "--workdir", str(work), timeout=60)
+        assert status.returncode == 0 and "brokers registered: [1, 2, 3]" in status.stdout
+        assert len(jvms_under(work)) == 3
+    finally:
+        down = run_kcliff("cluster", "down", "--workdir", str(work), timeout=120)
+    assert down.returncode == 0
+    assert jvms_under(work) == []
+    assert run_kcliff("cluster", "status", "--workdir", str(work), timeout=60).returncode == 1
+
+
+def test_ctrl_c_mid_run_keeps_results_and_leaves_no_jvm(tmp_path):
+    out = tmp_path / "results.json"
+    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--records", "200000", "--repeats", "3",
+                             "--workdir", str(tmp_path / "w"), "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["scenarios"]):
+            time.sleep(1)
+        assert out.exists(), "the first scenario never finished"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err[-2000:]
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "interrupted"
+    assert doc["scenarios"][0]["id"] == "reference" and doc["scenarios"][0]["summary"]
+    assert jvms_under(tmp_path) == []
