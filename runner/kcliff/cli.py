@@ -16,6 +16,7 @@ from .errors import ClusterError, InputError
 # Each module defines register(subparsers) and sets `func` on its parser(s).
 COMMANDS = (
     "kafka",
+    "lint",
     "cluster",
     "run",
     "history",

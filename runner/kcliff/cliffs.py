@@ -1,0 +1,277 @@
+"""Static cliff rules (scenarios/cliffs.yaml) and their evaluation over a config repo.
+
+A rule is data: the settings it reads, a condition on each, a severity, the mechanism in one
+sentence, a fix, and its evidence (the canary that measures it on kcliff's rig). Evaluation takes
+the effective value of each setting in a context (one broker file x one producer file x one topic),
+so "producer compression != topic compression" can be checked the way Kafka sees it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from . import settings, yamlio
+from .configrepo import ConfigRepo, Entry
+from .configrepo.validate import DURABILITY
+from .errors import InputError
+
+RULES_SCHEMA = "kcliff.cliffs"
+RULES_VERSION = 1
+SEVERITIES = ("error", "warning")
+RULE_KEYS = ("id", "title", "severity", "when", "mechanism", "fix", "evidence")
+
+_NUMERIC = {"less_than": operator.lt, "at_most": operator.le, "greater_than": operator.gt, "at_least": operator.ge}
+OPERATORS = ("equals", "not_equals", "in", "not_in", *_NUMERIC, "differs_from")
+
+# A topic config without its own value takes the broker's (Kafka's "server default property").
+# Clauses opt in with `inherit: true`; without it a topic clause sees only the topic's own value, so
+# a broker-wide flush=1 is reported once, by the broker rule, not again by the topic rule.
+TOPIC_FALLBACK = {
+    "flush.messages": "log.flush.interval.messages",
+    "flush.ms": "log.flush.interval.ms",
+    "compression.type": "compression.type",
+    "min.insync.replicas": "min.insync.replicas",
+    "segment.bytes": "log.segment.bytes",
+    "max.message.bytes": "message.max.bytes",
+    "replication.factor": "default.replication.factor",
+}
+# Kafka 4.2 defaults for the durability keys (the catalogue holds kcliff's invariants instead).
+DURABILITY_DEFAULTS = {("producer", "acks"): "all", ("broker", "min.insync.replicas"): 1,
+                       ("broker", "default.replication.factor"): 1}
+# Spellings Kafka treats as the same value.
+_SAME = {("compression.type", "none"): "uncompressed", ("acks", "-1"): "all"}
+
+
+def default_rules_path() -> Path:
+    return Path(__file__).resolve().parents[2] / "scenarios" / "cliffs.yaml"
+
+
+@dataclass(frozen=True)
+class Clause:
+    scope: str
+    name: str
+    ops: tuple[tuple[str, Any], ...]  # (operator, operand); differs_from's operand is (scope, name)
+    inherit: bool = False  # a topic without its own value takes the broker's, as Kafka does
+
+    def ref(self) -> str:
+        return f"{self.scope}/{self.name}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    severity: str
+    clauses: tuple[Clause, ...]
+    mechanism: str
+    fix: str
+    canary: str | None
+    study: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Match:
+    rule: Rule
+    entry: Entry  # where the match is reported: the first clause value written in the repo
+    values: tuple[tuple[str, Any, bool], ...]  # (scope/name, effective value, written in the repo)
+    topic: str | None
+
+    @property
+    def path(self) -> str:
+        return self.entry.path
+
+    @property
+    def line(self) -> int | None:
+        return self.entry.line
+
+    def condition(self) -> str:
+        """e.g. 'producer linger.ms=0, producer batch.size=16384 (default)'."""
+        parts = [f"{ref.replace('/', ' ', 1)}={value}" + ("" if written else " (default)")
+                 for ref, value, written in self.values]
+        return ", ".join(dict.fromkeys(parts))
+
+
+def _known(scope: str, name: str) -> bool:
+    return settings.lookup(scope, name) is not None or name in DURABILITY.get(scope, {})
+
+
+def _parse_ref(text: Any, path: str, node: Any, key: str) -> tuple[str, str]:
+    if not isinstance(text, str) or "/" not in text:
+        raise InputError(f"'{key}' must be scope/name (e.g. broker/num.io.threads), got {text!r}", path,
+                         yamlio.key_line(node, key))
+    scope, name = text.split("/", 1)
+    if scope not in settings.SCOPES or not _known(scope, name):
+        hint = settings.suggest(scope, name) if scope in settings.SCOPES else f"scopes: {', '.join(settings.SCOPES)}"
+        raise InputError(f"unknown setting {text!r} in rule: {hint}", path, yamlio.key_line(node, key))
+    return scope, name
+
+
+def _parse_clause(raw: Any, path: str, parent: Any, index: int) -> Clause:
+    if not isinstance(raw, dict) or "setting" not in raw:
+        raise InputError("each 'when' clause is a mapping with 'setting' and one or more operators", path,
+                         yamlio.key_line(parent, index))
+    scope, name = _parse_ref(raw["setting"], path, raw, "setting")
+    ops: list[tuple[str, Any]] = []
+    inherit = raw.get("inherit", False)
+    if not isinstance(inherit, bool) or (inherit and (scope != "topic" or name not in TOPIC_FALLBACK)):
+        raise InputError(f"'inherit: true' applies to topic settings with a broker default "
+                         f"({', '.join(sorted(TOPIC_FALLBACK))})", path, yamlio.key_line(raw, "inherit"))
+    for op, operand in raw.items():
+        if op in ("setting", "inherit"):
+            continue
+        line = yamlio.key_line(raw, op)
+        if op not in OPERATORS:
+            raise InputError(f"unknown operator '{op}': expected one of {', '.join(OPERATORS)}", path, line)
+        if op in _NUMERIC and (isinstance(operand, bool) or not isinstance(operand, (int, float))):
+            raise InputError(f"'{op}' takes a number, got {operand!r}", path, line)
+        if op in ("in", "not_in"):
+            if not isinstance(operand, list) or not operand:
+                raise InputError(f"'{op}' takes a non-empty list", path, line)
+            operand = tuple(operand)
+        if op == "differs_from":
+            operand = _parse_ref(operand, path, raw, op)
+        ops.append((op, operand))
+    if not ops:
+        raise InputError(f"clause on {scope}/{name} has no operator: expected one of {', '.join(OPERATORS)}", path,
+                         yamlio.node_line(raw))
+    return Clause(scope, name, tuple(ops), inherit)
+
+
+def _parse_rule(raw: Any, path: str, parent: Any, index: int) -> Rule:
+    line = yamlio.key_line(parent, index)
+    if not isinstance(raw, dict):
+        raise InputError("each rule is a mapping with " + ", ".join(RULE_KEYS), path, line)
+    for key in raw:
+        if key not in RULE_KEYS:
+            raise InputError(f"unknown rule key '{key}': expected one of {', '.join(RULE_KEYS)}", path,
+                             yamlio.key_line(raw, key))
+    for key in ("id", "title", "mechanism", "fix"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise InputError(f"rule needs '{key}' (text)", path, yamlio.key_line(raw, key) or line)
+    if raw.get("severity") not in SEVERITIES:
+        raise InputError(f"severity must be one of {', '.join(SEVERITIES)}", path, yamlio.key_line(raw, "severity") or line)
+    when = raw.get("when")
+    if not isinstance(when, list) or not when:
+        raise InputError("'when' must be a non-empty list of clauses", path, yamlio.key_line(raw, "when") or line)
+    evidence = raw.get("evidence") or {}
+    if not isinstance(evidence, dict) or any(k not in ("canary", "study") for k in evidence):
+        raise InputError("'evidence' takes canary (a canary id or null) and study (text)", path,
+                         yamlio.key_line(raw, "evidence") or line)
+    clauses = tuple(_parse_clause(c, path, when, i) for i, c in enumerate(when))
+    return Rule(raw["id"], raw["title"].strip(), raw["severity"], clauses, " ".join(raw["mechanism"].split()),
+                " ".join(raw["fix"].split()), evidence.get("canary"), str(evidence.get("study") or ""), line)
+
+
+def load_rules(path: str | Path | None = None) -> list[Rule]:
+    """Read and validate a rules file (default: scenarios/cliffs.yaml beside the package)."""
+    path = Path(path) if path else default_rules_path()
+    data = yamlio.load(path)
+    where = str(path)
+    if not isinstance(data, dict) or data.get("schema") != RULES_SCHEMA:
+        raise InputError(f"not a cliff rules file (expected schema: {RULES_SCHEMA})", where, 1)
+    if data.get("version") != RULES_VERSION:
+        raise InputError(f"rules version {data.get('version')!r} is not one this kcliff reads ({RULES_VERSION})", where,
+                         yamlio.key_line(data, "version"))
+    items = data.get("rules")
+    if not isinstance(items, list) or not items:
+        raise InputError("'rules' must be a non-empty list", where, yamlio.key_line(data, "rules") or 1)
+    rules = [_parse_rule(r, where, items, i) for i, r in enumerate(items)]
+    seen: set[str] = set()
+    for rule in rules:
+        if rule.id in seen:
+            raise InputError(f"duplicate rule id '{rule.id}'", where, rule.line)
+        seen.add(rule.id)
+    return rules
+
+
+# --- evaluation -----------------------------------------------------------------------------------
+
+Lookup = Callable[..., tuple[Any, Entry | None]]
+
+
+def _context(broker: list[Entry], producer: list[Entry], topic: list[Entry]) -> Lookup:
+    explicit = {(e.scope, e.name): e for e in (*broker, *producer, *topic)}
+
+    def lookup(scope: str, name: str, inherit: bool = False) -> tuple[Any, Entry | None]:
+        entry = explicit.get((scope, name))
+        if entry is not None:
+            return entry.value, entry
+        if inherit and scope == "topic" and name in TOPIC_FALLBACK:
+            return lookup("broker", TOPIC_FALLBACK[name])
+        if (scope, name) in DURABILITY_DEFAULTS:
+            return DURABILITY_DEFAULTS[(scope, name)], None
+        known = settings.lookup(scope, name)
+        return (known.default if known else None), None
+
+    return lookup
+
+
+def _same(name: str, value: Any) -> Any:
+    return _SAME.get((name, value), value)
+
+
+def _holds(op: str, operand: Any, value: Any, name: str, lookup: Lookup) -> bool:
+    if value is None:
+        return False
+    if op in _NUMERIC:
+        return not isinstance(value, bool) and isinstance(value, (int, float)) and _NUMERIC[op](value, operand)
+    if op == "equals":
+        return _same(name, value) == _same(name, operand)
+    if op == "not_equals":
+        return _same(name, value) != _same(name, operand)
+    if op == "in":
+        return _same(name, value) in {_same(name, o) for o in operand}
+    if op == "not_in":
+        return _same(name, value) not in {_same(name, o) for o in operand}
+    other_value, _ = lookup(*operand)
+    return other_value is not None and _same(name, value) != _same(operand[1], other_value)
+
+
+def match_rule(rule: Rule, lookup: Lookup, topic: str | None) -> Match | None:
+    values: list[tuple[str, Any, bool]] = []
+    anchor: Entry | None = None
+    for clause in rule.clauses:
+        value, entry = lookup(clause.scope, clause.name, clause.inherit)
+        if not all(_holds(op, operand, value, clause.name, lookup) for op, operand in clause.ops):
+            return None
+        values.append((clause.ref(), value, entry is not None))
+        anchor = anchor or entry
+        for op, operand in clause.ops:
+            if op == "differs_from":
+                other_value, other_entry = lookup(*operand)
+                values.append((f"{operand[0]}/{operand[1]}", other_value, other_entry is not None))
+                anchor = anchor or other_entry
+    if anchor is None:  # every value is Kafka's default: nothing in the repo to point at
+        return None
+    return Match(rule, anchor, tuple(values), topic)
+
+
+def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
+    """Every rule match in the repo, once per (rule, file, line), in file and line order.
+
+    Contexts are every broker file x producer file x topic, so a producer file is checked against
+    each topic it could write to; files of a role the repo lacks contribute Kafka's defaults."""
+    broker_files = repo.files_with_role("broker") or [None]
+    producer_files = repo.files_with_role("producer") or [None]
+    topics = [t.name for t in repo.topics] or [None]
+    found: dict[tuple[str, str, int | None], Match] = {}
+    for bfile, pfile, topic in itertools.product(broker_files, producer_files, topics):
+        lookup = _context([e for e in repo.in_scope("broker") if e.path == bfile],
+                          [e for e in repo.in_scope("producer") if e.path == pfile],
+                          [e for e in repo.in_scope("topic") if e.topic == topic and topic is not None])
+        for rule in rules:
+            m = match_rule(rule, lookup, topic)
+            if m is not None:
+                found.setdefault((rule.id, m.path, m.line), m)
+    return sorted(found.values(), key=lambda m: (m.path, m.line or 0, m.rule.id))
+
+
+def worst_severity(matches: list[Match]) -> str | None:
+    if any(m.rule.severity == "error" for m in matches):
+        return "error"
+    return "warning" if matches else None

@@ -1,0 +1,89 @@
+"""`kcliff lint PATH...`: static cliff rules over a Kafka config repo, in seconds, without a cluster.
+
+Exit codes: 0 clean (warnings allowed unless --fail-on warning), 1 a cliff (error-severity rule)
+matched, 2 bad input (unknown key, bad value, unreadable file) - reported on its file and line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import cliffs, configrepo
+from ..baseline import canary_ratios
+from ..errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("lint", help="check Kafka config files against the static cliff rules (no cluster)")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="config repo directories or files (server.properties, producer.properties, topics.yaml)")
+    parser.add_argument("--format", choices=("text", "github"), default="text",
+                        help="github: workflow-command annotations (::error file=...,line=...::...)")
+    parser.add_argument("--rules", help="rules file (default: scenarios/cliffs.yaml shipped with kcliff)")
+    parser.add_argument("--evidence", metavar="FILE",
+                        help="a results or baseline file: show each rule's canary as measured there")
+    parser.add_argument("--fail-on", choices=("error", "warning"), default="error",
+                        help="lowest severity that makes the exit code 1 (default: error)")
+    parser.add_argument("--verbose", action="store_true", help="also list the keys kcliff ignored")
+    parser.set_defaults(func=run)
+
+
+def escape_data(text: str) -> str:
+    """GitHub workflow-command message escaping."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """GitHub workflow-command property (file, title) escaping."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(level: str, path: str, line: int | None, title: str, message: str) -> str:
+    props = [f"file={escape_property(path)}"]
+    if line:
+        props.append(f"line={line}")
+    props.append(f"title={escape_property(title)}")
+    return f"::{level} {','.join(props)}::{escape_data(message)}"
+
+
+def evidence_text(rule: cliffs.Rule, ratios: dict[str, float]) -> str:
+    if rule.canary:
+        measured = ratios.get(rule.canary)
+        canary = f"canary {rule.canary}" + (f" measured {measured:.2f}x the reference" if measured is not None else "")
+        return f"{canary}; {rule.study}" if rule.study else canary
+    return rule.study
+
+
+def describe(match: cliffs.Match, ratios: dict[str, float]) -> str:
+    where = f" (topic {match.topic})" if match.topic and match.rule.clauses[0].scope == "topic" else ""
+    return (f"{match.condition()}{where}: {match.rule.mechanism} Fix: {match.rule.fix} "
+            f"Evidence: {evidence_text(match.rule, ratios)}")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        rules = cliffs.load_rules(args.rules)
+        ratios = canary_ratios(args.evidence) if args.evidence else {}
+        repo = configrepo.load(args.paths)
+    except InputError as exc:
+        if args.format == "github":
+            print(annotation("error", exc.path or "", exc.line, "kcliff: bad input", exc.message))
+        raise
+    matches = cliffs.evaluate(repo, rules)
+    for m in matches:
+        if args.format == "github":
+            print(annotation(m.rule.severity, m.path, m.line, f"kcliff {m.rule.id}: {m.rule.title}", describe(m, ratios)))
+        else:
+            print(f"{m.path}:{m.line}: {m.rule.severity}: {m.rule.title} [{m.rule.id}]")
+            print(f"    {describe(m, ratios)}")
+    if args.verbose:
+        for note in repo.notes:
+            print(f"note: {note}")
+    errors = sum(m.rule.severity == "error" for m in matches)
+    warnings = len(matches) - errors
+    ignored = f"; {len(repo.notes)} notes (--verbose lists them)" if repo.notes and not args.verbose else ""
+    print(f"kcliff lint: {errors} error(s), {warnings} warning(s) in {len(repo.files)} file(s){ignored}",
+          file=sys.stderr if args.format == "github" else sys.stdout)
+    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
+    return 1 if any(m.rule.severity in failing for m in matches) else 0

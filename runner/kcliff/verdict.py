@@ -1,0 +1,238 @@
+"""Verdicts for base vs head: pure functions over plain lists of per-run values (and plain dicts).
+
+    decide(base, head, metric)                -> Decision      one metric, one scenario
+    check_canary(id, metric, max_ratio, ...)  -> CanaryCheck   did the canary show its cliff?
+    compare_scenario(id, base, head, ...)     -> ScenarioVerdict
+    judge(scenarios, canaries, rule_matches)  -> Verdict       the gate's answer and exit code
+
+Verdicts, worst first: cliff (an error-severity cliff rule matched, or head landed in the canaries'
+tier while base did not), regression (throughput down or p99 up beyond noise AND beyond the minimum
+effect), inconclusive (too few runs, an interval too wide to rule out a real drop, or a canary that
+failed to show its cliff: the rig could not have seen one), pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+from . import stats
+
+METRICS = ("throughput", "p99")
+RESULT_FIELD = {"throughput": "mb_per_sec", "p99": "p99_ms"}  # the RUN key each metric reads
+HIGHER_IS_BETTER = {"throughput": True, "p99": False}
+UNITS = {"throughput": "MB/s", "p99": "ms"}
+
+DEFAULT_MIN_EFFECT = 0.10
+DEFAULT_ALPHA = 0.01
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_MIN_RUNS = 3
+# How large a worsening the interval must rule out before "pass" is said (as a fraction; None: no
+# such check). Throughput: twice the minimum effect, so a pass means "no 20% drop", not "too noisy
+# to tell". p99 is reported and can fail the gate, but its run-to-run spread is often larger than
+# any effect worth gating on, so an unresolved p99 does not by itself make the verdict inconclusive.
+DEFAULT_RESOLUTION: dict[str, float | None] = {"throughput": 2 * DEFAULT_MIN_EFFECT, "p99": None}
+
+ORDER = ("pass", "inconclusive", "regression", "cliff")  # worst last
+EXIT_CODES = {"pass": 0, "regression": 1, "cliff": 1, "inconclusive": 3}
+
+
+@dataclass(frozen=True)
+class Decision:
+    metric: str
+    outcome: str  # pass | improvement | regression | inconclusive
+    reason: str
+    n_base: int
+    n_head: int
+    base_median: float | None = None
+    head_median: float | None = None
+    ratio: float | None = None  # head median / base median
+    low: float | None = None  # bootstrap interval on the ratio
+    high: float | None = None
+    p_value: float | None = None  # one-sided Mann-Whitney, in the worsening direction
+    cv_base: float | None = None
+    cv_head: float | None = None
+    min_effect: float = DEFAULT_MIN_EFFECT
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _worse(metric: str, ratio: float, min_effect: float) -> bool:
+    return ratio < 1 - min_effect if HIGHER_IS_BETTER[metric] else ratio > 1 + min_effect
+
+
+def _better(metric: str, ratio: float, min_effect: float) -> bool:
+    return ratio > 1 + min_effect if HIGHER_IS_BETTER[metric] else ratio < 1 - min_effect
+
+
+def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None], metric: str = "throughput",
+           min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA,
+           confidence: float = DEFAULT_CONFIDENCE, min_runs: int = DEFAULT_MIN_RUNS,
+           resolution: float | None | str = "default", seed: int = 0, n_boot: int = 4000) -> Decision:
+    """Compare one metric's per-run values. Regression needs both: a one-sided Mann-Whitney p below
+    `alpha` (beyond noise) and a ratio of medians beyond `min_effect` (big enough to matter)."""
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    if resolution == "default":
+        resolution = DEFAULT_RESOLUTION[metric]
+    base, head = stats.clean(base_runs), stats.clean(head_runs)
+    common = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect}
+    if len(base) < min_runs or len(head) < min_runs:
+        return Decision(outcome="inconclusive", reason=f"too few runs (base {len(base)}, head {len(head)}; "
+                                                       f"need {min_runs} a side)", **common)
+    ratio = stats.ratio_of_medians(base, head)
+    low, high = stats.bootstrap_ratio_interval(base, head, confidence, n_boot, seed)
+    higher = HIGHER_IS_BETTER[metric]
+    p_worse = stats.shift_p_value(base, head, "lower" if higher else "higher")
+    p_better = stats.shift_p_value(base, head, "higher" if higher else "lower")
+    figures = dict(base_median=stats.median(base), head_median=stats.median(head), ratio=ratio, low=low, high=high,
+                   p_value=p_worse, cv_base=stats.cv(base), cv_head=stats.cv(head), **common)
+    direction = "down" if higher else "up"
+    if _worse(metric, ratio, min_effect) and p_worse < alpha:
+        return Decision(outcome="regression", reason=f"{metric} {direction} to {ratio:.2f}x "
+                        f"(beyond the {min_effect:.0%} minimum effect; p={p_worse:.3g} < {alpha})", **figures)
+    if _better(metric, ratio, min_effect) and p_better < alpha:
+        return Decision(outcome="improvement", reason=f"{metric} improved to {ratio:.2f}x (p={p_better:.3g})", **figures)
+    if resolution is not None:
+        bound = low if higher else high
+        if (higher and bound < 1 - resolution) or (not higher and bound > 1 + resolution):
+            return Decision(outcome="inconclusive", reason=(
+                f"too noisy to tell: the {confidence:.0%} interval {low:.2f}-{high:.2f} cannot rule out "
+                f"a {resolution:.0%} worsening; more runs are needed"), **figures)
+    if _worse(metric, ratio, min_effect):
+        reason = f"{ratio:.2f}x is within run-to-run noise (p={p_worse:.3g} >= {alpha})"
+    else:
+        reason = f"{ratio:.2f}x is within the {min_effect:.0%} minimum effect"
+    return Decision(outcome="pass", reason=reason, **figures)
+
+
+@dataclass(frozen=True)
+class CanaryCheck:
+    id: str
+    metric: str
+    max_ratio: float
+    ratio: float | None  # throughput: canary/reference; p99: reference/canary (as scenario.Cliff says)
+    shows_cliff: bool
+    canary_median: float | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_canary(canary_id: str, metric: str, max_ratio: float, canary_runs: Sequence[float | None],
+                 reference_runs: Sequence[float | None]) -> CanaryCheck:
+    """A canary shows its cliff when its median is beyond max_ratio of the reference's (medians, as
+    the results schema defines it). One that does not means the rig could not see that cliff."""
+    canary, reference = stats.clean(canary_runs), stats.clean(reference_runs)
+    if not canary or not reference:
+        return CanaryCheck(canary_id, metric, max_ratio, None, False, None,
+                           "no measured runs" if not canary else "no reference runs to compare with")
+    c_med, r_med = stats.median(canary), stats.median(reference)
+    ratio = c_med / r_med if metric == "throughput" else r_med / c_med
+    shows = ratio < max_ratio
+    word = "below" if shows else "not below"
+    return CanaryCheck(canary_id, metric, max_ratio, ratio, shows, c_med,
+                       f"{metric} ratio {ratio:.2f} is {word} {max_ratio}")
+
+
+def tier_ceiling(canaries: Sequence[CanaryCheck]) -> float | None:
+    """The canaries' tier: throughput at or below the fastest throughput canary that showed its cliff."""
+    medians = [c.canary_median for c in canaries if c.metric == "throughput" and c.shows_cliff and c.canary_median]
+    return max(medians) if medians else None
+
+
+@dataclass(frozen=True)
+class ScenarioVerdict:
+    id: str
+    verdict: str
+    decisions: tuple[Decision, ...]
+    head_in_tier: bool = False
+    base_in_tier: bool = False
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "verdict": self.verdict, "head_in_tier": self.head_in_tier,
+                "base_in_tier": self.base_in_tier, "notes": list(self.notes),
+                "decisions": [d.to_dict() for d in self.decisions]}
+
+
+def compare_scenario(scenario_id: str, base: dict[str, Sequence[float | None]], head: dict[str, Sequence[float | None]],
+                     ceiling: float | None = None, **decide_args: Any) -> ScenarioVerdict:
+    """Decide each metric present on both sides; `ceiling` is tier_ceiling() of this job's canaries."""
+    decisions = tuple(decide(base[m], head[m], m, **decide_args) for m in METRICS if m in base and m in head)
+    notes: list[str] = []
+    head_in = base_in = False
+    if ceiling is not None and "throughput" in head and "throughput" in base:
+        h, b = stats.clean(head["throughput"]), stats.clean(base["throughput"])
+        head_in = bool(h) and stats.median(h) <= ceiling
+        base_in = bool(b) and stats.median(b) <= ceiling
+        if head_in and base_in:
+            notes.append("base is already in the canaries' cliff tier")
+    outcomes = {d.outcome for d in decisions}
+    if head_in and not base_in:
+        verdict = "cliff"
+        notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
+    elif "regression" in outcomes:
+        verdict = "regression"
+    elif not decisions or "inconclusive" in outcomes:
+        verdict = "inconclusive"
+    else:
+        verdict = "pass"
+    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    reasons: tuple[str, ...]
+    scenarios: tuple[ScenarioVerdict, ...] = ()
+    canaries: tuple[CanaryCheck, ...] = ()
+    rule_matches: tuple[dict[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": "kcliff.verdict", "schema_version": 1, "verdict": self.verdict, "exit_code": self.exit_code,
+                "reasons": list(self.reasons), "settings": self.settings,
+                "scenarios": [s.to_dict() for s in self.scenarios],
+                "canaries": [c.to_dict() for c in self.canaries],
+                "rule_matches": list(self.rule_matches), "notes": list(self.notes)}
+
+
+def worst(verdicts: Sequence[str]) -> str:
+    return max(verdicts, key=ORDER.index, default="pass")
+
+
+def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryCheck] = (),
+          rule_matches: Sequence[dict[str, Any]] = (), notes: Sequence[str] = (),
+          settings: dict[str, Any] | None = None) -> Verdict:
+    """The gate's answer. `rule_matches` are static cliff-rule matches as dicts with at least
+    'severity', 'rule', 'path', 'line'; an error-severity match makes the verdict cliff."""
+    reasons: list[str] = []
+    found = ["pass"]
+    errors = [m for m in rule_matches if m.get("severity") == "error"]
+    if errors:
+        found.append("cliff")
+        reasons.extend(f"cliff rule {m['rule']} matched at {m['path']}:{m['line']}" for m in errors)
+    for sv in scenarios:
+        found.append(sv.verdict)
+        if sv.verdict != "pass":
+            detail = "; ".join(d.reason for d in sv.decisions if d.outcome in ("regression", "inconclusive"))
+            reasons.append(f"{sv.id}: {sv.verdict}" + (f" ({detail})" if detail else "")
+                           + ("; " + "; ".join(sv.notes) if sv.notes and sv.verdict == "cliff" else ""))
+    failed = [c for c in canaries if not c.shows_cliff]
+    if failed:
+        found.append("inconclusive")
+        reasons.extend(f"canary {c.id} did not show its cliff ({c.reason}): this rig could not have seen that cliff"
+                       for c in failed)
+    if not scenarios and not rule_matches:
+        found.append("inconclusive")
+        reasons.append("nothing was compared")
+    return Verdict(worst(found), tuple(reasons), tuple(scenarios), tuple(canaries), tuple(rule_matches), tuple(notes),
+                   dict(settings or {}))
