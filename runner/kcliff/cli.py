@@ -17,6 +17,8 @@ from .errors import ClusterError, InputError
 COMMANDS = (
     "kafka",
     "lint",
+    "baseline",
+    "compare",
     "cluster",
     "run",
     "history",

@@ -1,0 +1,115 @@
+"""`kcliff compare RESULTS --baseline PATH`: the gate's verdict for a run against its baseline.
+
+Each scenario in RESULTS that the baseline holds with the same settings hash is compared metric by
+metric (verdict.decide); canaries are checked against the reference measured in the same run.
+Output: Markdown (stdout, or appended to --markdown FILE such as $GITHUB_STEP_SUMMARY) and a JSON
+verdict (--json FILE). Exit codes: 0 pass, 1 regression or cliff, 2 bad input (unreadable or
+newer-schema files, another runner class or Kafka version), 3 inconclusive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import baseline as baselines
+from .. import report_md, verdict
+from ..errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("compare", help="compare a results file with its baseline: pass, regression, cliff "
+                                            "or inconclusive")
+    parser.add_argument("results", metavar="RESULTS", help="a kcliff results JSON file (the head)")
+    parser.add_argument("--baseline", required=True,
+                        help="a baseline file, or a baselines directory (DIR/<kafka>/<runner class>.json is used)")
+    parser.add_argument("--runner-class", help="compare as this runner class (must match the baseline's)")
+    parser.add_argument("--min-effect", type=float, default=verdict.DEFAULT_MIN_EFFECT,
+                        help="smallest change that counts as a regression, as a fraction (default 0.10)")
+    parser.add_argument("--alpha", type=float, default=verdict.DEFAULT_ALPHA,
+                        help="one-sided Mann-Whitney significance level (default 0.01)")
+    parser.add_argument("--markdown", metavar="FILE", help="append the Markdown summary to FILE "
+                                                           "(e.g. \"$GITHUB_STEP_SUMMARY\") instead of stdout")
+    parser.add_argument("--json", metavar="FILE", help="write the JSON verdict to FILE")
+    parser.set_defaults(func=run)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    if not 0 < args.min_effect < 1:
+        raise InputError(f"--min-effect must be between 0 and 1, got {args.min_effect}")
+    if not 0 < args.alpha < 0.5:
+        raise InputError(f"--alpha must be between 0 and 0.5, got {args.alpha}")
+
+
+def _baseline_file(given: str, results: dict[str, Any], runner_class: str | None) -> Path:
+    path = Path(given)
+    if path.is_dir():
+        env = results["environment"]
+        path = baselines.baseline_path(path, env["kafka_version"], runner_class or env["runner_class"])
+        if not path.is_file():
+            raise InputError(f"no baseline for Kafka {env['kafka_version']} on runner class "
+                             f"'{runner_class or env['runner_class']}' (expected {path}); create one with "
+                             "`kcliff baseline update RESULTS` on that runner class", given)
+    return path
+
+
+def compare(results: dict[str, Any], base: dict[str, Any], **decide_args: Any) -> verdict.Verdict:
+    """Pure: the verdict for a results document against a baseline document."""
+    canaries = baselines.canary_checks(results)
+    ceiling = verdict.tier_ceiling(canaries)
+    stored = base["scenarios"]
+    compared: list[verdict.ScenarioVerdict] = []
+    notes: list[str] = []
+    if not canaries:
+        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
+    for sid, entry in baselines.scenario_map(results).items():
+        if entry.get("cliff"):
+            continue  # canaries are the self-test, not a subject of the comparison
+        if sid not in stored:
+            notes.append(f"{sid}: not in the baseline yet; not compared")
+            continue
+        if stored[sid].get("settings_hash") != entry.get("settings_hash"):
+            notes.append(f"{sid}: settings changed since the baseline (hash {stored[sid].get('settings_hash')} -> "
+                         f"{entry.get('settings_hash')}); not compared")
+            continue
+        if entry.get("status") not in baselines.USABLE_STATUS:
+            notes.append(f"{sid}: status {entry.get('status')!r} in this run; not compared")
+            continue
+        metrics = verdict.METRICS
+        compared.append(verdict.compare_scenario(
+            sid, {m: baselines.runs_of(stored[sid], m) for m in metrics},
+            {m: baselines.runs_of(entry, m) for m in metrics}, ceiling, **decide_args))
+    if results.get("status") != "complete":
+        notes.append(f"the run's status is {results.get('status')!r}: only what it measured was compared")
+    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_args(args)
+    results = baselines.load_results(args.results)
+    path = _baseline_file(args.baseline, results, args.runner_class)
+    base = baselines.load_baseline(path)
+    try:
+        baselines.check_compatible(results, base, args.runner_class)
+    except baselines.Refused as exc:
+        raise InputError(str(exc), args.results) from None
+    v = compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
+    env = results["environment"]
+    context = (f"Run `{results.get('run_id')}` against the baseline for Kafka {base['kafka_version']} on runner "
+               f"class `{base['runner_class']}` ({len(base.get('sources', []))} past runs, updated {base.get('updated')}).")
+    markdown = report_md.render(v, title="kcliff compare", context=context)
+    if args.markdown:
+        with open(args.markdown, "a", encoding="utf-8") as out:
+            out.write(markdown + "\n")
+    else:
+        print(markdown)
+    if args.json:
+        doc = v.to_dict()
+        doc.update(results=str(args.results), baseline=str(path), run_id=results.get("run_id"),
+                   runner_class=env["runner_class"])
+        Path(args.json).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print(f"kcliff compare: {v.verdict}", file=sys.stderr)
+    return v.exit_code
