@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import changepoint, history
 
-MIN_CHANGE = 0.05
+MIN_CHANGE = changepoint.MIN_MAGNITUDE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,11 +68,11 @@ def run_regressions(args: argparse.Namespace) -> int:
         return 0
     newest = runs[-1].key
     series = history.build_series(runs, newest.runner_class)
-    found = changepoint.detect_all(series)
+    found = changepoint.detect_all(series, min_magnitude=args.min_change)
     regressions = []
     for s in series:
         for cp in found[s.key]:
-            if cp.run_id == newest.run_id and cp.regression and abs(cp.magnitude) >= args.min_change:
+            if cp.run_id == newest.run_id and cp.regression:
                 regressions.append(_describe(cp, s.metric.unit))
     earlier = sum(len(cps) for cps in found.values())
     print(f"{len(series)} series over {len(runs)} runs ({newest.runner_class}); newest run {newest.run_id}; "
