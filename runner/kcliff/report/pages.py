@@ -39,11 +39,23 @@ def table(df: pd.DataFrame, css: str = "") -> Markup:
     return Markup(html)
 
 
+def plain(value: Any) -> str:
+    """A JSON value as a person would write it: none, true, a, b."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return ", ".join(plain(v) for v in value)
+    return str(value)
+
+
 def _environment(templates: Path) -> Environment:
     env = Environment(loader=FileSystemLoader(templates), autoescape=select_autoescape(["html"]),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["table"] = table
     env.filters["svg"] = Markup  # chart SVG is built from escaped parts in report.charts
+    env.filters["plain"] = plain
     env.filters["pct"] = lambda v: f"{100 * v:+.1f}%"
     env.filters["num"] = lambda v, fmt=".3g": "" if v is None else format(v, fmt)
     return env
