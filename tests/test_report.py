@@ -1,0 +1,117 @@
+"""The report site from a SYNTHETIC history with a deliberate step at a known run."""
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+import synthetic
+from kcliff import history
+from kcliff.errors import InputError
+from kcliff.report import build_site
+from kcliff.report.latest import TIERS
+
+STEP_RUN = 7
+STEP_RUN_ID = "20260108T030000Z-syn007"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    for f in synthetic.history_files(tmp / "results", 10, step_at=STEP_RUN, step={"pairwise-05": 0.6}):
+        history.add(f, tmp / "hist")
+    index = build_site(tmp / "hist", tmp / "site")
+    return index.parent
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs = []
+
+    def handle_starttag(self, tag, attrs):
+        self.refs += [v for k, v in attrs if k in ("href", "src") and v]
+
+
+def _section(html, anchor):
+    start = html.index(f'id="{anchor}"')
+    end = html.find('<section class="trend"', start + 1)
+    return html[start:end if end > 0 else None]
+
+
+def test_site_has_its_pages_and_every_local_link_resolves(site):
+    for page in ("index.html", "trends.html", "factors.html", "runs.html", "style.css"):
+        assert (site / page).is_file()
+    for page in ("index.html", "trends.html", "factors.html", "runs.html"):
+        parser = Links()
+        parser.feed((site / page).read_text())
+        for ref in parser.refs:
+            assert not re.match(r"^(https?:)?//", ref), f"{page} loads {ref}: the site must work offline"
+            target = ref.split("#")[0]
+            if target and not target.startswith("data:"):
+                assert (site / target).is_file(), f"{page} links to missing {ref}"
+
+
+def test_trend_chart_marks_the_change_point_at_the_step_run(site):
+    trends = (site / "trends.html").read_text()
+    section = _section(trends, "pairwise-05")
+    assert section.count("<svg") == 2
+    assert section.count('class="change regression"') == 2  # throughput down, p99 up
+    assert f"from run {STEP_RUN_ID}" in section
+    # the other scenarios did not move
+    assert 'class="change' not in _section(trends, "reference")
+    assert trends.count('class="change') == 2
+
+
+def test_latest_run_page_has_tier_chart_canaries_metadata_and_raw_link(site):
+    index = (site / "index.html").read_text()
+    assert index.count('<g class="bar">') == len(synthetic.scenarios())
+    assert index.count("cliff seen") == 2 and "cliff NOT seen" not in index
+    deep = next(t for t in TIERS if t.name == "deep cliff")
+    flush_bar = re.search(r'<g class="bar"><title>flush-1:.*?</g>', index).group(0)
+    assert f'fill="{deep.colour}"' in flush_bar
+    assert 'stroke="#111"' in re.search(r'<g class="bar"><title>reference:.*?</g>', index).group(0)
+    raw = re.search(r'href="(raw/[^"]+)">raw results', index).group(1)
+    assert json.loads((site / raw).read_text())["run_id"] == "20260110T030000Z-syn009"
+    assert "No change point starts at this run" in index
+
+
+def test_bars_are_sorted_by_throughput(site):
+    index = (site / "index.html").read_text()
+    values = [float(v) for v in re.findall(r'class="value">([\d.]+) MB/s', index)]
+    assert values == sorted(values, reverse=True) and len(values) == len(synthetic.scenarios())
+
+
+def test_factor_tables_and_warning_are_on_the_factors_page(site):
+    page = (site / "factors.html").read_text()
+    assert "What to change first" in page and "confounded" in page
+    assert page.count('<table class="dataframe data') == 2
+
+
+def test_regression_at_the_newest_run_shows_a_banner_and_a_failing_canary_shows(tmp_path):
+    files = synthetic.history_files(tmp_path / "results", 8, step_at=7, step={"reference": 0.5, "flush-1": 20})
+    for f in files:
+        history.add(f, tmp_path / "hist")
+    index = build_site(tmp_path / "hist", tmp_path / "site").read_text()
+    assert "regression" in index and "start at this run" in index
+    assert "cliff NOT seen" in index  # flush-1 at 20x no longer below 0.5x the (halved) reference
+
+
+def test_results_file_alone_builds_a_site_and_text_is_escaped(tmp_path, kcliff):
+    doc = synthetic.results(0, synthetic.START, seed=0)
+    doc["scenarios"][3]["description"] = "<script>alert(1)</script>"
+    src = synthetic.write(doc, tmp_path / "r.json")
+    done = kcliff("report", "--results", str(src), "--out", str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "<script>" not in index and "&lt;script&gt;" in index
+    assert (tmp_path / "site" / "raw" / "latest" / "r.json").is_file()
+
+
+def test_nothing_to_report_is_an_input_error(tmp_path, kcliff):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="nothing to report"):
+        build_site(tmp_path / "empty", tmp_path / "site")
+    done = kcliff("report", "--history", str(tmp_path / "missing"), "--out", str(tmp_path / "site"))
+    assert done.returncode == 2 and "missing" in done.stderr
