@@ -78,7 +78,7 @@ class SuiteRunner:
         try:
             for index, sc in enumerate(planned, 1):
                 self.progress.scenario(index, len(planned), sc.id)
-                entry = self.measure_scenario(sc)
+                entry = self.measure_with_retry(sc)
                 self.doc["scenarios"].append(entry)
                 results.save(self.doc, self.out)
                 self.progress.scenario_done(entry, self.reference_mb())
@@ -105,6 +105,24 @@ class SuiteRunner:
         ref = results.scenario_entry(self.doc, REFERENCE_ID)
         return results.median(ref, "mb_per_sec") if ref else None
 
+    def measure_with_retry(self, sc: Scenario) -> dict[str, Any]:
+        """A scenario hit by a fault (a broker died) is recorded as faulted, never as a regression
+        or cliff; the cluster is healed and the scenario measured once more."""
+        entry = self.measure_scenario(sc)
+        if entry["status"] != "faulted":
+            return entry
+        self.progress.note(f"fault in {sc.id}: {entry['status_reason']}; healing the cluster and retrying once")
+        try:
+            self.cluster.heal()
+        except (ClusterError, NotImplementedError) as exc:
+            entry["status_reason"] += f"; the cluster could not be healed: {exc}"
+            raise ClusterError(f"{sc.id}: {entry['status_reason']}") from None
+        self.admin = Admin(self.cluster.admin_bootstrap)
+        self.state.admin = self.admin
+        retry = self.measure_scenario(sc)
+        retry["faulted_attempt"] = entry
+        return retry
+
     def measure_scenario(self, sc: Scenario) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "id": sc.id, "description": sc.description, "source": sc.source, "settings_hash": sc.settings_hash(),
@@ -123,10 +141,14 @@ class SuiteRunner:
             self._measure_runs(sc, topic, deadline, entry)
         except _Skip as skip:
             entry["status"], entry["status_reason"] = "skipped", str(skip)
+        except _Fault as fault:
+            entry["status"], entry["status_reason"] = "faulted", str(fault)
         except ClusterError as exc:
-            entry["status"], entry["status_reason"] = "failed", str(exc)
+            dead = self.cluster.dead_nodes()
+            entry["status"] = "faulted" if dead else "failed"
+            entry["status_reason"] = f"{exc}" + (f" (broker node(s) {dead} died)" if dead else "")
         finally:
-            if created:
+            if created and not self.cluster.dead_nodes():
                 try:
                     self.admin.delete_topic(topic)
                 except ClusterError:
@@ -158,6 +180,8 @@ class SuiteRunner:
         rule = self._stop_rule_factory(sc)
         warm = self._one(sc, topic, self.opts.warmup(), deadline, "warmup", rule)
         entry["warmup"] = warm.as_dict()
+        if warm.stop_reason and warm.stop_reason.startswith(FAULT):
+            raise _Fault(warm.stop_reason)
         if _timed_out(warm):
             entry["status"], entry["status_reason"] = "timed_out", "warm-up did not finish in the time budget"
             return
@@ -165,6 +189,8 @@ class SuiteRunner:
         for i in range(1, self.opts.repeats + 1):
             run = self._one(sc, topic, self.opts.records, deadline, f"run {i}/{self.opts.repeats}", rule)
             entry["runs"].append(run.as_dict())
+            if run.stop_reason and run.stop_reason.startswith(FAULT):
+                raise _Fault(run.stop_reason)
             if _timed_out(run):
                 entry["status"] = "timed_out"
                 entry["status_reason"] = f"time budget of {self.opts.budget_s:.0f}s exhausted in run {i}"
@@ -175,16 +201,27 @@ class SuiteRunner:
                     entry["status"], entry["status_reason"] = "cliff", run.stop_reason
                     return
             elif not run.complete:
+                dead = self.cluster.dead_nodes()
+                if dead:
+                    raise _Fault(f"{FAULT} broker node(s) {dead} died during run {i}")
                 raise ClusterError(f"perf run {i} failed: {run.stop_reason}")
 
-    def _stop_rule_factory(self, sc: Scenario) -> Callable[[], measure.StopRule | None]:
+    def _stop_rule_factory(self, sc: Scenario) -> Callable[[], measure.StopRule]:
+        """Each run gets a fresh rule: stop on a dead broker; with early stop, also on a certain cliff."""
         reference = self.reference_mb()
-        if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
-            return lambda: None
-        return lambda: measure.cliff_stop_rule(reference, self.opts.cliff_threshold)
+        cliff = self.opts.early_stop and sc.id != REFERENCE_ID and bool(reference)
+
+        def make() -> measure.StopRule:
+            watch = _FaultWatch(self.cluster)
+            cliff_rule = measure.cliff_stop_rule(reference, self.opts.cliff_threshold) if cliff else None
+
+            def rule(line, elapsed):
+                return watch.check() or (cliff_rule(line, elapsed) if cliff_rule else None)
+            return rule
+        return make
 
     def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str,
-             rule: Callable[[], measure.StopRule | None]) -> measure.Run:
+             rule: Callable[[], measure.StopRule]) -> measure.Run:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         return measure.perf_run(self.cluster, topic, records, sc.producer, deadline, log, rule(),
@@ -193,6 +230,29 @@ class SuiteRunner:
 
 class _Skip(Exception):
     pass
+
+
+class _Fault(Exception):
+    pass
+
+
+FAULT = "fault:"
+
+
+class _FaultWatch:
+    """Looks for dead brokers at most every `every_s` seconds (docker inspect is not free)."""
+
+    def __init__(self, cluster: Cluster, every_s: float = 2.0) -> None:
+        self.cluster = cluster
+        self.every_s = every_s
+        self.last = 0.0
+
+    def check(self) -> str | None:
+        if time.monotonic() - self.last < self.every_s:
+            return None
+        self.last = time.monotonic()
+        dead = self.cluster.dead_nodes()
+        return f"{FAULT} broker node(s) {dead} died" if dead else None
 
 
 def _timed_out(run: measure.Run) -> bool:

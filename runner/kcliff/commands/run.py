@@ -45,6 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--shard", type=options.shard, help="i/n: run every n-th scenario starting at i "
                         "(the reference runs in every shard)")
     parser.add_argument("--out", type=Path, help="results file (default results/<run id>.json)")
+    parser.add_argument("--resume", type=Path, metavar="RESULTS",
+                        help="continue an interrupted run from its first unfinished scenario, with its settings")
     parser.add_argument("--backend", choices=BACKENDS, help="default: external with --bootstrap-servers, else local")
     parser.add_argument("--bootstrap-servers", help="measure this existing cluster instead of starting one")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -98,16 +100,38 @@ def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> 
         started.down()
 
 
+def resumed(args: argparse.Namespace) -> dict | None:
+    """The interrupted run to continue, with its own suites and parameters taking over."""
+    if args.resume is None:
+        return None
+    doc = results.load(args.resume)
+    params = doc["parameters"]
+    args.suite, args.only, args.kafka_version = params["suites"], params.get("only"), \
+        doc["environment"]["kafka_version"]
+    args.shard = tuple(params["shard"]) if params.get("shard") else None
+    args.records, args.warmup_records, args.repeats = params["records"], params["warmup_records"], params["repeats"]
+    args.budget, args.no_early_stop = params["budget_s"], not params["early_stop"]
+    args.cliff_threshold, args.out = params["cliff_threshold"], args.resume
+    return doc
+
+
 def run(args: argparse.Namespace) -> int:
-    scenarios = select(load_suites(args.suite or ["canaries"]), args.only, args.shard)
+    previous = resumed(args)
+    suites = args.suite or ["canaries"]
+    scenarios = select(load_suites(suites), args.only, args.shard)
+    if previous is not None:
+        done = {e["id"] for e in previous["scenarios"]}
+        scenarios = [s for s in scenarios if s.id not in done]
     opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
                    args.cliff_threshold)
-    options.require(opts.warmup() >= 1, "--warmup-records must be at least 1")
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     with cluster_for(args, run_dir, progress) as cluster:
-        doc = new_document(cluster, opts, args.suite or ["canaries"], args.kafka_version)
+        doc = new_document(cluster, opts, suites, args.kafka_version)
+        doc["parameters"].update(only=args.only, shard=list(args.shard) if args.shard else None)
+        if previous is not None:
+            doc = continue_document(previous, doc)
         out = args.out or Path("results") / f"{doc['run_id']}.json"
         progress.note(f"{len(scenarios)} scenarios, {opts.repeats} x {opts.records} records each; results -> {out}")
         try:
@@ -116,6 +140,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"results: {out}", file=sys.stderr)
     print(table.render(doc))
     return exit_code(doc)
+
+
+def continue_document(previous: dict, fresh: dict) -> dict:
+    """Keep the interrupted run's id, parameters and scenarios; note this leg's environment."""
+    previous.setdefault("resumes", []).append({"started": fresh["environment"]["started"],
+                                               "environment": fresh["environment"]})
+    previous["status"] = "running"
+    return previous
 
 
 def exit_code(doc: dict) -> int:
