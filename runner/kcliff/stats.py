@@ -16,7 +16,6 @@ import math
 from typing import Sequence
 
 import numpy as np
-from scipy import stats as sps
 
 
 def clean(values: Sequence[float | None]) -> list[float]:
@@ -49,6 +48,8 @@ def bootstrap_ratio_interval(base: Sequence[float], head: Sequence[float], confi
     def ratio(h: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.median(h, axis=axis) / np.median(b, axis=axis)
 
+    from scipy import stats as sps  # imported here: scipy.stats takes seconds to import, lint needs none of it
+
     result = sps.bootstrap((np.asarray(head, dtype=float), np.asarray(base, dtype=float)), ratio, vectorized=True,
                            n_resamples=n_boot, confidence_level=confidence, method="percentile",
                            rng=np.random.default_rng(seed))
@@ -59,5 +60,7 @@ def bootstrap_ratio_interval(base: Sequence[float], head: Sequence[float], confi
 def shift_p_value(base: Sequence[float], head: Sequence[float], head_is: str) -> float:
     """One-sided Mann-Whitney U p-value for 'head tends to be lower' (head_is="lower") or "higher"
     than base. Exact for small samples without ties, normal approximation otherwise (scipy's auto)."""
+    from scipy import stats as sps
+
     alternative = {"lower": "less", "higher": "greater"}[head_is]
     return float(sps.mannwhitneyu(head, base, alternative=alternative, method="auto").pvalue)

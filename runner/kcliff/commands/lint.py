@@ -10,7 +10,6 @@ import argparse
 import sys
 
 from .. import cliffs, configrepo
-from ..baseline import canary_ratios
 from ..errors import InputError
 
 
@@ -61,10 +60,16 @@ def describe(match: cliffs.Match, ratios: dict[str, float]) -> str:
             f"Evidence: {evidence_text(match.rule, ratios)}")
 
 
+def _canary_ratios(path: str) -> dict[str, float]:
+    from ..baseline import canary_ratios  # only with --evidence: keeps plain lint free of scipy's import time
+
+    return canary_ratios(path)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         rules = cliffs.load_rules(args.rules)
-        ratios = canary_ratios(args.evidence) if args.evidence else {}
+        ratios = _canary_ratios(args.evidence) if args.evidence else {}
         repo = configrepo.load(args.paths)
     except InputError as exc:
         if args.format == "github":

@@ -1,0 +1,141 @@
+"""The static cliff rules: the shipped rules file, every rule firing on its own example, Kafka's
+defaults firing none, and the effective-value logic (inheritance, equivalent spellings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kcliff import cliffs, configrepo, scenario, settings
+from kcliff.errors import InputError
+
+RULES = cliffs.load_rules()
+CANARIES = {sc.id for sc in scenario.load_file(Path(__file__).resolve().parents[1] / "scenarios" / "canaries.yaml")}
+
+
+def lint(tmp_path: Path, files: dict[str, str]) -> list[cliffs.Match]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return cliffs.evaluate(configrepo.load([str(tmp_path)]), RULES)
+
+
+def ids(matches: list[cliffs.Match]) -> list[tuple[str, str, int | None]]:
+    return [(m.rule.id, Path(m.path).name, m.line) for m in matches]
+
+
+def test_rules_point_at_real_canaries_and_every_canary_backs_an_error_rule():
+    pointed = {r.canary for r in RULES if r.canary}
+    assert pointed <= CANARIES, f"rules name canaries that scenarios/canaries.yaml lacks: {pointed - CANARIES}"
+    assert CANARIES <= {r.canary for r in RULES if r.severity == "error"}
+    # The severity policy: an error needs a canary or a mechanism switched off outright.
+    for rule in RULES:
+        if rule.severity == "error":
+            assert rule.canary or rule.id == "batching-disabled", rule.id
+
+
+def test_kafka_defaults_written_out_match_no_rule(tmp_path):
+    def props(scope: str) -> str:
+        return "".join(f"{n}={settings.as_kafka_value(v)}\n" for n, v in settings.defaults(scope).items())
+    topic_configs = "".join(f"    {n}: {settings.as_kafka_value(v)}\n" for n, v in settings.defaults("topic").items()
+                            if n != "partitions")
+    matches = lint(tmp_path, {"server.properties": props("broker") + "min.insync.replicas=2\n",
+                              "producer.properties": props("producer") + "acks=all\n",
+                              "topics.yaml": f"- name: t\n  partitions: 6\n  replication_factor: 3\n  configs:\n"
+                                             f"{topic_configs}    min.insync.replicas: 2\n"})
+    assert matches == []
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"server.properties": "node.id=1\nlog.flush.interval.messages=1\n"},
+     [("flush-every-message", "server.properties", 2)]),
+    ({"server.properties": "log.flush.interval.messages=1000\n"}, [("flush-frequent", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs:\n    flush.messages: 1\n"},
+     [("topic-flush-every-message", "topics.yaml", 3)]),
+    ({"topics.yaml": "- name: t\n  configs:\n    flush.messages: 500\n"},
+     [("topic-flush-frequent", "topics.yaml", 3)]),
+    ({"producer.properties": "max.in.flight.requests.per.connection=1\n"},
+     [("inflight-one", "producer.properties", 1)]),
+    ({"producer.properties": "linger.ms=5\nbatch.size=0\n"}, [("batching-disabled", "producer.properties", 2)]),
+    ({"producer.properties": "batch.size=2048\n"}, [("batch-tiny", "producer.properties", 1)]),
+    ({"producer.properties": "linger.ms=0\n"}, [("linger-zero-small-batch", "producer.properties", 1)]),
+    ({"server.properties": "num.io.threads=1\n"}, [("io-threads-one", "server.properties", 1)]),
+    ({"server.properties": "num.network.threads=1\n"}, [("network-threads-one", "server.properties", 1)]),
+    ({"server.properties": "socket.send.buffer.bytes=1024\n"}, [("broker-socket-send-tiny", "server.properties", 1)]),
+    ({"server.properties": "socket.receive.buffer.bytes=1024\n"},
+     [("broker-socket-receive-tiny", "server.properties", 1)]),
+    ({"server.properties": "replica.socket.receive.buffer.bytes=4096\n"},
+     [("replica-socket-receive-tiny", "server.properties", 1)]),
+    ({"producer.properties": "send.buffer.bytes=8192\n"}, [("producer-socket-send-tiny", "producer.properties", 1)]),
+    ({"producer.properties": "compression.type=lz4\n", "topics.yaml": "- name: t\n  configs: {compression.type: zstd}\n"},
+     [("compression-mismatch", "topics.yaml", 2)]),
+    ({"producer.properties": "acks=1\n"}, [("acks-not-all", "producer.properties", 1)]),
+    ({"server.properties": "min.insync.replicas=1\n"}, [("broker-min-isr-one", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs: {min.insync.replicas: 1}\n"}, [("topic-min-isr-one", "topics.yaml", 2)]),
+    ({"topics.yaml": "- name: t\n  replication_factor: 2\n"}, [("replication-below-three", "topics.yaml", 2)]),
+])
+def test_each_rule_fires_on_its_example(tmp_path, files, expected):
+    assert ids(lint(tmp_path, files)) == expected
+
+
+def test_every_rule_has_an_example_above():
+    examples = {case[1][0][0] for case in test_each_rule_fires_on_its_example.pytestmark[0].args[1]}
+    assert examples == {r.id for r in RULES}
+
+
+@pytest.mark.parametrize("files", [
+    {"producer.properties": "linger.ms=10\n"},                           # an ordinary change
+    {"producer.properties": "linger.ms=0\nbatch.size=65536\n"},          # linger 0 with big batches
+    {"producer.properties": "send.buffer.bytes=-1\n"},                  # -1: the OS default
+    {"producer.properties": "compression.type=none\n",                   # none == uncompressed
+     "topics.yaml": "- name: t\n  configs: {compression.type: uncompressed}\n"},
+    {"producer.properties": "compression.type=zstd\n", "server.properties": "compression.type=zstd\n"},
+    {"producer.properties": "acks=-1\n"},                                # -1 == all
+    {"server.properties": "log.flush.interval.messages=10000\n"},
+])
+def test_ordinary_settings_pass(tmp_path, files):
+    assert lint(tmp_path, files) == []
+
+
+def test_broker_compression_is_inherited_by_topics_and_reported_once(tmp_path):
+    matches = lint(tmp_path, {"server.properties": "node.id=1\ncompression.type=gzip\n",
+                              "topics.yaml": "- name: a\n- name: b\n  configs: {compression.type: producer}\n"})
+    assert ids(matches) == [("compression-mismatch", "server.properties", 2)]
+    assert "producer compression.type=none (default)" in matches[0].condition()
+
+
+def test_broker_flush_is_reported_once_not_per_topic(tmp_path):
+    matches = lint(tmp_path, {"server.properties": "log.flush.interval.messages=1\n",
+                              "topics.yaml": "- name: a\n- name: b\n"})
+    assert ids(matches) == [("flush-every-message", "server.properties", 1)]
+
+
+def test_default_replication_factor_is_inherited(tmp_path):
+    matches = lint(tmp_path, {"server.properties": "default.replication.factor=1\n"})
+    assert ids(matches) == [("replication-below-three", "server.properties", 1)]
+
+
+def test_each_producer_is_checked_against_each_topic(tmp_path):
+    matches = lint(tmp_path, {"a-producer.properties": "compression.type=lz4\n",
+                              "b-producer.properties": "compression.type=zstd\n",
+                              "topics.yaml": "- name: t\n  configs: {compression.type: zstd}\n"})
+    assert ids(matches) == [("compression-mismatch", "topics.yaml", 2)]
+    assert "lz4" in matches[0].condition()
+
+
+@pytest.mark.parametrize("rule, words", [
+    ("{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: broker/num.io.thread, equals: 1}]}",
+     "did you mean 'num.io.threads'"),
+    ("{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: broker/num.io.threads, eq: 1}]}",
+     "unknown operator 'eq'"),
+    ("{id: x, title: t, severity: fatal, mechanism: m, fix: f, when: [{setting: broker/num.io.threads, equals: 1}]}",
+     "severity must be one of"),
+    ("{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: producer/linger.ms, inherit: true, equals: 1}]}",
+     "'inherit: true' applies to topic settings"),
+])
+def test_bad_rules_files_name_the_line(tmp_path, rule, words):
+    path = tmp_path / "rules.yaml"
+    path.write_text(f"schema: kcliff.cliffs\nversion: 1\nrules:\n  - {rule}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        cliffs.load_rules(path)
+    assert words in err.value.message and err.value.line == 4

@@ -1,0 +1,111 @@
+"""Verdict logic over plain lists: outcomes per metric, canaries, the cliff tier, and how judge()
+combines them (cliff > regression > inconclusive > pass) into exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kcliff import verdict
+
+BASE = [40.0, 41.0, 39.5, 40.5, 40.2, 39.8, 40.7, 39.9]
+
+
+def scaled(values: list[float], factor: float) -> list[float]:
+    return [v * factor for v in values]
+
+
+def test_too_few_runs_is_inconclusive():
+    d = verdict.decide([40.0, 41.0], [30.0, 31.0])
+    assert d.outcome == "inconclusive" and "too few runs" in d.reason and d.ratio is None
+
+
+def test_none_and_zero_runs_do_not_count():
+    d = verdict.decide([40.0, None, 41.0, 0.0, 39.0], [40.0, 41.0, 39.0])
+    assert d.n_base == 3 and d.outcome == "pass"
+
+
+def test_a_clear_drop_is_a_regression_and_a_clear_gain_an_improvement():
+    down = verdict.decide(BASE, scaled(BASE, 0.7))
+    assert down.outcome == "regression" and down.ratio == pytest.approx(0.7)
+    assert down.high < 1 and down.p_value < verdict.DEFAULT_ALPHA
+    up = verdict.decide(BASE, scaled(BASE, 1.3))
+    assert up.outcome == "improvement"
+
+
+def test_a_significant_change_smaller_than_the_minimum_effect_passes():
+    d = verdict.decide(BASE, scaled(BASE, 0.95))
+    assert d.p_value < verdict.DEFAULT_ALPHA and d.outcome == "pass" and "minimum effect" in d.reason
+    assert verdict.decide(BASE, scaled(BASE, 0.95), min_effect=0.03).outcome == "regression"
+
+
+def test_p99_worse_means_higher():
+    p99 = [300.0, 310.0, 295.0, 305.0, 298.0, 302.0, 307.0, 299.0]
+    assert verdict.decide(p99, scaled(p99, 1.5), "p99").outcome == "regression"
+    assert verdict.decide(p99, scaled(p99, 0.5), "p99").outcome == "improvement"
+
+
+def test_unknown_metric_is_a_programming_error():
+    with pytest.raises(ValueError):
+        verdict.decide(BASE, BASE, "p50")
+
+
+def test_canary_checks_follow_the_cliff_definition():
+    reference = [40.0, 41.0, 39.0]
+    shows = verdict.check_canary("flush-1", "throughput", 0.5, [2.0, 2.1, 1.9], reference)
+    assert shows.shows_cliff and shows.ratio == pytest.approx(0.05)
+    fails = verdict.check_canary("inflight-1", "throughput", 0.7, [35.0, 36.0, 34.0], reference)
+    assert not fails.shows_cliff and "not below 0.7" in fails.reason
+    # p99 canary: the reference's p99 must be below max_ratio x the canary's.
+    assert verdict.check_canary("slow", "p99", 0.5, [1000.0] * 3, [100.0] * 3).shows_cliff
+    assert not verdict.check_canary("empty", "throughput", 0.5, [], reference).shows_cliff
+
+
+def test_landing_in_the_canaries_tier_is_a_cliff():
+    canaries = [verdict.check_canary("flush-1", "throughput", 0.5, [2.0] * 3, [40.0] * 3),
+                verdict.check_canary("inflight-1", "throughput", 0.7, [14.0, 14.5, 13.5], [40.0] * 3)]
+    ceiling = verdict.tier_ceiling(canaries)
+    assert ceiling == 14.0
+    fell = verdict.compare_scenario("repo", {"throughput": BASE}, {"throughput": [12.0, 12.5, 11.8, 12.2]}, ceiling)
+    assert fell.verdict == "cliff" and fell.head_in_tier and not fell.base_in_tier
+    already = verdict.compare_scenario("repo", {"throughput": [3.0, 3.1, 2.9]}, {"throughput": [3.0, 3.2, 2.9]}, ceiling)
+    assert already.verdict == "pass" and "already in the canaries' cliff tier" in already.notes[0]
+
+
+def test_judge_precedence_and_exit_codes():
+    ok = verdict.compare_scenario("a", {"throughput": BASE}, {"throughput": BASE})
+    bad = verdict.compare_scenario("b", {"throughput": BASE}, {"throughput": scaled(BASE, 0.6)})
+    few = verdict.compare_scenario("c", {"throughput": BASE}, {"throughput": BASE[:2]})
+    good_canary = verdict.check_canary("flush-1", "throughput", 0.5, [2.0] * 3, [40.0] * 3)
+    failed_canary = verdict.check_canary("flush-1", "throughput", 0.5, [39.0] * 3, [40.0] * 3)
+    assert verdict.judge([ok], [good_canary]).verdict == "pass"
+    assert verdict.judge([ok], [good_canary]).exit_code == 0
+    assert verdict.judge([ok, few]).verdict == "inconclusive"
+    assert verdict.judge([ok, few]).exit_code == 3
+    # A canary that did not show its cliff turns a pass into inconclusive, but a regression the rig
+    # did see stays a regression.
+    assert verdict.judge([ok], [failed_canary]).verdict == "inconclusive"
+    assert verdict.judge([ok, bad, few], [failed_canary]).verdict == "regression"
+    rule = {"severity": "error", "rule": "flush-every-message", "path": "server.properties", "line": 5}
+    cliff = verdict.judge([ok, bad], [good_canary], [rule])
+    assert cliff.verdict == "cliff" and cliff.exit_code == 1
+    assert any("server.properties:5" in r for r in cliff.reasons)
+    warning = {**rule, "severity": "warning"}
+    assert verdict.judge([ok], [good_canary], [warning]).verdict == "pass"
+    assert verdict.judge([]).verdict == "inconclusive"
+
+
+def test_verdict_json_is_plain_data():
+    v = verdict.judge([verdict.compare_scenario("a", {"throughput": BASE, "p99": BASE},
+                                                {"throughput": BASE, "p99": BASE})])
+    doc = json.loads(json.dumps(v.to_dict()))
+    assert doc["verdict"] == "pass" and doc["exit_code"] == 0
+    assert {d["metric"] for d in doc["scenarios"][0]["decisions"]} == {"throughput", "p99"}
+
+
+def test_decide_is_deterministic_for_the_lead_check_api():
+    rng = np.random.default_rng(3)
+    base, head = list(rng.normal(40, 4, 10)), list(rng.normal(36, 4, 10))
+    assert verdict.decide(base, head, "throughput", 0.10) == verdict.decide(base, head, "throughput", 0.10)
