@@ -93,6 +93,7 @@ class LocalCluster(Cluster):
     nodes: list[Node] = field(default_factory=list)
     cluster_id: str = ""
     backend: str = "local"
+    owned: bool = True  # False for a cluster `kcliff cluster up` left running: it must outlive this process
 
     @property
     def can_restart(self) -> bool:
@@ -106,7 +107,7 @@ class LocalCluster(Cluster):
     def tool_bootstrap(self) -> str:  # type: ignore[override]
         return self.admin_bootstrap
 
-    def start(self, register: bool = True) -> None:
+    def start(self) -> None:
         """Format and start all nodes, then wait until ready. On any failure, stop what started."""
         began = time.monotonic()
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -117,7 +118,7 @@ class LocalCluster(Cluster):
         try:
             self._write_configs()
             self._format()
-            self._launch(register)
+            self._launch()
             self.wait_ready()
         except BaseException:
             self.down()
@@ -153,12 +154,14 @@ class LocalCluster(Cluster):
                 tail = (node.directory / "format.log").read_text(errors="replace")[-600:]
                 raise ClusterError(f"formatting node {node.node_id} failed (exit {code}):\n{tail}")
 
-    def _launch(self, register: bool) -> None:
+    def _launch(self, only: list[int] | None = None) -> None:
         log_config = kafka_dist.DATA / "log4j2-broker.xml"
         for node in self.nodes:
+            if only is not None and node.node_id not in only:
+                continue
             argv = kafka_dist.java_command(self.libs, "kafka.Kafka", self.caps.broker_heap_mb, log_config,
                                            self.caps.broker_cpus) + [str(node.directory / "server.properties")]
-            node.proc = procs.spawn(argv, log=node.directory / "broker.log", register=register)
+            node.proc = procs.spawn(argv, log=node.directory / "broker.log", register=self.owned)
             node.pid = node.proc.pid
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
@@ -187,7 +190,7 @@ class LocalCluster(Cluster):
         self._stop_nodes()
         self.overrides = dict(overrides)
         self._write_configs()
-        self._launch(register=True)
+        self._launch()
         self.wait_ready()
         self.save_state()
 
@@ -195,13 +198,7 @@ class LocalCluster(Cluster):
         return [n.node_id for n in self.nodes if n.pid is None or not procs.pid_alive(n.pid)]
 
     def heal(self) -> None:
-        log_config = kafka_dist.DATA / "log4j2-broker.xml"
-        for node in self.nodes:
-            if node.node_id in self.dead_nodes():
-                argv = kafka_dist.java_command(self.libs, "kafka.Kafka", self.caps.broker_heap_mb, log_config,
-                                               self.caps.broker_cpus) + [str(node.directory / "server.properties")]
-                node.proc = procs.spawn(argv, log=node.directory / "broker.log")
-                node.pid = node.proc.pid
+        self._launch(only=self.dead_nodes())
         self.wait_ready()
         self.save_state()
 
@@ -240,7 +237,7 @@ class LocalCluster(Cluster):
         state = json.loads(path.read_text())
         cluster = cls(workdir, Path(state["libs"]), Caps(**state["caps"]), state["overrides"],
                       [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]), None, n["pid"])
-                       for n in state["nodes"]], state["cluster_id"])
+                       for n in state["nodes"]], state["cluster_id"], owned=False)
         cluster.bringup_s = state.get("bringup_s")
         return cluster
 
@@ -260,9 +257,10 @@ def _remove_tree(path: Path) -> None:
 
 
 def start_local_cluster(workdir: Path, kafka_version: str, caps: Caps | None = None,
-                        kafka_home: str | None = None, register: bool = True) -> LocalCluster:
+                        kafka_home: str | None = None, owned: bool = True) -> LocalCluster:
+    """Start a cluster; `owned=False` leaves it running after this process exits (`kcliff cluster up`)."""
     kafka_dist.java_version()
     libs = kafka_dist.ensure(kafka_version, kafka_home)
-    cluster = LocalCluster(workdir, libs, caps or Caps())
-    cluster.start(register=register)
+    cluster = LocalCluster(workdir, libs, caps or Caps(), owned=owned)
+    cluster.start()
     return cluster

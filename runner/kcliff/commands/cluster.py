@@ -38,7 +38,7 @@ def run_up(args: argparse.Namespace) -> int:
         existing.down()
     procs.install_handlers()
     cluster = start_local_cluster(cluster_dir(args.workdir), args.kafka_version, options.caps(args),
-                                  args.kafka_home, register=False)
+                                  args.kafka_home, owned=False)
     print(f"cluster up in {cluster.bringup_s:.1f}s: bootstrap {cluster.admin_bootstrap} (Kafka {args.kafka_version})")
     print(f"logs under {cluster.workdir}; stop with: kcliff cluster down")
     return 0

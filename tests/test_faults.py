@@ -1,0 +1,92 @@
+"""Faults injected into real runs: a broker killed mid-scenario, kcliff itself interrupted and resumed."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import KCLIFF, ROOT, run_kcliff
+from test_local_cluster import jvms_under
+
+pytestmark = pytest.mark.kafka
+
+
+def broker_pid(workdir: Path, node: int) -> int | None:
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"kafka.Kafka" in cmd and any(a.endswith(f"node-{node}/server.properties".encode()) and
+                                          str(workdir).encode() in a for a in cmd):
+            return int(proc.name)
+    return None
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_broker_killed_mid_scenario_is_faulted_healed_and_retried(tmp_path):
+    work, out = tmp_path / "w", tmp_path / "results.json"
+    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--only", "inflight-1", "--records", "30000",
+                             "--repeats", "2", "--workdir", str(work), "--out", str(out), "--quiet"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: list(work.glob("runs/*/perf/inflight-1-warmup.log")), 600, "the canary's warm-up")
+        pid = wait_for(lambda: broker_pid(work, 2), 30, "broker 2's pid")
+        os.kill(pid, signal.SIGKILL)
+        _, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "complete", err[-2000:]
+    by_id = {e["id"]: e for e in doc["scenarios"]}
+    assert by_id["reference"]["status"] == "ok" and by_id["reference"]["summary"]
+    hit = by_id["inflight-1"]
+    assert hit["faulted_attempt"]["status"] == "faulted"
+    assert "died" in hit["faulted_attempt"]["status_reason"]
+    assert hit["status"] in ("ok", "cliff") and len(hit["runs"]) >= 1
+    assert jvms_under(tmp_path) == []
+
+
+def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
+    work, out = tmp_path / "w", tmp_path / "results.json"
+    args = ["run", "--suite", "canaries", "--records", "20000", "--repeats", "2", "--workdir", str(work)]
+    proc = subprocess.Popen([*KCLIFF, *args, "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: out.exists() and json.loads(out.read_text())["scenarios"], 600, "the first scenario")
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    first = json.loads(out.read_text())
+    assert first["status"] == "interrupted"
+    assert jvms_under(tmp_path) == []
+    kept = {e["id"]: e["started"] for e in first["scenarios"]}
+
+    done = run_kcliff("run", "--resume", str(out), "--workdir", str(work), timeout=900)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "complete" and doc["run_id"] == first["run_id"]
+    assert [e["id"] for e in doc["scenarios"]][:len(kept)] == list(kept)
+    assert {e["id"]: e["started"] for e in doc["scenarios"][:len(kept)]} == kept
+    assert {e["id"] for e in doc["scenarios"]} == {"reference", "flush-1", "inflight-1"}
+    assert len(doc["resumes"]) == 1
+    assert jvms_under(tmp_path) == []
