@@ -25,6 +25,16 @@ def canary_verdict(entry: dict[str, Any], reference: dict[str, Any] | None) -> s
     return "cliff seen" if mine < cliff["max_ratio"] * ref else "NOT SEEN"
 
 
+def tier(entry: dict[str, Any], reference_mb: float | None, threshold: float) -> str | None:
+    """'cliff' when stopped on a cliff or below threshold x the reference's MB/s, else 'healthy'."""
+    if entry.get("status") == "cliff":
+        return "cliff"
+    mb = results.median(entry, "mb_per_sec")
+    if mb is None or not reference_mb:
+        return None
+    return "cliff" if mb < threshold * reference_mb else "healthy"
+
+
 def rows(doc: dict[str, Any]) -> list[list[str]]:
     reference = results.scenario_entry(doc, REFERENCE_ID)
     ref_mb = results.median(reference, "mb_per_sec") if reference else None
