@@ -41,10 +41,10 @@ class Admin:
         while time.monotonic() < deadline:
             meta = self._client.list_topics(topic=name, timeout=5).topics.get(name)
             if meta and meta.error is None and len(meta.partitions) == partitions and all(
-                    p.leader >= 0 and len(p.isrs) >= 2 for p in meta.partitions.values()):
+                    p.leader >= 0 and len(p.isrs) == len(p.replicas) for p in meta.partitions.values()):
                 return
             time.sleep(0.2)
-        raise ClusterError(f"topic {name} has no leaders with an in-sync follower after {TIMEOUT_S:.0f}s")
+        raise ClusterError(f"topic {name}: not every partition has a leader and all replicas in sync after {TIMEOUT_S:.0f}s")
 
     def delete_topic(self, name: str) -> None:
         _wait(self._client.delete_topics([name], operation_timeout=TIMEOUT_S), f"delete topic {name}")

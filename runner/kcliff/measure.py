@@ -45,8 +45,9 @@ class Run:
 
 
 def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object]) -> list[str]:
-    """The perf tool's argv: invariants last so nothing can override acks=all."""
-    props = {**producer, **settings.INVARIANTS["producer"], "bootstrap.servers": cluster.tool_bootstrap}
+    """The perf tool's argv; `producer` is the scenario's producer settings as applied (invariants
+    included), each passed as one argv element: no shell ever sees a value."""
+    props = {**producer, "bootstrap.servers": cluster.tool_bootstrap}
     return cluster.tool_command(PERF_CLASS, [
         "--topic", topic, "--num-records", str(records), "--record-size", str(settings.RECORD_SIZE),
         "--throughput", "-1", "--reporting-interval", str(REPORTING_INTERVAL_MS),

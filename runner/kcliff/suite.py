@@ -19,6 +19,7 @@ from .backends.base import Cluster
 from .errors import ClusterError
 from .progress import Progress
 from .scenario import REFERENCE_ID, Scenario
+from .settings import as_kafka_value
 
 CLIFF_THRESHOLD = 0.35  # a scenario below this fraction of the reference's MB/s is on a cliff
 EARLY_STOP_AFTER = 2     # measured runs stopped on a cliff before the scenario is decided
@@ -136,7 +137,7 @@ class SuiteRunner:
         try:
             entry["restart_forced"] = self._restart_if_needed(sc)
             self.state.apply(sc.dynamic_broker())
-            self.admin.create_topic(topic, sc.partitions(), 3, _topic_configs(sc))
+            self._create_topic(sc, topic)
             created = True
             self._measure_runs(sc, topic, deadline, entry)
         except _Skip as skip:
@@ -161,6 +162,12 @@ class SuiteRunner:
             entry["ended"] = environment.now()
             entry["summary"] = results.summarise(entry["runs"])
         return entry
+
+    def _create_topic(self, sc: Scenario, topic: str) -> None:
+        """The scenario's topic exactly as applied: partitions, replication factor, topic configs."""
+        applied = dict(sc.as_applied()["topic"])
+        partitions, replication = applied.pop("partitions"), applied.pop("replication.factor")
+        self.admin.create_topic(topic, partitions, replication, {k: as_kafka_value(v) for k, v in applied.items()})
 
     def _restart_if_needed(self, sc: Scenario) -> bool:
         wanted = sc.restart_overrides()
@@ -224,7 +231,7 @@ class SuiteRunner:
              rule: Callable[[], measure.StopRule]) -> measure.Run:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
-        return measure.perf_run(self.cluster, topic, records, sc.producer, deadline, log, rule(),
+        return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log, rule(),
                                 on_line=self.progress.live)
 
 
@@ -259,7 +266,3 @@ def _timed_out(run: measure.Run) -> bool:
     return run.stop_reason == "time budget exhausted"
 
 
-def _topic_configs(sc: Scenario) -> dict[str, str]:
-    from .settings import INVARIANTS, as_kafka_value
-    configs = {**sc.topic_configs(), "min.insync.replicas": INVARIANTS["topic"]["min.insync.replicas"]}
-    return {k: as_kafka_value(v) for k, v in configs.items()}
