@@ -53,7 +53,7 @@ def entries(doc: dict[str, Any], metric: Metric) -> list[dict[str, Any]]:
 def _write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(data, out, indent=2)
+        json.dump(data, out, indent=2, ensure_ascii=False)
         out.write("\n")
     os.replace(tmp, path)
 

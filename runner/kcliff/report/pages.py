@@ -39,6 +39,13 @@ def table(df: pd.DataFrame, css: str = "") -> Markup:
     return Markup(html)
 
 
+def readable(value: Any, fmt: str = ".3g") -> str:
+    """Three significant figures, but whole numbers with separators from 1000 on (no 6.29e+04)."""
+    if value is None:
+        return ""
+    return f"{value:,.0f}" if abs(value) >= 1000 else format(value, fmt)
+
+
 def plain(value: Any) -> str:
     """A JSON value as a person would write it: none, true, a, b."""
     if value is None:
@@ -57,7 +64,7 @@ def _environment(templates: Path) -> Environment:
     env.filters["svg"] = Markup  # chart SVG is built from escaped parts in report.charts
     env.filters["plain"] = plain
     env.filters["pct"] = lambda v: f"{100 * v:+.1f}%"
-    env.filters["num"] = lambda v, fmt=".3g": "" if v is None else format(v, fmt)
+    env.filters["num"] = readable
     return env
 
 
