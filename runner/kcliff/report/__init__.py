@@ -45,9 +45,10 @@ def _copy_raw(runs: list[history.HistoryRun], results: Path | None, out: Path) -
     return links
 
 
-def _scenario_order(series: list[changepoint.Series], doc: dict[str, Any]) -> list[str]:
-    """Reference first, then the latest run's order, then scenarios only the history has."""
-    ids = [REFERENCE_ID] + [sc["id"] for sc in doc["scenarios"]] + sorted({s.scenario for s in series})
+def _scenario_order(series: list[changepoint.Series], doc: dict[str, Any], moved: set[str]) -> list[str]:
+    """Reference first, then scenarios that moved, then the latest run's order, then history-only ones."""
+    in_run = [sc["id"] for sc in doc["scenarios"]]
+    ids = [REFERENCE_ID] + [i for i in in_run if i in moved] + sorted(moved) + in_run + sorted({s.scenario for s in series})
     present = {s.scenario for s in series}
     return [i for i in dict.fromkeys(ids) if i in present]
 
@@ -56,7 +57,8 @@ def _trends(series: list[changepoint.Series], found: dict[str, list[changepoint.
             doc: dict[str, Any]) -> list[dict[str, Any]]:
     by_key = {s.key: s for s in series}
     sections = []
-    for scenario in _scenario_order(series, doc):
+    moved = {s.scenario for s in series if found[s.key]}
+    for scenario in _scenario_order(series, doc, moved):
         charts_here = []
         for metric in changepoint.METRICS.values():
             s = by_key.get(f"{scenario} {metric.name}")
