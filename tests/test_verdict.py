@@ -23,8 +23,28 @@ def test_too_few_runs_is_inconclusive():
 
 
 def test_none_and_zero_runs_do_not_count():
-    d = verdict.decide([40.0, None, 41.0, 0.0, 39.0], [40.0, 41.0, 39.0])
-    assert d.n_base == 3 and d.outcome == "pass"
+    d = verdict.decide([40.0, None, 41.0, 0.0, 39.0, 40.5, 39.5, 40.2], [40.0, 41.0, 39.0, 40.1, 39.9])
+    assert d.n_base == 6 and d.outcome == "pass"
+
+
+def test_sample_sizes_that_can_never_reach_alpha_are_inconclusive():
+    # 4 runs a side: Mann-Whitney's smallest one-sided p is 1/70 > 0.01, so even a halving cannot count.
+    d = verdict.decide(BASE[:4], scaled(BASE[:4], 0.5))
+    assert d.outcome == "inconclusive" and "reach p < 0.01" in d.reason
+    # Against a baseline of many runs, 3 head runs can reach it.
+    assert verdict.decide(BASE * 3, scaled(BASE[:3], 0.5)).outcome == "regression"
+
+
+def test_a_drop_beyond_the_minimum_effect_that_noise_could_explain_is_not_a_pass():
+    base = [40.0, 40.4, 39.6, 40.2, 39.8]
+    head = [35.2, 35.0, 35.6, 34.6, 41.0]  # 0.88x, but one head run overlaps the base
+    d = verdict.decide(base, head)
+    assert d.ratio < 0.9 and d.low > 0.8 and d.p_value >= 0.01
+    assert d.outcome == "inconclusive" and "cannot tell it from noise" in d.reason
+    # p99 has no resolution check: within noise is a pass there.
+    assert verdict.decide(head, base, "p99").outcome == "pass"
+    noisy = verdict.decide([40.0, 52.0, 33.0, 47.0, 38.0, 44.0], [35.0, 46.0, 30.0, 41.0, 33.0, 39.0])
+    assert noisy.outcome == "inconclusive" and "cannot rule out a 20% worsening" in noisy.reason
 
 
 def test_a_clear_drop_is_a_regression_and_a_clear_gain_an_improvement():
@@ -70,7 +90,8 @@ def test_landing_in_the_canaries_tier_is_a_cliff():
     assert ceiling == 14.0
     fell = verdict.compare_scenario("repo", {"throughput": BASE}, {"throughput": [12.0, 12.5, 11.8, 12.2]}, ceiling)
     assert fell.verdict == "cliff" and fell.head_in_tier and not fell.base_in_tier
-    already = verdict.compare_scenario("repo", {"throughput": [3.0, 3.1, 2.9]}, {"throughput": [3.0, 3.2, 2.9]}, ceiling)
+    already = verdict.compare_scenario("repo", {"throughput": [3.0, 3.1, 2.9, 3.05, 2.95]},
+                                       {"throughput": [3.0, 3.2, 2.9, 3.1, 2.95]}, ceiling)
     assert already.verdict == "pass" and "already in the canaries' cliff tier" in already.notes[0]
 
 

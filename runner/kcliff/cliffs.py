@@ -89,6 +89,16 @@ class Match:
     def line(self) -> int | None:
         return self.entry.line
 
+    def key(self) -> tuple[Any, ...]:
+        """What the match is about, independent of where the repo is checked out (base vs head)."""
+        return (self.rule.id, self.entry.scope, self.entry.name, self.entry.topic, self.values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shape verdict.judge() and the JSON verdict take."""
+        return {"rule": self.rule.id, "severity": self.rule.severity, "title": self.rule.title, "path": self.path,
+                "line": self.line, "topic": self.topic, "condition": self.condition(), "fix": self.rule.fix,
+                "canary": self.rule.canary}
+
     def condition(self) -> str:
         """e.g. 'producer linger.ms=0, producer batch.size=16384 (default)'."""
         parts = [f"{ref.replace('/', ' ', 1)}={value}" + ("" if written else " (default)")
@@ -275,3 +285,10 @@ def worst_severity(matches: list[Match]) -> str | None:
     if any(m.rule.severity == "error" for m in matches):
         return "error"
     return "warning" if matches else None
+
+
+def introduced(base: list[Match], head: list[Match]) -> list[Match]:
+    """Head's matches that base does not have: what a pull request adds (a cliff already on main is
+    reported by lint, but is not this change's fault)."""
+    before = {m.key() for m in base}
+    return [m for m in head if m.key() not in before]

@@ -53,9 +53,10 @@ def advice(v: Verdict) -> list[str]:
                        "is intended, say so in the pull request and record the new level with "
                        "`kcliff baseline update RESULTS` once merged.")
         elif sv.verdict == "inconclusive":
-            noisy = [d for d in sv.decisions if d.outcome == "inconclusive"]
-            few = any(d.n_base < 3 or d.n_head < 3 for d in noisy)
-            out.append(f"`{sv.id}`: " + ("measure at least 3 runs a side." if few else
+            unsure = [d for d in sv.decisions if d.outcome == "inconclusive"]
+            few = any(d.reason.startswith("too few runs") for d in unsure)
+            out.append(f"`{sv.id}`: " + ("measure more runs a side (at least 5 each, or compare with a baseline "
+                                         "of many runs)." if few else
                        "re-run with more repeats (quadrupling the runs halves the interval) or on a quieter "
                        "runner; run-to-run noise is in the table's noise column."))
     for c in v.canaries:

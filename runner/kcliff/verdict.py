@@ -13,6 +13,7 @@ failed to show its cliff: the rig could not have seen one), pass.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
@@ -81,6 +82,10 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
     if len(base) < min_runs or len(head) < min_runs:
         return Decision(outcome="inconclusive", reason=f"too few runs (base {len(base)}, head {len(head)}; "
                                                        f"need {min_runs} a side)", **common)
+    if 1 / math.comb(len(base) + len(head), len(head)) >= alpha:
+        # Mann-Whitney's smallest possible p for these sample sizes: no result could reach alpha.
+        return Decision(outcome="inconclusive", reason=f"too few runs (base {len(base)}, head {len(head)}) for any "
+                        f"result to reach p < {alpha}", **common)
     ratio = stats.ratio_of_medians(base, head)
     low, high = stats.bootstrap_ratio_interval(base, head, confidence, n_boot, seed)
     higher = HIGHER_IS_BETTER[metric]
@@ -100,6 +105,10 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
             return Decision(outcome="inconclusive", reason=(
                 f"too noisy to tell: the {confidence:.0%} interval {low:.2f}-{high:.2f} cannot rule out "
                 f"a {resolution:.0%} worsening; more runs are needed"), **figures)
+        if _worse(metric, ratio, min_effect):
+            return Decision(outcome="inconclusive", reason=(
+                f"{metric} {direction} to {ratio:.2f}x, but these runs cannot tell it from noise "
+                f"(p={p_worse:.3g} >= {alpha}); more runs are needed"), **figures)
     if _worse(metric, ratio, min_effect):
         reason = f"{ratio:.2f}x is within run-to-run noise (p={p_worse:.3g} >= {alpha})"
     else:
