@@ -24,6 +24,7 @@ COMMANDS = (
     "history",
     "export",
     "report",
+    "scenarios",
 )
 
 
