@@ -8,11 +8,13 @@ PYTEST_ARGS ?=
 
 setup:
 	@scripts/setup.sh
+	@scripts/setup-changepoint.sh
 
 run: setup
 	.venv/bin/kcliff run --suite $(SUITE) $(ARGS)
 
 test: setup
+	@scripts/setup-browser.sh
 	.venv/bin/python -m pytest $(PYTEST_ARGS)
 
 clean:
