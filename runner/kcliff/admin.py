@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from confluent_kafka import KafkaException
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ConfigSource,
                                    NewTopic,
                                    ResourceType)
@@ -61,7 +61,14 @@ class Admin:
                                else AlterConfigOpType.DELETE) for k, v in changes.items()]
         for node_id in node_ids:  # the API takes one broker resource per call
             resource = ConfigResource(ResourceType.BROKER, str(node_id), incremental_configs=entries)
-            _wait(self._client.incremental_alter_configs([resource]), f"alter broker {node_id} {sorted(changes)}")
+            for attempt in range(3):
+                try:
+                    _wait(self._client.incremental_alter_configs([resource]), f"alter broker {node_id} {sorted(changes)}")
+                    break
+                except _Transport:
+                    # Shrinking num.network.threads closes the connections its removed processors
+                    # held, ours included; the change itself went through and is read back later.
+                    time.sleep(1.0)
 
     def broker_dynamic(self, node_id: int) -> dict[str, str]:
         """The per-broker dynamic configs currently set on `node_id`."""
@@ -76,13 +83,21 @@ class Admin:
         return {k: e.value for k, e in entries.items()}
 
 
+class _Transport(ClusterError):
+    """The connection to a broker dropped while waiting for an answer."""
+
+
 def _wait(futures: dict[Any, Any], what: str) -> dict[Any, Any]:
     results = {}
     for key, future in futures.items():
         try:
             results[key] = future.result(timeout=TIMEOUT_S)
         except KafkaException as exc:
-            raise ClusterError(f"{what}: {exc.args[0].str() if exc.args else exc}") from None
+            error = exc.args[0] if exc.args else None
+            text = error.str() if error is not None else str(exc)
+            if error is not None and error.code() == KafkaError._TRANSPORT:
+                raise _Transport(f"{what}: {text}") from None
+            raise ClusterError(f"{what}: {text}") from None
         except TimeoutError:
             raise ClusterError(f"{what}: no answer in {TIMEOUT_S:.0f}s") from None
     return results
