@@ -123,8 +123,8 @@ def test_a_failed_canary_is_refused_and_nothing_is_written(tmp_path):
 
 @pytest.mark.parametrize("mangle, words", [
     (lambda text: text[: len(text) // 2], "not valid JSON (truncated?)"),
-    (lambda text: text.replace('"schema_version": 1', '"schema_version": 2', 1), "newer than this kcliff reads"),
-    (lambda text: text.replace('"kcliff.results"', '"something.else"', 1), "not a kcliff.results file"),
+    (lambda text: text.replace('"schema_version": 1', '"schema_version": 2', 1), "newer than this kcliff"),
+    (lambda text: text.replace('"kcliff.results"', '"something.else"', 1), "not a kcliff results file"),
     (lambda text: text.replace('"status": "complete"', '"status": "interrupted"', 1), "only complete runs"),
 ])
 def test_unusable_results_are_refused_without_writing(tmp_path, mangle, words):

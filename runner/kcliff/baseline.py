@@ -22,11 +22,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import results as results_file
 from . import verdict
 from .errors import InputError
 
-RESULTS_SCHEMA = "kcliff.results"
-RESULTS_VERSION = 1
 SCHEMA = "kcliff.baseline"
 SCHEMA_VERSION = 1
 DEFAULT_DIR = "baselines"
@@ -63,13 +62,10 @@ def _check_schema(doc: dict[str, Any], path: Path, schema: str, version: int) ->
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
-    """A results file (docs/results-schema.md); truncated, foreign or newer-schema files are refused."""
-    path = Path(path)
-    doc = _read_json(path, "results file")
-    _check_schema(doc, path, RESULTS_SCHEMA, RESULTS_VERSION)
-    env = doc.get("environment")
-    if not isinstance(env, dict) or not isinstance(doc.get("scenarios"), list):
-        raise InputError("results file lacks 'environment' or 'scenarios' (truncated?)", str(path))
+    """A results file (docs/results-schema.md) that names its Kafka version and runner class;
+    truncated, foreign or newer-schema files are refused by results.load."""
+    doc = results_file.load(path)
+    env = doc["environment"]
     for key in ("kafka_version", "runner_class"):
         if not isinstance(env.get(key), str) or not env[key]:
             raise InputError(f"results file lacks environment.{key}", str(path))
