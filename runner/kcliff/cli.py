@@ -21,6 +21,7 @@ COMMANDS = (
     "compare",
     "cluster",
     "run",
+    "check",
     "history",
     "export",
     "report",

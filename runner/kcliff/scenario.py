@@ -52,8 +52,9 @@ class Scenario:
         return dict(getattr(self, scope))
 
     def restart_overrides(self) -> dict[str, Any]:
-        """Read-only broker settings: these force a broker restart."""
-        return {k: v for k, v in self.broker.items() if settings.lookup("broker", k).apply == "restart"}
+        """Read-only broker settings away from their defaults: these force a broker restart."""
+        return {k: v for k, v in self.broker.items()
+                if settings.lookup("broker", k).apply == "restart" and v != settings.lookup("broker", k).default}
 
     def dynamic_broker(self) -> dict[str, Any]:
         return {k: v for k, v in self.broker.items() if settings.lookup("broker", k).apply != "restart"}

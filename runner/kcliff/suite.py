@@ -138,43 +138,94 @@ class SuiteRunner:
         return retry
 
     def measure_scenario(self, sc: Scenario) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "id": sc.id, "description": sc.description, "source": sc.source, "settings_hash": sc.settings_hash(),
-            "applied": sc.as_applied(), "cliff": vars(sc.cliff) if sc.cliff else None, "status": "ok",
-            "status_reason": None, "restart_forced": False, "started": environment.now(), "warmup": None,
-            "runs": [], "summary": None}
+        entry = _new_entry(sc)
         began = time.monotonic()
-        deadline = began + self.opts.budget_s
-        topic = f"kcliff-{sc.id}-{uuid.uuid4().hex[:6]}"
+        topic = _topic_name(sc)
         created = False
         try:
-            entry["restart_forced"] = self._restart_if_needed(sc)
-            self.state.apply(sc.dynamic_broker())
+            self._switch_to(sc, entry)
             self._create_topic(sc, topic)
             created = True
-            self._measure_runs(sc, topic, deadline, entry)
-        except _Skip as skip:
-            entry["status"], entry["status_reason"] = "skipped", str(skip)
-        except _Fault as fault:
-            entry["status"], entry["status_reason"] = "faulted", str(fault)
-        except ClusterError as exc:
-            dead = self.cluster.dead_nodes()
-            entry["status"] = "faulted" if dead else "failed"
-            entry["status_reason"] = f"{exc}" + (f" (broker node(s) {dead} died)" if dead else "")
+            self._measure_runs(sc, topic, began + self.opts.budget_s, entry)
+        except (_Skip, _Fault, ClusterError) as exc:
+            self._record_failure([entry], exc)
         finally:
-            if created and not self.cluster.dead_nodes():
-                try:
-                    self.admin.delete_topic(topic)
-                except ClusterError:
-                    pass
-            measured = sum(r["elapsed_s"] for r in entry["runs"])
-            warm = entry["warmup"]["elapsed_s"] if entry["warmup"] else 0.0
-            entry["wall_s"] = round(time.monotonic() - began, 2)
-            entry["measured_s"] = round(measured, 2)
-            entry["overhead_s"] = round(entry["wall_s"] - measured - warm, 2)
-            entry["ended"] = environment.now()
-            entry["summary"] = results.summarise(entry["runs"])
+            if created:
+                self._delete_topic(topic)
+            _finish(entry, began)
         return entry
+
+    def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[dict[str, Any]]:
+        """A B A B ...: each round measures every scenario once, so drift on a shared runner hits all
+        sides alike. Each side has its own topic and warm-up; broker settings switch before each run."""
+        entries = [_new_entry(sc) for sc in scenarios]
+        topics = [_topic_name(sc) for sc in scenarios]
+        began = time.monotonic()
+        deadline = began + self.opts.budget_s * len(scenarios)
+        created: list[str] = []
+        rule = lambda: self._stop_rule_factory(scenarios[0])()  # noqa: E731 - fault watch (+ cliff stop)
+        try:
+            for sc, topic, entry in zip(scenarios, topics, entries):
+                self._switch_to(sc, entry)
+                self._create_topic(sc, topic)
+                created.append(topic)
+                entry["warmup"] = self._one(sc, topic, self.opts.warmup(), deadline, "warmup", rule).as_dict()
+            for i in range(1, rounds + 1):
+                for sc, topic, entry in zip(scenarios, topics, entries):
+                    self._switch_to(sc, entry)
+                    run = self._one(sc, topic, self.opts.records, deadline, f"round {i}/{rounds}", rule)
+                    entry["runs"].append(run.as_dict())
+                    self._check_run(run, i)
+                    if _timed_out(run):
+                        raise _OutOfTime(f"time budget of {self.opts.budget_s * len(scenarios):.0f}s "
+                                         f"exhausted in round {i}")
+        except (_Skip, _Fault, _OutOfTime, ClusterError) as exc:
+            self._record_failure(entries, exc)
+        finally:
+            for topic in created:
+                self._delete_topic(topic)
+            for entry in entries:
+                entry["interleaved_with"] = [e["id"] for e in entries if e is not entry]
+                _finish(entry, began)
+        self.doc["scenarios"].extend(entries)
+        results.save(self.doc, self.out)
+        return entries
+
+    def _switch_to(self, sc: Scenario, entry: dict[str, Any]) -> None:
+        entry["restart_forced"] = self._restart_if_needed(sc) or entry["restart_forced"]
+        self.state.apply(sc.dynamic_broker())
+
+    def _record_failure(self, entries: list[dict[str, Any]], exc: Exception) -> None:
+        if isinstance(exc, _Skip):
+            status, reason = "skipped", str(exc)
+        elif isinstance(exc, _OutOfTime):
+            status, reason = "timed_out", str(exc)
+        elif isinstance(exc, _Fault):
+            status, reason = "faulted", str(exc)
+        else:
+            dead = self.cluster.dead_nodes()
+            status = "faulted" if dead else "failed"
+            reason = f"{exc}" + (f" (broker node(s) {dead} died)" if dead else "")
+        for entry in entries:
+            entry["status"], entry["status_reason"] = status, reason
+
+    def _delete_topic(self, topic: str) -> None:
+        if self.cluster.dead_nodes():
+            return
+        try:
+            self.admin.delete_topic(topic)
+        except ClusterError:
+            pass
+
+    def _check_run(self, run: measure.Run, index: int) -> None:
+        """Raise for a run that hit a fault or failed; a cliff stop or a complete run is fine."""
+        if run.stop_reason and run.stop_reason.startswith(FAULT):
+            raise _Fault(run.stop_reason)
+        if not run.complete and not run.stopped_early and not _timed_out(run):
+            dead = self.cluster.dead_nodes()
+            if dead:
+                raise _Fault(f"{FAULT} broker node(s) {dead} died during run {index}")
+            raise ClusterError(f"perf run {index} failed: {run.stop_reason}")
 
     def _create_topic(self, sc: Scenario, topic: str) -> None:
         """The scenario's topic exactly as applied: partitions, replication factor, topic configs."""
@@ -209,8 +260,7 @@ class SuiteRunner:
         for i in range(1, self.opts.repeats + 1):
             run = self._one(sc, topic, self.opts.records, deadline, f"run {i}/{self.opts.repeats}", rule)
             entry["runs"].append(run.as_dict())
-            if run.stop_reason and run.stop_reason.startswith(FAULT):
-                raise _Fault(run.stop_reason)
+            self._check_run(run, i)
             if _timed_out(run):
                 entry["status"] = "timed_out"
                 entry["status_reason"] = f"time budget of {self.opts.budget_s:.0f}s exhausted in run {i}"
@@ -220,11 +270,6 @@ class SuiteRunner:
                 if cliffs >= EARLY_STOP_AFTER:
                     entry["status"], entry["status_reason"] = "cliff", run.stop_reason
                     return
-            elif not run.complete:
-                dead = self.cluster.dead_nodes()
-                if dead:
-                    raise _Fault(f"{FAULT} broker node(s) {dead} died during run {i}")
-                raise ClusterError(f"perf run {i} failed: {run.stop_reason}")
 
     def _stop_rule_factory(self, sc: Scenario) -> Callable[[], measure.StopRule]:
         """Each run gets a fresh rule: stop on a dead broker; with early stop, also on a certain cliff."""
@@ -248,11 +293,37 @@ class SuiteRunner:
                                 on_line=self.progress.live)
 
 
+def _new_entry(sc: Scenario) -> dict[str, Any]:
+    return {"id": sc.id, "description": sc.description, "source": sc.source, "settings_hash": sc.settings_hash(),
+            "applied": sc.as_applied(), "cliff": vars(sc.cliff) if sc.cliff else None, "status": "ok",
+            "status_reason": None, "restart_forced": False, "started": environment.now(), "warmup": None,
+            "runs": [], "summary": None}
+
+
+def _topic_name(sc: Scenario) -> str:
+    return f"kcliff-{sc.id}-{uuid.uuid4().hex[:6]}"
+
+
+def _finish(entry: dict[str, Any], began: float) -> None:
+    """Timings (wall, inside measured runs, harness overhead) and the summary."""
+    measured = sum(r["elapsed_s"] for r in entry["runs"])
+    warm = entry["warmup"]["elapsed_s"] if entry["warmup"] else 0.0
+    entry["wall_s"] = round(time.monotonic() - began, 2)
+    entry["measured_s"] = round(measured, 2)
+    entry["overhead_s"] = round(entry["wall_s"] - measured - warm, 2)
+    entry["ended"] = environment.now()
+    entry["summary"] = results.summarise(entry["runs"])
+
+
 class _Skip(Exception):
     pass
 
 
 class _Fault(Exception):
+    pass
+
+
+class _OutOfTime(Exception):
     pass
 
 
