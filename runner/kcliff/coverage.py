@@ -47,7 +47,16 @@ def format_tuple(cells: tuple[tuple[Key, Any], ...]) -> str:
     return " + ".join(f"{scope} {name}={settings.as_kafka_value(value)}" for (scope, name), value in cells)
 
 
+def _plain(value: Any) -> Any:
+    """YAML loaders may hand back int/str subclasses; compare as plain bool, int or str."""
+    for kind in (bool, int, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
 def _same(a: Any, b: Any) -> bool:
+    a, b = _plain(a), _plain(b)
     return type(a) is type(b) and a == b
 
 
@@ -108,6 +117,7 @@ def _constrained_keys(forbids: list[dict[Key, Any]]) -> set[Key]:
 
 
 def _marker(value: Any) -> tuple[str, Any]:
+    value = _plain(value)
     return (type(value).__name__, value)
 
 

@@ -153,6 +153,17 @@ def load(path: str | Path) -> Space:
     return Space(path_s, space.description, found, constraints, seeds, space.digest)
 
 
+def plain(value: Any) -> Any:
+    """ruamel's round-trip types (ScalarInt for 0, ScalarString, ...) as plain Python values."""
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
 def _error(message: str, path: str, node: Any, key: Any = None) -> InputError:
     line = yamlio.key_line(node, key) if key is not None else yamlio.node_line(node)
     return InputError(message, path, line)
@@ -231,7 +242,7 @@ def _parse_levels(raw: Any, known: settings.Setting, path: str, entry: dict) -> 
         for key in item:
             if key not in LEVEL_KEYS:
                 raise _error(f"unknown key '{key}' in a level: expected value, reason", path, item, key)
-        value = item["value"]
+        value = plain(item["value"])
         problem = known.check(value)
         if problem:
             raise InputError(f"{label}: {problem}", path, line)
@@ -275,7 +286,7 @@ def _assignment(raw: Any, space: Space, path: str, parent: Any, parent_key: Any,
                 hint = f"did you mean '{close[0]}'?" if close else f"{scope} settings in this space: {', '.join(here) or 'none'}"
                 raise _error(f"{what} names {scope} setting '{name}', which is not in the space: {hint}",
                              path, block, name)
-            values = value if lists and isinstance(value, list) else [value]
+            values = [plain(v) for v in (value if lists and isinstance(value, list) else [value])]
             if not values:
                 raise _error(f"{what}: {scope} {name} has an empty value list", path, block, name)
             levels = space.settings[index].values()
