@@ -1,7 +1,7 @@
 """`kcliff` entry point: one module per command under kcliff.commands; exit codes are the CI contract.
 
 Exit codes: 0 success / pass; 1 a finding (cliff, regression, failed canary); 2 bad input or an
-unusable environment; 130 interrupted.
+unusable environment; 3 inconclusive (check, compare: the rig could not tell); 130 interrupted.
 """
 
 from __future__ import annotations
