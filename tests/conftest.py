@@ -19,3 +19,15 @@ def run_kcliff(*args: str, cwd: Path = ROOT, timeout: float = 900, env: dict | N
 @pytest.fixture
 def kcliff():
     return run_kcliff
+
+
+@pytest.fixture(scope="session")
+def shared_cluster(tmp_path_factory) -> Path:
+    """A workdir whose local cluster (`kcliff cluster up`) serves every test that only measures;
+    `kcliff run --workdir` uses it. Tests about bring-up and teardown start their own."""
+    work = tmp_path_factory.mktemp("shared") / "w"
+    up = run_kcliff("cluster", "up", "--workdir", str(work), timeout=300)
+    assert up.returncode == 0, up.stderr[-2000:]
+    yield work
+    down = run_kcliff("cluster", "down", "--workdir", str(work), timeout=120)
+    assert down.returncode == 0, down.stderr

@@ -1,0 +1,66 @@
+"""History built from real short suite runs with a deliberate config change between runs: the change
+point lands at the run where the change was made, and the site and exports are built from it."""
+
+import json
+
+import pytest
+
+from conftest import run_kcliff
+from kcliff import changepoint, history
+
+pytestmark = pytest.mark.kafka
+
+BEFORE = """\
+scenarios:
+  - id: probe
+    description: the scenario a config change will hit
+    topic: {partitions: 6}
+"""
+# fsync per batch and one request in flight: the study's worst pairing, several times slower here
+AFTER = """\
+scenarios:
+  - id: probe
+    description: the scenario a config change will hit
+    broker: {log.flush.interval.messages: 1}
+    topic: {partitions: 6}
+    producer: {max.in.flight.requests.per.connection: 1}
+"""
+RUNS, CHANGE_AT = 6, 4
+
+
+def test_change_point_lands_on_the_run_that_changed_the_config(shared_cluster, tmp_path):
+    suite, hist = tmp_path / "probe.yaml", tmp_path / "history"
+    latest_flagged = []
+    for i in range(1, RUNS + 1):
+        suite.write_text(AFTER if i >= CHANGE_AT else BEFORE)
+        out = tmp_path / f"run-{i}.json"
+        done = run_kcliff("run", "--suite", str(suite), "--records", "10000", "--warmup-records", "3000",
+                          "--repeats", "3", "--no-early-stop", "--workdir", str(shared_cluster), "--out", str(out),
+                          "--quiet", timeout=600)
+        assert json.loads(out.read_text())["status"] == "complete", done.stderr[-2000:]
+        assert run_kcliff("history", "add", str(out), "--dir", str(hist), timeout=60).returncode == 0
+        if i == CHANGE_AT:
+            latest_flagged.append(run_kcliff("history", "regressions", "--dir", str(hist), timeout=120))
+
+    runs = history.load(hist)
+    assert len(runs) == RUNS
+    series = {(s.scenario, s.metric.name): s for s in history.build_series(runs)}
+    changes = changepoint.detect(series[("probe", "throughput")])
+    ids = [r.key.run_id for r in sorted(runs, key=lambda r: r.key.started)]
+    assert [c.run_id for c in changes] == [ids[CHANGE_AT - 1]], changes
+    assert changes[0].magnitude < 0  # throughput fell
+    assert latest_flagged[0].returncode == 1, latest_flagged[0].stdout + latest_flagged[0].stderr
+
+    site = tmp_path / "site"
+    built = run_kcliff("report", "--history", str(hist), "--out", str(site), timeout=300)
+    assert built.returncode == 0, built.stderr
+    trends = (site / "trends.html").read_text()
+    probe = trends[trends.index('id="probe"'):]
+    assert 'class="change regression"' in probe.split('<section class="trend"')[0]
+
+    exported = run_kcliff("export", str(tmp_path / f"run-{RUNS}.json"), "--out-dir", str(tmp_path / "bench"))
+    assert exported.returncode == 0, exported.stderr
+    for name, unit in (("throughput.json", "MB/s"), ("p99.json", "ms")):
+        entries = json.loads((tmp_path / "bench" / name).read_text())
+        assert {e["name"] for e in entries} >= {f"probe {name.split('.')[0]}", f"reference {name.split('.')[0]}"}
+        assert all(e["unit"] == unit and isinstance(e["value"], (int, float)) for e in entries)
