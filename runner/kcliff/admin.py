@@ -61,25 +61,19 @@ class Admin:
                                else AlterConfigOpType.DELETE) for k, v in changes.items()]
         for node_id in node_ids:  # the API takes one broker resource per call
             resource = ConfigResource(ResourceType.BROKER, str(node_id), incremental_configs=entries)
-            for attempt in range(3):
-                try:
-                    _wait(self._client.incremental_alter_configs([resource]), f"alter broker {node_id} {sorted(changes)}")
-                    break
-                except _Transport:
-                    # Shrinking num.network.threads closes the connections its removed processors
-                    # held, ours included; the change itself went through and is read back later.
-                    time.sleep(1.0)
+            _retrying(lambda: self._client.incremental_alter_configs([resource]),
+                      f"alter broker {node_id} {sorted(changes)}")
 
     def broker_dynamic(self, node_id: int) -> dict[str, str]:
         """The per-broker dynamic configs currently set on `node_id`."""
         resource = ConfigResource(ResourceType.BROKER, str(node_id))
-        entries = _wait(self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
+        entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
         return {k: e.value for k, e in entries.items()
                 if e.source == ConfigSource.DYNAMIC_BROKER_CONFIG and e.value is not None}
 
     def broker_config(self, node_id: int) -> dict[str, str | None]:
         resource = ConfigResource(ResourceType.BROKER, str(node_id))
-        entries = _wait(self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
+        entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
         return {k: e.value for k, e in entries.items()}
 
 
@@ -101,6 +95,19 @@ def _wait(futures: dict[Any, Any], what: str) -> dict[Any, Any]:
         except TimeoutError:
             raise ClusterError(f"{what}: no answer in {TIMEOUT_S:.0f}s") from None
     return results
+
+
+def _retrying(call: Any, what: str, attempts: int = 4) -> dict[Any, Any]:
+    """Changing num.network.threads closes the connections its removed processors held, ours
+    included: a dropped connection is retried (the change itself went through, and is read back)."""
+    for attempt in range(attempts):
+        try:
+            return _wait(call(), what)
+        except _Transport:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
 
 
 def _quiet_logger() -> Any:
