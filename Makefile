@@ -4,7 +4,7 @@ SUITE ?= canaries
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: setup run test clean
+.PHONY: setup docker-setup run test clean
 
 setup:
 	@scripts/setup.sh
@@ -13,7 +13,13 @@ setup:
 run: setup
 	.venv/bin/kcliff run --suite $(SUITE) $(ARGS)
 
-test: setup
+# Docker engine, compose v2 and the stand-in Kafka image for the compose tests (docs/compose.md).
+docker-setup: setup
+	@scripts/setup-docker.sh
+
+# Under make test the compose tests must run: a missing Docker fails them instead of skipping.
+test: export KCLIFF_REQUIRE_DOCKER = 1
+test: setup docker-setup
 	@scripts/setup-browser.sh
 	.venv/bin/python -m pytest $(PYTEST_ARGS)
 

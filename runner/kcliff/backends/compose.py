@@ -1,0 +1,407 @@
+"""The docker compose backend: compose/docker-compose.yml's three KRaft brokers in containers, each
+capped (2 CPU / 2 GB by default), and every perf-tool run in a one-off container of the separately
+capped `producer` service. Scenario application and measurement are the runner's, as for the local
+backend; only how the cluster starts and where the tools run differ (docs/compose.md).
+
+Every compose call names its project (unique per cluster) and passes its variables through an env
+file in the cluster's work directory, so concurrent stacks never collide and the argv alone says
+what runs. Read-only broker settings reach the brokers as KAFKA_* variables in a second env file
+(the apache/kafka image's convention), applied by recreating the broker containers; their data
+volumes survive, so a restart keeps the topics.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import kafka_dist, settings
+from ..admin import Admin
+from ..errors import ClusterError, InputError
+from .base import Cluster
+
+COMPOSE_FILE = Path(__file__).resolve().parents[3] / "compose" / "docker-compose.yml"
+DEFAULT_IMAGE = "apache/kafka"
+STANDIN_IMAGE = "kcliff/kafka-standin"  # built by scripts/setup-docker.sh where no registry is reachable
+BROKERS = ("kafka-1", "kafka-2", "kafka-3")
+INTERNAL_PORT = 19092
+READY_TIMEOUT_S = 240.0
+COMPOSE_TIMEOUT_S = 600.0
+# Variables compose/docker-compose.yml reads; kcliff sets every one of them for its own stacks.
+COMPOSE_VARIABLES = (
+    "KCLIFF_KAFKA_IMAGE", "KCLIFF_KAFKA_VERSION", "KCLIFF_PULL_POLICY", "KCLIFF_CLUSTER_ID",
+    "KCLIFF_BROKER_CPUS", "KCLIFF_BROKER_MEMORY", "KCLIFF_BROKER_HEAP_OPTS",
+    "KCLIFF_PRODUCER_CPUS", "KCLIFF_PRODUCER_MEMORY", "KCLIFF_PRODUCER_HEAP_OPTS",
+    "KCLIFF_HOST_PORT_1", "KCLIFF_HOST_PORT_2", "KCLIFF_HOST_PORT_3", "KCLIFF_BROKER_ENV_FILE",
+)
+
+
+@dataclass(frozen=True)
+class ComposeCaps:
+    """Container limits (docker's --cpus / --memory) and JVM heaps. The defaults are the published
+    study's 2 CPU / 2 GB per broker; KCLIFF_BROKER_CPUS etc. override them (see from_env)."""
+    broker_cpus: float = 2.0
+    broker_memory_mb: int = 2048
+    broker_heap_mb: int = 1024
+    producer_cpus: float = 2.0
+    producer_memory_mb: int = 2048
+    producer_heap_mb: int = 512
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> ComposeCaps:
+        env = os.environ if env is None else env
+        names = {"broker_cpus": "KCLIFF_BROKER_CPUS", "broker_memory_mb": "KCLIFF_BROKER_MEMORY_MB",
+                 "broker_heap_mb": "KCLIFF_BROKER_HEAP_MB", "producer_cpus": "KCLIFF_PRODUCER_CPUS",
+                 "producer_memory_mb": "KCLIFF_PRODUCER_MEMORY_MB", "producer_heap_mb": "KCLIFF_PRODUCER_HEAP_MB"}
+        values: dict[str, Any] = {}
+        for attr, var in names.items():
+            if env.get(var):
+                kind = float if attr.endswith("cpus") else int
+                try:
+                    values[attr] = kind(env[var])
+                except ValueError:
+                    raise InputError(f"{var} must be a number, got {env[var]!r}") from None
+                if values[attr] <= 0:
+                    raise InputError(f"{var} must be positive, got {env[var]!r}")
+        return cls(**values)
+
+    def variables(self) -> dict[str, str]:
+        return {
+            "KCLIFF_BROKER_CPUS": f"{self.broker_cpus:g}", "KCLIFF_BROKER_MEMORY": f"{self.broker_memory_mb}m",
+            "KCLIFF_BROKER_HEAP_OPTS": f"-Xmx{self.broker_heap_mb}m -Xms{self.broker_heap_mb}m",
+            "KCLIFF_PRODUCER_CPUS": f"{self.producer_cpus:g}", "KCLIFF_PRODUCER_MEMORY": f"{self.producer_memory_mb}m",
+            "KCLIFF_PRODUCER_HEAP_OPTS": f"-Xmx{self.producer_heap_mb}m -Xms{self.producer_heap_mb}m",
+        }
+
+
+def env_name(setting: str) -> str:
+    """The apache/kafka image's variable for a server.properties key (the inverse of its mapping:
+    '.' <-> '_', '_' <-> '__', '-' <-> '___'): socket.send.buffer.bytes -> KAFKA_SOCKET_SEND_BUFFER_BYTES."""
+    return "KAFKA_" + setting.replace("_", "__").replace("-", "___").replace(".", "_").upper()
+
+
+def compose_base_command() -> list[str]:
+    """The compose v2 binary itself when it can be found (a signal to it reaches the container of a
+    `run`; through the docker CLI's plugin shim it does not), else `docker compose`."""
+    candidates = [os.environ.get("KCLIFF_DOCKER_COMPOSE"), shutil.which("docker-compose"),
+                  str(Path.home() / ".docker/cli-plugins/docker-compose"),
+                  "/usr/local/lib/docker/cli-plugins/docker-compose", "/usr/libexec/docker/cli-plugins/docker-compose",
+                  "/usr/lib/docker/cli-plugins/docker-compose"]
+    for path in candidates:
+        if path and os.access(path, os.X_OK) and _is_compose_v2([path]):
+            return [path]
+    if shutil.which("docker") and _is_compose_v2(["docker", "compose"]):
+        return ["docker", "compose"]
+    raise InputError("docker compose v2 not found: run scripts/setup-docker.sh (or install the compose plugin)")
+
+
+def _is_compose_v2(base: list[str]) -> bool:
+    try:
+        done = subprocess.run(base + ["version", "--short"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and done.stdout.strip().lstrip("v").startswith("2.")
+
+
+def _docker(*args: str, timeout: float = 60.0, check: bool = True) -> subprocess.CompletedProcess:
+    try:
+        done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise InputError("docker not found: run scripts/setup-docker.sh") from None
+    except subprocess.TimeoutExpired:
+        raise ClusterError(f"docker {' '.join(args[:2])} took over {timeout:.0f}s") from None
+    if check and done.returncode != 0:
+        raise ClusterError(f"docker {' '.join(args[:2])} failed: {_tail(done.stderr or done.stdout)}")
+    return done
+
+
+def _tail(text: str, lines: int = 15) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def image_present(image: str) -> bool:
+    return _docker("image", "inspect", "-f", "{{.Id}}", image, check=False).returncode == 0
+
+
+def choose_image(kafka_version: str, image: str | None = None) -> tuple[str, str]:
+    """(repository, pull policy). An explicit image (argument or KCLIFF_KAFKA_IMAGE) wins; otherwise
+    apache/kafka when it is present locally, else the stand-in when it is, else apache/kafka pulled
+    on first use (GitHub's runners can pull; this machine cannot)."""
+    chosen = image or os.environ.get("KCLIFF_KAFKA_IMAGE")
+    if not chosen:
+        if image_present(f"{DEFAULT_IMAGE}:{kafka_version}"):
+            chosen = DEFAULT_IMAGE
+        elif image_present(f"{STANDIN_IMAGE}:{kafka_version}"):
+            chosen = STANDIN_IMAGE
+        else:
+            chosen = DEFAULT_IMAGE
+    if ":" in chosen.rsplit("/", 1)[-1]:
+        raise InputError(f"give the image without a tag ({chosen!r}): the tag is the Kafka version")
+    present = image_present(f"{chosen}:{kafka_version}")
+    if not present and chosen == STANDIN_IMAGE:
+        raise InputError(f"{STANDIN_IMAGE}:{kafka_version} is not built: run scripts/setup-docker.sh")
+    return chosen, "never" if present else "missing"
+
+
+def _free_ports(count: int) -> list[int]:
+    socks = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            socks.append(sock)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+@dataclass
+class ComposeCluster(Cluster):
+    workdir: Path
+    kafka_version: str
+    image: str
+    pull_policy: str
+    caps: ComposeCaps = field(default_factory=ComposeCaps)
+    project: str = ""
+    compose_file: Path = COMPOSE_FILE
+    ports: list[int] = field(default_factory=list)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    restarts: list[float] = field(default_factory=list)
+    cluster_id: str = ""
+    backend: str = "compose"
+    _base: list[str] = field(default_factory=list)
+    _down: bool = False
+
+    @property
+    def can_restart(self) -> bool:
+        return True
+
+    @property
+    def admin_bootstrap(self) -> str:  # type: ignore[override]
+        return ",".join(f"127.0.0.1:{p}" for p in self.ports)
+
+    @property
+    def tool_bootstrap(self) -> str:  # type: ignore[override]
+        return ",".join(f"{name}:{INTERNAL_PORT}" for name in BROKERS)
+
+    @property
+    def env_file(self) -> Path:
+        return self.workdir / "compose.env"
+
+    @property
+    def broker_env_file(self) -> Path:
+        return self.workdir / "broker-overrides.env"
+
+    # -- compose invocations -------------------------------------------------------------------
+
+    def compose_argv(self, *args: str) -> list[str]:
+        return [*self._base, "--project-name", self.project, "--file", str(self.compose_file),
+                "--env-file", str(self.env_file), *args]
+
+    def compose(self, *args: str, timeout: float = COMPOSE_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess:
+        try:
+            done = subprocess.run(self.compose_argv(*args), capture_output=True, text=True, timeout=timeout,
+                                  env=_compose_environment(), stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise ClusterError(f"docker compose {args[0]} took over {timeout:.0f}s (project {self.project})") from None
+        if check and done.returncode != 0:
+            raise ClusterError(f"docker compose {args[0]} failed (project {self.project}):\n"
+                               f"{_tail(done.stderr or done.stdout)}")
+        return done
+
+    def write_env(self) -> None:
+        variables = {
+            "KCLIFF_KAFKA_IMAGE": self.image, "KCLIFF_KAFKA_VERSION": self.kafka_version,
+            "KCLIFF_PULL_POLICY": self.pull_policy, "KCLIFF_CLUSTER_ID": self.cluster_id,
+            "KCLIFF_BROKER_ENV_FILE": str(self.broker_env_file), **self.caps.variables(),
+            **{f"KCLIFF_HOST_PORT_{i}": str(p) for i, p in enumerate(self.ports, start=1)},
+        }
+        self.env_file.write_text("".join(f"{k}={_env_value(v)}\n" for k, v in variables.items()))
+        self.write_overrides(self.overrides)
+
+    def write_overrides(self, overrides: dict[str, Any]) -> None:
+        lines = [f"{env_name(k)}={_env_value(settings.as_kafka_value(v))}\n" for k, v in sorted(overrides.items())]
+        self.broker_env_file.write_text("# read-only broker settings, as KAFKA_* variables\n" + "".join(lines))
+
+    # -- life cycle ------------------------------------------------------------------------------
+
+    def start(self, timeout: float = READY_TIMEOUT_S) -> None:
+        """Bring the stack up, wait until every broker is healthy and an RF-3 topic can be created;
+        on any failure take everything down again before raising."""
+        began = time.monotonic()
+        try:
+            self.write_env()
+            self._up(timeout)
+        except BaseException:
+            self.down()
+            raise
+        self.bringup_s = round(time.monotonic() - began, 2)
+
+    def _up(self, timeout: float, *extra: str) -> None:
+        done = self.compose("up", "--detach", "--wait", "--wait-timeout", str(int(timeout)), *extra, *BROKERS,
+                            timeout=timeout + 60, check=False)
+        if done.returncode != 0:
+            raise ClusterError(f"the compose cluster did not become healthy (project {self.project}): "
+                               f"{_tail(done.stderr, 5)}\n{self._log_tail()}")
+        self.wait_ready(timeout)
+
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
+        """Ready: all three brokers registered (seen from the host, through the EXTERNAL listener)
+        and a replication-factor-3 topic can be created."""
+        deadline = time.monotonic() + timeout
+        admin = Admin(self.admin_bootstrap)
+        while len(admin.broker_ids(timeout=2)) < len(BROKERS):
+            dead = self.dead_nodes()
+            if dead:
+                raise ClusterError(f"broker {dead[0]} exited during start-up:\n{self._log_tail()}")
+            if time.monotonic() > deadline:
+                raise ClusterError(f"brokers not all registered after {timeout:.0f}s:\n{self._log_tail()}")
+            time.sleep(0.5)
+        probe = f"kcliff-ready-{uuid.uuid4().hex[:8]}"
+        admin.create_topic(probe, 3, 3, {})
+        admin.delete_topic(probe)
+
+    def _log_tail(self, lines: int = 20) -> str:
+        done = self.compose("logs", "--no-color", "--tail", str(lines), *BROKERS, timeout=60, check=False)
+        return _tail(done.stdout, 3 * lines)
+
+    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+        """A one-off container of the `producer` service runs the class (its own caps; removed when
+        it ends). Variables the compose file reads are unset first, so the caller's environment
+        cannot change what the env file says."""
+        unset = [arg for var in COMPOSE_VARIABLES if var in os.environ for arg in ("-u", var)]
+        prefix = ["env", *unset] if unset else []
+        return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", "producer",
+                                          "/opt/kafka/bin/kafka-run-class.sh", main_class, *args)
+
+    def restart(self, overrides: dict[str, Any]) -> None:
+        """Recreate the brokers with `overrides` as KAFKA_* variables (their volumes stay)."""
+        began = time.monotonic()
+        self.overrides = dict(overrides)
+        self.write_overrides(self.overrides)
+        self._up(READY_TIMEOUT_S, "--force-recreate")
+        self.restarts.append(round(time.monotonic() - began, 2))
+
+    def container_states(self) -> dict[str, str]:
+        """Service -> container state (running, exited, ...) of the brokers."""
+        done = self.compose("ps", "--all", "--format", "json", *BROKERS, timeout=60)
+        states = {}
+        for line in done.stdout.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            entries = json.loads(line)
+            for entry in entries if isinstance(entries, list) else [entries]:
+                states[entry["Service"]] = entry["State"]
+        return states
+
+    def dead_nodes(self) -> list[int]:
+        if self._down:
+            return []
+        states = self.container_states()
+        return [i for i, name in enumerate(BROKERS, start=1) if states.get(name) != "running"]
+
+    def heal(self) -> None:
+        """Start the stopped broker containers again (same containers, same volumes)."""
+        self._up(READY_TIMEOUT_S, "--no-recreate")
+
+    def kill_broker(self, node_id: int) -> None:
+        """Kill one broker's container (SIGKILL), e.g. for fault tests."""
+        self.compose("kill", "--signal", "SIGKILL", BROKERS[node_id - 1], timeout=60)
+
+    def container_caps(self) -> dict[str, dict[str, int]]:
+        """What docker enforces, per broker container: {'kafka-1': {'nano_cpus': ..., 'memory': ...}}."""
+        caps = {}
+        for name in BROKERS:
+            ids = self.compose("ps", "--all", "--quiet", name, timeout=60).stdout.split()
+            if not ids:
+                continue
+            out = _docker("inspect", "-f", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", ids[0]).stdout.split()
+            caps[name] = {"nano_cpus": int(out[0]), "memory": int(out[1])}
+        return caps
+
+    def down(self) -> None:
+        """Remove the containers (one-off producer runs included), the network and the volumes.
+        Idempotent; the brokers' logs are kept in the work directory first."""
+        if self._down or not self.project:
+            return
+        self._down = True
+        if self.env_file.exists():
+            try:
+                logs = self.compose("logs", "--no-color", "--timestamps", timeout=120, check=False)
+                (self.workdir / "brokers.log").write_text(logs.stdout)
+            except ClusterError:
+                pass
+        label = f"label=com.docker.compose.project={self.project}"
+        oneoffs = _docker("ps", "--all", "--quiet", "--filter", label, "--filter",
+                          "label=com.docker.compose.oneoff=True", check=False).stdout.split()
+        if oneoffs:  # compose down leaves `run` containers behind
+            _docker("rm", "--force", "--volumes", *oneoffs, timeout=120, check=False)
+        if self.env_file.exists():
+            self.compose("down", "--volumes", "--remove-orphans", "--timeout", "5", timeout=300, check=False)
+        left = _docker("ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
+        if left:
+            _docker("rm", "--force", "--volumes", *left, timeout=120, check=False)
+        for kind in ("network", "volume"):
+            names = _docker(kind, "ls", "--quiet", "--filter", label, check=False).stdout.split()
+            if names:
+                _docker(kind, "rm", *names, timeout=120, check=False)
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.backend, "image": f"{self.image}:{self.kafka_version}",
+                "image_id": _docker("image", "inspect", "-f", "{{.Id}}", f"{self.image}:{self.kafka_version}",
+                                    check=False).stdout.strip() or None,
+                "project": self.project, "bootstrap": self.admin_bootstrap,
+                "caps": asdict(self.caps), "restarts_s": list(self.restarts)}
+
+
+def _env_value(value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise InputError(f"a value for an env file cannot contain a line break: {value!r}")
+    return value
+
+
+def _compose_environment() -> dict[str, str]:
+    """Our environment without the compose file's variables, which would win over the env file."""
+    return {k: v for k, v in os.environ.items() if k not in COMPOSE_VARIABLES}
+
+
+def new_cluster_id() -> str:
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT_VERSION, *,
+                          image: str | None = None, caps: ComposeCaps | None = None,
+                          project: str | None = None, compose_file: Path | None = None,
+                          timeout_s: float = READY_TIMEOUT_S) -> ComposeCluster:
+    """Start the compose cluster and return it ready (bringup_s set). `workdir` holds the env files
+    and, after down(), the brokers' logs. `image` is a repository without tag (the tag is
+    `kafka_version`); by default apache/kafka, or the locally built stand-in where only that exists.
+    The caller must call down() (also on errors); a failed start has already cleaned up."""
+    kafka_dist.check_version(kafka_version)
+    base = compose_base_command()
+    if _docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode != 0:
+        raise InputError("no Docker engine answers: run scripts/setup-docker.sh")
+    repository, pull_policy = choose_image(kafka_version, image)
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps or ComposeCaps.from_env(),
+                             project or f"kcliff-{os.getpid()}-{secrets.token_hex(3)}",
+                             Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or COMPOSE_FILE),
+                             _free_ports(len(BROKERS)))
+    cluster._base = base
+    cluster.cluster_id = new_cluster_id()
+    cluster.start(timeout_s)
+    return cluster

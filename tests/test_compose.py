@@ -1,0 +1,239 @@
+"""The compose cluster: the file validates, the image's variable mapping is inverted correctly, and
+(marker `docker`) a real stack comes up healthy with its caps in force, measures acks=all runs in its
+producer container, shows the flush=1 canary's cliff, applies a read-only override by recreating the
+brokers, heals a killed broker, and leaves nothing behind.
+
+Where Docker is unavailable these tests are skipped with the reason; under `make test`
+(KCLIFF_REQUIRE_DOCKER=1, after scripts/setup-docker.sh) that is a failure instead. The image is
+whatever the backend picks: apache/kafka where present or pullable (KCLIFF_KAFKA_IMAGE=apache/kafka),
+else the stand-in built by scripts/setup-docker.sh; the assertions hold for both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kcliff import settings
+from kcliff.admin import Admin
+from kcliff.apply import BrokerState
+from kcliff.backends import compose
+from kcliff.errors import ClusterError, InputError
+from kcliff.perf_output import summary
+
+ROOT = Path(__file__).resolve().parents[1]
+PERF_CLASS = "org.apache.kafka.tools.ProducerPerformance"
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("KCLIFF_REQUIRE_DOCKER") == "1":
+        pytest.fail(f"Docker is required here (KCLIFF_REQUIRE_DOCKER=1) but {reason}")
+    pytest.skip(f"SKIPPED, Docker unavailable: {reason} (scripts/setup-docker.sh sets it up)")
+
+
+@pytest.fixture(scope="module")
+def compose_base() -> list[str]:
+    try:
+        return compose.compose_base_command()
+    except InputError as exc:
+        _unavailable(str(exc))
+
+
+@pytest.fixture(scope="module")
+def engine(compose_base: list[str]):
+    """A Docker engine that answers. At the end of the module the engine scripts/setup-docker.sh
+    started is stopped again (scripts/stop-docker.sh; KCLIFF_KEEP_DOCKER=1 keeps it)."""
+    done = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True)
+    if done.returncode != 0:
+        _unavailable(f"no Docker engine answers ({done.stderr.strip()[:200]})")
+    yield done.stdout.strip()
+    if os.environ.get("KCLIFF_KEEP_DOCKER") != "1":
+        subprocess.run([str(ROOT / "scripts" / "stop-docker.sh")], check=False)
+
+
+# -- no engine needed ----------------------------------------------------------------------------
+
+def wrapper_key(variable: str) -> str:
+    """What kafka.docker.KafkaDockerWrapper (the apache/kafka image's renderer) makes of a variable:
+    drop KAFKA_, lower case, '_' -> '.', then '...' -> '-', '..' -> '_'."""
+    return variable.replace("KAFKA_", "", 1).lower().replace("_", ".").replace("...", "-").replace("..", "_")
+
+
+@pytest.mark.parametrize("name", ["socket.send.buffer.bytes", "log.flush.interval.messages",
+                                  "replica.fetch.wait.max.ms", "listener.name.x_y.sasl-mech", "a_b.c-d"])
+def test_env_name_is_the_inverse_of_the_image_mapping(name: str) -> None:
+    assert compose.env_name(name) == compose.env_name(name).upper()
+    assert wrapper_key(compose.env_name(name)) == name
+
+
+def test_env_name_known_example() -> None:
+    assert compose.env_name("socket.send.buffer.bytes") == "KAFKA_SOCKET_SEND_BUFFER_BYTES"
+
+
+def test_caps_from_env_reject_nonsense() -> None:
+    assert compose.ComposeCaps.from_env({"KCLIFF_BROKER_CPUS": "1.5"}).broker_cpus == 1.5
+    with pytest.raises(InputError, match="KCLIFF_BROKER_CPUS"):
+        compose.ComposeCaps.from_env({"KCLIFF_BROKER_CPUS": "two"})
+    with pytest.raises(InputError, match="positive"):
+        compose.ComposeCaps.from_env({"KCLIFF_PRODUCER_HEAP_MB": "0"})
+
+
+def _config(compose_base: list[str], env: dict[str, str]) -> dict:
+    clean = {k: v for k, v in os.environ.items() if k not in compose.COMPOSE_VARIABLES}
+    done = subprocess.run([*compose_base, "--file", str(compose.COMPOSE_FILE), "--profile", "tools",
+                           "config", "--format", "json"], capture_output=True, text=True, env={**clean, **env})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_compose_file_validates_with_defaults(compose_base: list[str]) -> None:
+    config = _config(compose_base, {})
+    assert set(config["services"]) == {"kafka-1", "kafka-2", "kafka-3", "producer"}
+    for name in ("kafka-1", "kafka-2", "kafka-3"):
+        service = config["services"][name]
+        assert service["image"] == "apache/kafka:4.2.0"
+        assert float(service["cpus"]) == 2.0 and int(service["mem_limit"]) == 2 * 1024 ** 3
+        env = service["environment"]
+        assert env["CLUSTER_ID"] and env["KAFKA_PROCESS_ROLES"] == "broker,controller"
+        assert env["KAFKA_NODE_ID"] == name[-1]
+        # the invariants, under the image's names
+        assert env["KAFKA_MIN_INSYNC_REPLICAS"] == "2"
+        assert env["KAFKA_DEFAULT_REPLICATION_FACTOR"] == "3"
+        assert env["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "3"
+        assert "healthcheck" in service
+        assert all(p["host_ip"] == "127.0.0.1" for p in service["ports"])
+    producer = config["services"]["producer"]
+    assert float(producer["cpus"]) == 2.0 and int(producer["mem_limit"]) == 2 * 1024 ** 3
+
+
+def test_compose_file_takes_image_caps_and_overrides_from_variables(compose_base: list[str], tmp_path: Path) -> None:
+    overrides = tmp_path / "overrides.env"
+    overrides.write_text(f"{compose.env_name('socket.send.buffer.bytes')}=8192\n")
+    config = _config(compose_base, {"KCLIFF_KAFKA_IMAGE": compose.STANDIN_IMAGE, "KCLIFF_PULL_POLICY": "never",
+                                    "KCLIFF_BROKER_CPUS": "1.5", "KCLIFF_BROKER_MEMORY": "1g",
+                                    "KCLIFF_BROKER_ENV_FILE": str(overrides)})
+    broker = config["services"]["kafka-2"]
+    assert broker["image"] == f"{compose.STANDIN_IMAGE}:4.2.0" and broker["pull_policy"] == "never"
+    assert float(broker["cpus"]) == 1.5 and int(broker["mem_limit"]) == 1024 ** 3
+    assert broker["environment"]["KAFKA_SOCKET_SEND_BUFFER_BYTES"] == "8192"
+
+
+# -- a real stack ----------------------------------------------------------------------------------
+
+def _perf(cluster: compose.ComposeCluster, topic: str, records: int, producer: dict[str, object]):
+    argv = cluster.tool_command(PERF_CLASS, [
+        "--topic", topic, "--num-records", str(records), "--record-size", str(settings.RECORD_SIZE),
+        "--throughput", "-1", "--command-property",
+        *[f"{k}={settings.as_kafka_value(v)}" for k, v in {**producer, "bootstrap.servers": cluster.tool_bootstrap}.items()]])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = summary(done.stdout.splitlines(keepends=True))
+    assert result is not None and result.records == records, done.stdout[-1000:]
+    return result
+
+
+def _measure(cluster: compose.ComposeCluster, admin: Admin, records: int) -> float:
+    topic = f"kcliff-test-{uuid.uuid4().hex[:8]}"
+    admin.create_topic(topic, 6, 3, {"min.insync.replicas": "2"})
+    try:
+        return _perf(cluster, topic, records, dict(settings.INVARIANTS["producer"])).mb_per_sec
+    finally:
+        admin.delete_topic(topic)
+
+
+def _project_leftovers(project: str) -> dict[str, list[str]]:
+    label = f"label=com.docker.compose.project={project}"
+    found = {}
+    for kind, args in (("containers", ["ps", "--all"]), ("volumes", ["volume", "ls"]), ("networks", ["network", "ls"])):
+        out = subprocess.run(["docker", *args, "--quiet", "--filter", label], capture_output=True, text=True).stdout
+        found[kind] = out.split()
+    return found
+
+
+@pytest.mark.docker
+def test_compose_cluster_for_real(engine: str, tmp_path: Path) -> None:
+    project = f"kcliff-test-{uuid.uuid4().hex[:8]}"
+    cluster = compose.start_compose_cluster(tmp_path / "compose", project=project)
+    try:
+        print(f"\ncompose bring-up: {cluster.bringup_s:.1f}s with {cluster.image}:{cluster.kafka_version} "
+              f"(engine {engine})")
+        # healthy, as docker sees it
+        states = subprocess.run(cluster.compose_argv("ps", "--format", "json"), capture_output=True, text=True,
+                                check=True).stdout
+        health = {e["Service"]: e["Health"] for e in map(json.loads, filter(None, states.splitlines()))}
+        assert health == {"kafka-1": "healthy", "kafka-2": "healthy", "kafka-3": "healthy"}
+
+        # the caps are in force: docker inspect of the brokers and of a producer container
+        for name, caps in cluster.container_caps().items():
+            assert caps == {"nano_cpus": 2_000_000_000, "memory": 2 * 1024 ** 3}, name
+        probe = f"{project}-capcheck"
+        subprocess.run(cluster.compose_argv("run", "--detach", "--no-deps", "--name", probe, "producer",
+                                            "sleep", "60"), check=True, capture_output=True)
+        try:
+            inspected = subprocess.run(["docker", "inspect", "-f", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}",
+                                        probe], capture_output=True, text=True, check=True).stdout.split()
+            assert inspected == ["2000000000", str(2 * 1024 ** 3)]
+        finally:
+            subprocess.run(["docker", "rm", "--force", "--volumes", probe], capture_output=True)
+
+        # the image's contract: KAFKA_* became server.properties, a non-root user runs the broker
+        props = subprocess.run(cluster.compose_argv("exec", "-T", "kafka-1", "cat", "/opt/kafka/config/server.properties"),
+                               capture_output=True, text=True, check=True).stdout
+        assert re.search(r"^min\.insync\.replicas=2$", props, re.M)
+        assert re.search(r"^node\.id=1$", props, re.M)
+        uid = subprocess.run(cluster.compose_argv("exec", "-T", "kafka-1", "id", "-u"), capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert uid != "0"
+
+        # acks=all against RF-3 topics in the producer container; the flush=1 canary's cliff
+        admin = Admin(cluster.admin_bootstrap)
+        reference = _measure(cluster, admin, 20000)
+        brokers = BrokerState(admin, [1, 2, 3])  # the runner's own applier: set, then read back
+        brokers.apply({"log.flush.interval.messages": 1})
+        flushed = _measure(cluster, admin, 5000)
+        brokers.restore()
+        ratio = flushed / reference
+        print(f"reference {reference:.2f} MB/s, flush=1 {flushed:.2f} MB/s, ratio {ratio:.2f}")
+        assert ratio < 0.5, f"flush=1 canary did not show its cliff: {flushed:.2f} vs {reference:.2f} MB/s"
+
+        # a read-only setting: brokers recreated with the KAFKA_* variable, data kept
+        keep = f"kcliff-keep-{uuid.uuid4().hex[:6]}"
+        admin.create_topic(keep, 3, 3, {})
+        cluster.restart({"socket.send.buffer.bytes": 65536})
+        props = subprocess.run(cluster.compose_argv("exec", "-T", "kafka-2", "cat", "/opt/kafka/config/server.properties"),
+                               capture_output=True, text=True, check=True).stdout
+        assert re.search(r"^socket\.send\.buffer\.bytes=65536$", props, re.M)
+        assert Admin(cluster.admin_bootstrap).broker_config(2)["socket.send.buffer.bytes"] == "65536"
+        assert keep in Admin(cluster.admin_bootstrap).list_topics()
+        print(f"restart with an override: {cluster.restarts[-1]:.1f}s")
+
+        # a killed broker is seen dead and healed
+        cluster.kill_broker(3)
+        assert cluster.dead_nodes() == [3]
+        cluster.heal()
+        assert cluster.dead_nodes() == []
+    finally:
+        cluster.down()
+    assert _project_leftovers(project) == {"containers": [], "volumes": [], "networks": []}
+    cluster.down()  # idempotent
+
+
+@pytest.mark.docker
+def test_failed_start_cleans_up(engine: str, tmp_path: Path) -> None:
+    """A stack that cannot become healthy (a broker env file with an invalid setting) is reported
+    and removed, not left running."""
+    project = f"kcliff-test-{uuid.uuid4().hex[:8]}"
+    cluster = compose.ComposeCluster(tmp_path, "4.2.0", *compose.choose_image("4.2.0"), project=project,
+                                     ports=compose._free_ports(3), overrides={"socket.send.buffer.bytes": "not-a-number"},
+                                     cluster_id=compose.new_cluster_id())
+    cluster._base = compose.compose_base_command()
+    with pytest.raises(ClusterError) as failure:
+        cluster.start(timeout=90)
+    assert "healthy" in str(failure.value) or "exited" in str(failure.value)
+    assert _project_leftovers(project) == {"containers": [], "volumes": [], "networks": []}
