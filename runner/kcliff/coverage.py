@@ -125,6 +125,9 @@ def check_rows(space: Space, rows: list[tuple[str, dict[Key, Any]]], strength: i
     """`rows` are (row id, {(scope, name): value}). Reports missing tuples, broken constraints, bad values."""
     if strength not in (2, 3):
         raise InputError(f"strength must be 2 or 3, got {strength}")
+    if strength > len(space.settings):
+        raise InputError(f"strength {strength} needs at least {strength} settings; the space has "
+                         f"{len(space.settings)}", space.path)
     keys = [(s.scope, s.name) for s in space.settings]
     values = {(s.scope, s.name): s.values() for s in space.settings}
     report = Report(strength, len(rows), 0)

@@ -13,6 +13,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 from .. import coverage, covering, pairwise, scenario, space
 from ..errors import InputError
@@ -154,7 +155,7 @@ def run_check(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _print_report(report: coverage.Report, name: str, the_space: space.Space, stream) -> None:
+def _print_report(report: coverage.Report, name: str, the_space: space.Space, stream: TextIO) -> None:
     what = "pairs" if report.strength == 2 else "triples"
     print(f"{name}: FAILED against {the_space.path}: {len(report.missing)} of {report.required} allowed {what} "
           f"missing, {len(report.broken)} constraint violations, {len(report.invalid)} invalid values", file=stream)
