@@ -21,6 +21,7 @@ docker-setup: setup
 test: export KCLIFF_REQUIRE_DOCKER = 1
 test: setup docker-setup
 	@scripts/setup-browser.sh
+	@scripts/setup-actionlint.sh
 	.venv/bin/python -m pytest $(PYTEST_ARGS)
 
 clean:
