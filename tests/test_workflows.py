@@ -323,3 +323,58 @@ def test_actionlint_rejects_a_broken_workflow(tmp_path: Path) -> None:
                       "      - run: echo ${{ github.nonexistent.thing }}\n        shel: bash\n")
     done = subprocess.run([_actionlint(), "-no-color", "-oneline", str(broken)], capture_output=True, text=True)
     assert done.returncode == 1 and "shel" in done.stdout
+
+
+# -- the workflows' own scripts, run as a runner runs them -------------------------------------------
+
+def run_step(workflow_file: str, job: str, name: str, env: dict[str, str], cwd: Path) -> tuple[int, str, str, str]:
+    """Run one `run:` step of a workflow with bash -eo pipefail (what `shell: bash` runs), with
+    GITHUB_STEP_SUMMARY and GITHUB_OUTPUT files. Returns (exit code, output, summary, outputs)."""
+    workflow = load((ROOT / ".github/workflows" / workflow_file).read_text())
+    step = next(s for s in workflow["jobs"][job]["steps"] if s.get("name") == name)
+    summary, outputs = cwd / "summary.md", cwd / "outputs.txt"
+    summary.write_text("")
+    outputs.write_text("")
+    environment = {"PATH": f"{ROOT / '.venv' / 'bin'}:/usr/bin:/bin", "HOME": str(cwd),
+                   "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "GITHUB_ACTIONS": "true",
+                   **env}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd,
+                          env=environment, capture_output=True, text=True, timeout=300)
+    return done.returncode, done.stdout + done.stderr, summary.read_text(), outputs.read_text()
+
+
+def test_lint_step_passes_the_example_repo(tmp_path: Path) -> None:
+    (tmp_path / "repo").symlink_to(ROOT)
+    code, out, summary, _ = run_step("config-check.yml", "lint", "kcliff lint",
+                                     {"CONFIG_PATH": "examples/config-repo"}, tmp_path)
+    assert code == 0, out
+    assert summary.startswith("### kcliff lint") and "0 error(s)" in summary
+
+
+def test_lint_step_fails_a_cliff_with_an_annotation_on_its_line(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "examples" / "config-repo", tmp_path / "repo" / "cfg")
+    server = tmp_path / "repo" / "cfg" / "brokers" / "server.properties"
+    lines = server.read_text().splitlines()
+    lines.append("log.flush.interval.messages=1")
+    server.write_text("\n".join(lines) + "\n")
+    code, out, summary, _ = run_step("config-check.yml", "lint", "kcliff lint", {"CONFIG_PATH": "cfg"}, tmp_path)
+    assert code == 1, out
+    annotation = next(line for line in out.splitlines() if line.startswith("::error "))
+    assert f"file=repo/cfg/brokers/server.properties,line={len(lines)}" in annotation
+    assert "::error" not in summary and "log.flush.interval.messages" in summary
+
+
+@pytest.mark.parametrize("code, fail_on_inconclusive, expected", [
+    ("0", "true", 0), ("1", "true", 1), ("2", "false", 1), ("3", "true", 1), ("3", "false", 0)])
+def test_verdict_step(tmp_path: Path, code: str, fail_on_inconclusive: str, expected: int) -> None:
+    result, out, _, _ = run_step("config-check.yml", "check", "verdict",
+                                 {"CODE": code, "FAIL_ON_INCONCLUSIVE": fail_on_inconclusive}, tmp_path)
+    assert result == expected, out
+
+
+def test_campaign_shard_list(tmp_path: Path) -> None:
+    code, out, _, outputs = run_step("campaign.yml", "plan", "shard list", {"SHARDS": "3"}, tmp_path)
+    assert code == 0, out
+    assert outputs.strip() == "shards=[1, 2, 3]"
+    code, out, _, outputs = run_step("campaign.yml", "plan", "shard list", {"SHARDS": "3; rm -rf /"}, tmp_path)
+    assert code != 0 and outputs == "" and "shards must be a number" in out

@@ -395,7 +395,7 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     if _docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode != 0:
         raise InputError("no Docker engine answers: run scripts/setup-docker.sh")
     repository, pull_policy = choose_image(kafka_version, image)
-    workdir = Path(workdir)
+    workdir = Path(workdir).resolve()  # compose resolves relative paths against the compose file
     workdir.mkdir(parents=True, exist_ok=True)
     cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps or ComposeCaps.from_env(),
                              project or f"kcliff-{os.getpid()}-{secrets.token_hex(3)}",
