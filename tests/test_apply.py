@@ -17,3 +17,4 @@ def test_every_step_is_within_kafkas_bounds():
                 assert previous / 2 <= value <= previous * 2, (start, target, previous, value)
                 previous = value
             assert previous == target
+

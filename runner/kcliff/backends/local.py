@@ -58,8 +58,12 @@ def _free_ports(count: int) -> list[int]:
 
 
 def new_cluster_id() -> str:
-    """KRaft cluster ids are 16 random bytes, URL-safe base64 without padding (what StorageTool makes)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """KRaft cluster ids are 16 random bytes, URL-safe base64 without padding (what StorageTool makes).
+    Like Kafka's Uuid.randomUuid, never one starting with '-': the tool would read it as a flag."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str:
