@@ -3,8 +3,6 @@
 from kcliff.backends.local import Node, new_cluster_id, server_properties
 
 
-
-
 def test_cluster_ids_never_look_like_a_flag():
     ids = [new_cluster_id() for _ in range(3000)]
     assert all(len(i) == 22 and not i.startswith("-") for i in ids)
