@@ -44,13 +44,14 @@ class Run:
         return asdict(self)
 
 
-def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object]) -> list[str]:
+def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object],
+              throughput: int | None = None) -> list[str]:
     """The perf tool's argv; `producer` is the scenario's producer settings as applied (invariants
     included), each passed as one argv element: no shell ever sees a value."""
     props = {**producer, "bootstrap.servers": cluster.tool_bootstrap}
     return cluster.tool_command(PERF_CLASS, [
         "--topic", topic, "--num-records", str(records), "--record-size", str(settings.RECORD_SIZE),
-        "--throughput", "-1", "--reporting-interval", str(REPORTING_INTERVAL_MS),
+        "--throughput", str(throughput or -1), "--reporting-interval", str(REPORTING_INTERVAL_MS),
         "--command-property", *[f"{k}={settings.as_kafka_value(v)}" for k, v in props.items()],
     ])
 
@@ -63,10 +64,10 @@ def _pump(stream, lines: queue.Queue) -> None:
 
 def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, object], deadline: float,
              log_path: Path, stop_rule: StopRule | None = None,
-             on_line: Callable[[PerfLine, float], None] | None = None) -> Run:
+             on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None) -> Run:
     """Run the perf tool once. Stops it at `deadline` (monotonic) or when `stop_rule` fires;
     a stopped run keeps the figures of its interim lines and is marked incomplete."""
-    argv = perf_argv(cluster, topic, records, producer)
+    argv = perf_argv(cluster, topic, records, producer, throughput)
     began = time.monotonic()
     proc = procs.spawn(argv, stdout=subprocess.PIPE)
     lines: queue.Queue = queue.Queue()

@@ -47,6 +47,8 @@ class Scenario:
     cliff: Cliff | None = None
     source: str = ""
     line: int | None = None
+    # records/s cap for the perf tool (its --throughput); only benchmarks set it, to make a known drop
+    throughput_limit: int | None = None
 
     def settings_in(self, scope: str) -> dict[str, Any]:
         return dict(getattr(self, scope))

@@ -69,13 +69,13 @@ class SuiteRunner:
         self.out = out
         self.logdir = logdir
         self.progress = progress or Progress()
+        self.logdir.mkdir(parents=True, exist_ok=True)
         self.admin = Admin(cluster.admin_bootstrap)
         self.state = BrokerState(self.admin, self.admin.broker_ids())
         self.overrides: dict[str, Any] = {}
 
     def run(self, scenarios: list[Scenario]) -> dict[str, Any]:
         planned = order(scenarios)
-        self.logdir.mkdir(parents=True, exist_ok=True)
         try:
             self.prime()
             for index, sc in enumerate(planned, 1):
@@ -290,7 +290,7 @@ class SuiteRunner:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log, rule(),
-                                on_line=self.progress.live)
+                                on_line=self.progress.live, throughput=sc.throughput_limit)
 
 
 def _new_entry(sc: Scenario) -> dict[str, Any]:
