@@ -21,6 +21,12 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 t0=$(date +%s%N)
 say() { printf 'setup-docker: %s\n' "$*"; }
+step_t0=$t0
+took() {  # how long the step that just did some work took
+  local now; now=$(date +%s%N)
+  say "  $1 took $(( (now - step_t0) / 1000000 )) ms"
+  step_t0=$now
+}
 
 # 1. packages (only what is missing: a runner with Docker already installed keeps its own)
 missing=()
@@ -31,7 +37,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   # Without an init system the package cannot start its service; dockerd is started below.
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  took "package install"
 fi
+step_t0=$(date +%s%N)
 
 # 2. the engine
 if ! docker info >/dev/null 2>&1; then
@@ -46,7 +54,9 @@ if ! docker info >/dev/null 2>&1; then
     sleep 0.5
   done
   docker info >/dev/null 2>&1 || { echo "setup-docker: dockerd did not answer within 60 s" >&2; tail -20 "$state/dockerd.log" >&2; exit 1; }
+  took "engine start"
 fi
+step_t0=$(date +%s%N)
 
 # 3. compose v2: an installed v2.20 or newer is kept, else the pinned version is built
 have=$(docker compose version --short 2>/dev/null || true)
@@ -73,7 +83,9 @@ if ! printf '%s\n' "${have#v}" | grep -Eq '^2\.([2-9][0-9]|[1-9][0-9]{2,})\.'; t
   mkdir -p "$(dirname "$plugin")"
   install -m 0755 "$built" "$plugin"
   docker compose version >/dev/null
+  took "compose v2"
 fi
+step_t0=$(date +%s%N)
 
 # 4. the stand-in image
 if [ "${KCLIFF_SKIP_STANDIN:-0}" != 1 ]; then
