@@ -39,7 +39,7 @@ def test_canaries_fall_far_below_the_reference(tmp_path):
     assert doc["status"] == "complete"
     by_id = {s["id"]: s for s in doc["scenarios"]}
     ref = by_id["reference"]["summary"]["mb_per_sec"]["median"]
-    for canary in ("flush-1", "inflight-1"):
+    for canary in ("flush-1", "topic-flush-1"):
         entry = by_id[canary]
         assert entry["status"] in ("ok", "cliff")
         ratio = entry["summary"]["mb_per_sec"]["median"] / ref
@@ -47,7 +47,8 @@ def test_canaries_fall_far_below_the_reference(tmp_path):
     assert len(by_id["reference"]["runs"]) == 2 and by_id["reference"]["warmup"]["complete"]
     assert doc["environment"]["cluster_bringup_s"] > 0
     assert by_id["flush-1"]["applied"]["broker"]["log.flush.interval.messages"] == 1
-    assert by_id["inflight-1"]["applied"]["producer"]["acks"] == "all"
+    assert by_id["topic-flush-1"]["applied"]["topic"]["flush.messages"] == 1
+    assert by_id["topic-flush-1"]["applied"]["producer"]["acks"] == "all"
     assert "canary" in done.stdout and "NOT SEEN" not in done.stdout
     assert jvms_under(tmp_path) == []
 
