@@ -49,3 +49,11 @@ def test_other_lines_are_ignored():
     assert parse_line("WARN [Producer clientId=perf-producer-client] Connection to node -1 could not be") is None
     assert parse_line("producer-metrics:batch-size-avg:{client-id=perf} : 16384.000") is None
     assert summary(["nothing here\n"]) is None
+
+
+def test_recorded_steady_state_summary_from_warmup_records():
+    raw = lines("producer-perf-4.2.0-steady-state.txt")
+    parsed = summary(raw)
+    assert parsed.steady_state and parsed.records == 16000
+    whole = [parse_line(x) for x in raw if "records sent" in x and "steady" not in x and "99.9th" in x]
+    assert whole[0].records == 20000 and not whole[0].steady_state
