@@ -21,7 +21,7 @@ from .progress import Progress
 from .scenario import REFERENCE_ID, Scenario
 from .settings import INVARIANTS, as_kafka_value
 
-CLIFF_THRESHOLD = 0.35  # a scenario below this fraction of the reference's MB/s is on a cliff
+CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
 EARLY_STOP_AFTER = 2     # measured runs stopped on a cliff before the scenario is decided
 
 
