@@ -34,22 +34,6 @@ REFERENCE_ID = "reference"
 USABLE_STATUS = ("ok", "cliff")  # scenario statuses whose runs are measurements
 
 
-def _read_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{what} not found", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {what}: {exc}", str(path)) from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON (truncated?): {exc.msg}", str(path), exc.lineno) from None
-    if not isinstance(doc, dict):
-        raise InputError(f"not a {what}: expected a JSON object", str(path))
-    return doc
-
-
 def _check_schema(doc: dict[str, Any], path: Path, schema: str, version: int) -> None:
     if doc.get("schema") != schema:
         raise InputError(f"not a {schema} file (its \"schema\" is {doc.get('schema')!r})", str(path))
@@ -104,7 +88,7 @@ def canary_ratios(path: str | Path) -> dict[str, float]:
     """Measured canary ratios (throughput: canary/reference) from a results or a baseline file, for
     the evidence column of the cliff rules."""
     path = Path(path)
-    doc = _read_json(path, "results or baseline file")
+    doc = results_file.read_json(path, "results or baseline file")
     if doc.get("schema") == SCHEMA:
         _check_schema(doc, path, SCHEMA, SCHEMA_VERSION)
     else:
@@ -121,7 +105,7 @@ def baseline_path(directory: str | Path, kafka_version: str, runner_class: str) 
 
 def load_baseline(path: str | Path) -> dict[str, Any]:
     path = Path(path)
-    doc = _read_json(path, "baseline file")
+    doc = results_file.read_json(path, "baseline file")
     _check_schema(doc, path, SCHEMA, SCHEMA_VERSION)
     if not isinstance(doc.get("scenarios"), dict) or not isinstance(doc.get("runner_class"), str):
         raise InputError("baseline file lacks 'scenarios' or 'runner_class' (truncated?)", str(path))

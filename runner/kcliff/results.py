@@ -33,18 +33,28 @@ def save(doc: dict[str, Any], path: Path) -> None:
         raise
 
 
-def load(path: Path | str) -> dict[str, Any]:
-    """Read a results file; truncated, foreign or newer-schema files raise InputError."""
-    path = Path(path)
+def read_json(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from `path`; unreadable, truncated or non-object files raise InputError."""
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} not found", str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read results file: {exc}", str(path)) from None
+        raise InputError(f"cannot read {what}: {exc}", str(path)) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON (truncated?): {exc.msg}", str(path), exc.lineno) from None
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+    if not isinstance(doc, dict):
+        raise InputError(f"not a {what}: expected a JSON object", str(path))
+    return doc
+
+
+def load(path: Path | str) -> dict[str, Any]:
+    """Read a results file; truncated, foreign or newer-schema files raise InputError."""
+    path = Path(path)
+    doc = read_json(path, "results file")
+    if doc.get("schema") != SCHEMA:
         raise InputError(f"not a kcliff results file (expected \"schema\": \"{SCHEMA}\")", str(path))
     version = doc.get("schema_version")
     if not isinstance(version, int) or version > SCHEMA_VERSION:

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from .. import coverage, covering, pairwise, scenario, space
 from ..errors import InputError
+from . import options
 
 DEFAULT_SEED = 1
 DEFAULT_OUT = {2: "pairwise.yaml", 3: "pairwise-3way.yaml"}
@@ -33,9 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--seed", type=int, default=DEFAULT_SEED, help="search seed (same seed, same suite)")
     gen.add_argument("--out", help="file to write, or - for stdout (default: scenarios/pairwise.yaml, "
                                    "scenarios/pairwise-3way.yaml for --strength 3)")
-    gen.add_argument("--max-steps", type=_positive, default=covering.DEFAULT_MAX_STEPS,
+    gen.add_argument("--max-steps", type=options.positive_int, default=covering.DEFAULT_MAX_STEPS,
                      help="search budget in steps (default %(default)s)")
-    gen.add_argument("--stall-steps", type=_positive, default=covering.DEFAULT_STALL_STEPS,
+    gen.add_argument("--stall-steps", type=options.positive_int, default=covering.DEFAULT_STALL_STEPS,
                      help="stop after this many steps without a smaller suite (default %(default)s)")
     gen.set_defaults(func=run_generate)
 
@@ -51,15 +52,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.add_argument("--space", help="space file for short column labels (default: scenarios/space.yaml if present)")
     show.set_defaults(func=run_show)
 
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def _space_arg(parser: argparse.ArgumentParser) -> None:
