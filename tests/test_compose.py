@@ -148,6 +148,13 @@ def _measure(cluster: compose.ComposeCluster, admin: Admin, records: int) -> flo
         admin.delete_topic(topic)
 
 
+def _anonymous_volumes() -> set[str]:
+    """Volumes no compose project owns (named volumes carry the project's label)."""
+    out = subprocess.run(["docker", "volume", "ls", "--format", "{{.Name}} {{.Label \"com.docker.compose.project\"}}"],
+                         capture_output=True, text=True).stdout
+    return {line.split()[0] for line in out.splitlines() if len(line.split()) == 1}
+
+
 def _project_leftovers(project: str) -> dict[str, list[str]]:
     label = f"label=com.docker.compose.project={project}"
     found = {}
@@ -160,6 +167,7 @@ def _project_leftovers(project: str) -> dict[str, list[str]]:
 @pytest.mark.docker
 def test_compose_cluster_for_real(engine: str, tmp_path: Path) -> None:
     project = f"kcliff-test-{uuid.uuid4().hex[:8]}"
+    volumes_before = _anonymous_volumes()
     cluster = compose.start_compose_cluster(tmp_path / "compose", project=project)
     try:
         print(f"\ncompose bring-up: {cluster.bringup_s:.1f}s with {cluster.image}:{cluster.kafka_version} "
@@ -217,6 +225,7 @@ def test_compose_cluster_for_real(engine: str, tmp_path: Path) -> None:
     finally:
         cluster.down()
     assert _project_leftovers(project) == {"containers": [], "volumes": [], "networks": []}
+    assert _anonymous_volumes() <= volumes_before  # none left either (the image declares VOLUMEs)
     cluster.down()  # idempotent
 
 
