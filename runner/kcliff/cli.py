@@ -22,6 +22,7 @@ COMMANDS = (
     "cluster",
     "run",
     "check",
+    "results",
     "history",
     "export",
     "report",
