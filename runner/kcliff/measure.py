@@ -71,9 +71,12 @@ def _pump(stream, lines: queue.Queue) -> None:
 
 def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, object], deadline: float,
              log_path: Path, stop_rule: StopRule | None = None,
-             on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None) -> Run:
-    """Run the perf tool once. Stops it at `deadline` (monotonic) or when `stop_rule` fires;
-    a stopped run keeps the figures of its interim lines and is marked incomplete."""
+             on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None,
+             watch: Callable[[], str | None] | None = None) -> Run:
+    """Run the perf tool once. Stops it at `deadline` (monotonic), when `stop_rule` fires on an
+    interim line, or when `watch` (asked about once a second, lines or not: a producer whose brokers
+    all died prints nothing) returns a reason. A stopped run keeps the figures of its interim lines
+    and is marked incomplete."""
     argv = perf_argv(cluster, topic, records, producer, throughput)
     began = time.monotonic()
     proc = procs.spawn(argv, stdout=subprocess.PIPE)
@@ -102,6 +105,10 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
                     reason = stop_rule(parsed, elapsed) if stop_rule else None
                     if reason:
                         break
+            if watch is not None:
+                reason = watch()
+                if reason:
+                    break
             if time.monotonic() >= deadline:
                 reason = "time budget exhausted"
                 break

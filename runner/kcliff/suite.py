@@ -163,7 +163,7 @@ class SuiteRunner:
         began = time.monotonic()
         deadline = began + self.opts.budget_s * len(scenarios)
         created: list[str] = []
-        rule = lambda: self._stop_rule_factory(scenarios[0])()  # noqa: E731 - fault watch (+ cliff stop)
+        rule = self._stop_rule_factory(scenarios[0])
         try:
             for sc, topic, entry in zip(scenarios, topics, entries):
                 self._switch_to(sc, entry)
@@ -271,26 +271,20 @@ class SuiteRunner:
                     entry["status"], entry["status_reason"] = "cliff", run.stop_reason
                     return
 
-    def _stop_rule_factory(self, sc: Scenario) -> Callable[[], measure.StopRule]:
-        """Each run gets a fresh rule: stop on a dead broker; with early stop, also on a certain cliff."""
+    def _stop_rule_factory(self, sc: Scenario) -> Callable[[], measure.StopRule | None]:
+        """Each run gets a fresh early-stop rule (None when early stop is off or for the reference)."""
         reference = self.reference_mb()
-        cliff = self.opts.early_stop and sc.id != REFERENCE_ID and bool(reference)
-
-        def make() -> measure.StopRule:
-            watch = _FaultWatch(self.cluster)
-            cliff_rule = measure.cliff_stop_rule(reference, self.opts.cliff_threshold) if cliff else None
-
-            def rule(line, elapsed):
-                return watch.check() or (cliff_rule(line, elapsed) if cliff_rule else None)
-            return rule
-        return make
+        if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
+            return lambda: None
+        return lambda: measure.cliff_stop_rule(reference, self.opts.cliff_threshold)
 
     def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str,
-             rule: Callable[[], measure.StopRule]) -> measure.Run:
+             rule: Callable[[], measure.StopRule | None]) -> measure.Run:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log, rule(),
-                                on_line=self.progress.live, throughput=sc.throughput_limit)
+                                on_line=self.progress.live, throughput=sc.throughput_limit,
+                                watch=_FaultWatch(self.cluster).check)
 
 
 def _new_entry(sc: Scenario) -> dict[str, Any]:
