@@ -61,3 +61,14 @@ def test_disk_full_during_a_run_keeps_what_was_measured(tmp_path):
         assert jvms_under(tmp_path) == []
     finally:
         subprocess.run(["umount", "-l", str(small)], check=False)
+
+
+def test_compose_backend_without_docker_is_one_sentence(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("java", "mvn"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    done = run_kcliff("run", "--backend", "compose", "--workdir", str(tmp_path / "w"),
+                      env={"PATH": str(bin_dir), "HOME": str(tmp_path), "KCLIFF_DOCKER_COMPOSE": ""}, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "not found: run scripts/setup-docker.sh" in done.stderr and "Traceback" not in done.stderr
