@@ -41,11 +41,11 @@ def wait_for(predicate, timeout: float, what: str):
 
 def test_broker_killed_mid_scenario_is_faulted_healed_and_retried(tmp_path):
     work, out = tmp_path / "w", tmp_path / "results.json"
-    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--only", "topic-flush-1", "--records", "30000",
+    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--only", "flush-1", "--records", "30000",
                              "--repeats", "2", "--workdir", str(work), "--out", str(out), "--quiet"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: list(work.glob("runs/*/perf/topic-flush-1-warmup.log")), 600, "the canary's warm-up")
+        wait_for(lambda: list(work.glob("runs/*/perf/flush-1-warmup.log")), 600, "the canary's warm-up")
         pid = wait_for(lambda: broker_pid(work, 2), 30, "broker 2's pid")
         os.kill(pid, signal.SIGKILL)
         _, err = proc.communicate(timeout=600)
@@ -56,7 +56,7 @@ def test_broker_killed_mid_scenario_is_faulted_healed_and_retried(tmp_path):
     assert doc["status"] == "complete", err[-2000:]
     by_id = {e["id"]: e for e in doc["scenarios"]}
     assert by_id["reference"]["status"] == "ok" and by_id["reference"]["summary"]
-    hit = by_id["topic-flush-1"]
+    hit = by_id["flush-1"]
     assert hit["faulted_attempt"]["status"] == "faulted"
     assert "died" in hit["faulted_attempt"]["status_reason"]
     assert hit["status"] in ("ok", "cliff") and len(hit["runs"]) >= 1
@@ -87,6 +87,6 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     assert doc["status"] == "complete" and doc["run_id"] == first["run_id"]
     assert [e["id"] for e in doc["scenarios"]][:len(kept)] == list(kept)
     assert {e["id"]: e["started"] for e in doc["scenarios"][:len(kept)]} == kept
-    assert {e["id"] for e in doc["scenarios"]} == {"reference", "flush-1", "topic-flush-1"}
+    assert {e["id"] for e in doc["scenarios"]} == {"reference", "batching-off", "flush-1"}
     assert len(doc["resumes"]) == 1
     assert jvms_under(tmp_path) == []

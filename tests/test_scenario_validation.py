@@ -75,9 +75,9 @@ def test_restart_settings_are_told_apart(tmp_path):
 def test_shipped_suites_are_valid():
     scenarios = load_suites(["canaries"])
     assert scenarios[0].id == "reference"
-    assert {"flush-1", "topic-flush-1"} <= {s.id for s in scenarios}
+    assert {"batching-off", "flush-1"} <= {s.id for s in scenarios}
     network = load_suites(["canaries-network"], with_reference=False)
-    assert {"inflight-1", "batch16k-linger0"} <= {s.id for s in network} and all(s.cliff for s in network)
+    assert {"inflight-1", "batch16k-linger0", "topic-flush-1"} <= {s.id for s in network} and all(s.cliff for s in network)
     assert all(s.cliff for s in scenarios[1:])
 
 

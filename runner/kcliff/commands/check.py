@@ -26,7 +26,7 @@ from ..suite import Options, SuiteRunner, new_document
 from . import lint, options
 from .run import cluster_for
 
-DEFAULT_CANARIES = "flush-1"
+DEFAULT_CANARIES = "batching-off,flush-1"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
