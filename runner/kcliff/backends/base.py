@@ -6,8 +6,23 @@ only how the cluster starts and where the perf tool runs differ.
 
 from __future__ import annotations
 
+import socket
 from abc import ABC, abstractmethod
 from typing import Any
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct loopback ports free right now, so a cluster never clashes with one already running."""
+    socks = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            socks.append(sock)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for sock in socks:
+            sock.close()
 
 
 class Cluster(ABC):

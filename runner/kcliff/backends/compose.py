@@ -17,7 +17,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import time
 import uuid
@@ -28,7 +27,7 @@ from typing import Any
 from .. import kafka_dist, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
-from .base import Cluster
+from .base import Cluster, free_ports
 
 COMPOSE_FILE = Path(__file__).resolve().parents[3] / "compose" / "docker-compose.yml"
 DEFAULT_IMAGE = "apache/kafka"
@@ -153,18 +152,6 @@ def choose_image(kafka_version: str, image: str | None = None) -> tuple[str, str
         raise InputError(f"{STANDIN_IMAGE}:{kafka_version} is not built: run scripts/setup-docker.sh")
     return chosen, "never" if present else "missing"
 
-
-def _free_ports(count: int) -> list[int]:
-    socks = []
-    try:
-        for _ in range(count):
-            sock = socket.socket()
-            sock.bind(("127.0.0.1", 0))
-            socks.append(sock)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for sock in socks:
-            sock.close()
 
 
 @dataclass
@@ -400,7 +387,7 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps or ComposeCaps.from_env(),
                              project or f"kcliff-{os.getpid()}-{secrets.token_hex(3)}",
                              Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or COMPOSE_FILE),
-                             _free_ports(len(BROKERS)))
+                             free_ports(len(BROKERS)))
     cluster._base = base
     cluster.cluster_id = new_cluster_id()
     cluster.start(timeout_s)

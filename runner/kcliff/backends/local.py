@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
 import subprocess
 import time
 import uuid
@@ -19,7 +18,7 @@ from typing import Any
 from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError
-from .base import Cluster
+from .base import Cluster, free_ports
 
 NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0
@@ -43,18 +42,6 @@ class Node:
     proc: subprocess.Popen | None = None
     pid: int | None = None
 
-
-def _free_ports(count: int) -> list[int]:
-    socks = []
-    try:
-        for _ in range(count):
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 def new_cluster_id() -> str:
@@ -115,7 +102,7 @@ class LocalCluster(Cluster):
         """Format and start all nodes, then wait until ready. On any failure, stop what started."""
         began = time.monotonic()
         self.workdir.mkdir(parents=True, exist_ok=True)
-        ports = _free_ports(2 * len(NODES))
+        ports = free_ports(2 * len(NODES))
         self.cluster_id = new_cluster_id()
         self.nodes = [Node(i, ports[2 * k], ports[2 * k + 1], self.workdir / f"node-{i}")
                       for k, i in enumerate(NODES)]
