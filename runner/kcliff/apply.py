@@ -45,15 +45,10 @@ class BrokerState:
             if self.applied.get(name) == wanted.get(name) and name in wanted:
                 continue
             setting = settings.lookup("broker", name)
-            if name not in wanted and self.applied.get(name) is None:
-                continue
             if setting.apply == "stepped":
                 initial = int(self.initial.get(name) or setting.default)
                 self._step(name, int(self.applied.get(name, initial)), int(wanted.get(name, initial)))
-            if name in wanted:
-                self._set(name, wanted[name])
-            else:
-                self._set(name, None)
+            self._set(name, wanted.get(name))  # None removes the override
 
     def _step(self, name: str, current: int, target: int) -> None:
         for value in steps(current, target)[:-1]:
