@@ -24,7 +24,7 @@ import pytest
 
 from kcliff import settings
 from kcliff.admin import Admin
-from kcliff.backends import compose
+from kcliff.backends import base, compose
 from kcliff.errors import ClusterError, InputError
 from kcliff.perf_output import summary
 
@@ -265,7 +265,7 @@ def test_failed_start_cleans_up(engine: str, tmp_path: Path) -> None:
     and removed, not left running."""
     project = f"kcliff-test-{uuid.uuid4().hex[:8]}"
     cluster = compose.ComposeCluster(tmp_path, "4.2.0", *compose.choose_image("4.2.0"), project=project,
-                                     ports=compose._free_ports(3), overrides={"socket.send.buffer.bytes": "not-a-number"},
+                                     ports=base.free_ports(3), overrides={"socket.send.buffer.bytes": "not-a-number"},
                                      cluster_id=compose.new_cluster_id())
     cluster._base = compose.compose_base_command()
     with pytest.raises(ClusterError) as failure:
