@@ -46,6 +46,24 @@ class Admin:
             time.sleep(0.2)
         raise ClusterError(f"topic {name}: not every partition has a leader and all replicas in sync after {TIMEOUT_S:.0f}s")
 
+    def wait_in_sync(self, timeout: float) -> None:
+        """Until no partition of any topic is under-replicated: a restarted broker has caught up."""
+        deadline = time.monotonic() + timeout
+        lagging: list[str] = []
+        while time.monotonic() < deadline:
+            try:
+                topics = self._client.list_topics(timeout=5).topics
+            except KafkaException:
+                time.sleep(0.5)
+                continue
+            lagging = sorted(f"{name}-{p.id}" for name, meta in topics.items() for p in meta.partitions.values()
+                             if p.leader < 0 or len(p.isrs) < len(p.replicas))
+            if not lagging:
+                return
+            time.sleep(0.5)
+        raise ClusterError(f"{len(lagging)} partition(s) still under-replicated after {timeout:.0f}s, "
+                           f"e.g. {', '.join(lagging[:3])}")
+
     def delete_topic(self, name: str) -> None:
         _wait(self._client.delete_topics([name], operation_timeout=TIMEOUT_S), f"delete topic {name}")
 
