@@ -42,6 +42,59 @@ def git_revision() -> str:
     return done.stdout.strip() if done.returncode == 0 else "unknown"
 
 
+FSYNC_FREE_US = 20.0  # below this an fsync cannot be reaching a disk (tmpfs, a write-back cached VM disk)
+
+
+def filesystem_of(path: Path) -> str:
+    """The type of the filesystem `path` lives on, from the longest matching mount point."""
+    best, kind = "", "unknown"
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return kind
+    target = str(path.resolve())
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        mount = fields[1].replace("\\040", " ")
+        inside = target == mount or target.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) > len(best):
+            best, kind = mount, fields[2]
+    return kind
+
+
+def fsync_us(directory: Path, samples: int = 50) -> float:
+    """Median time of an fsync after a 4 KB append in `directory`, in microseconds. The flush
+    canary's cliff is made of these waits: where they are nearly free it cannot show."""
+    directory.mkdir(parents=True, exist_ok=True)
+    probe = directory / f".kcliff-fsync-probe-{os.getpid()}"
+    times = []
+    fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        for _ in range(samples):
+            os.write(fd, b"\0" * 4096)
+            began = time.perf_counter()
+            os.fsync(fd)
+            times.append(time.perf_counter() - began)
+    finally:
+        os.close(fd)
+        probe.unlink(missing_ok=True)
+    return round(sorted(times)[len(times) // 2] * 1e6, 1)
+
+
+def storage(directory: Path | None) -> dict[str, Any] | None:
+    """Where the brokers' logs are and what an fsync costs there; None when not on this host."""
+    if directory is None:
+        return None
+    return {"path": str(directory), "filesystem": filesystem_of(directory), "fsync_us": fsync_us(directory)}
+
+
+def fsync_is_free(env: dict[str, Any]) -> bool:
+    probe = env.get("storage")
+    return bool(probe) and probe["fsync_us"] < FSYNC_FREE_US
+
+
 def collect(cluster: Cluster, kafka_version: str) -> dict[str, Any]:
     described = cluster.describe()
     return {
@@ -59,4 +112,5 @@ def collect(cluster: Cluster, kafka_version: str) -> dict[str, Any]:
         "started": now(),
         "ended": None,
         "cluster_bringup_s": cluster.bringup_s,
+        "storage": storage(cluster.data_root()),
     }

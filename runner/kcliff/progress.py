@@ -35,6 +35,11 @@ class Progress:
     def note(self, text: str) -> None:
         self._write(f"[{self.elapsed()}] {text}")
 
+    def warn(self, text: str) -> None:
+        """Printed even with --quiet: it changes what the results mean."""
+        self.stream.write(("\r\033[K" if self.tty else "") + f"[{self.elapsed()}] warning: {text}\n")
+        self.stream.flush()
+
     def scenario(self, index: int, total: int, scenario_id: str) -> None:
         self.prefix = f"[{index}/{total}] {scenario_id}"
 

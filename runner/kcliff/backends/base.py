@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Any
 
 
@@ -61,6 +62,10 @@ class Cluster(ABC):
     @abstractmethod
     def down(self) -> None:
         """Stop everything this backend started; idempotent."""
+
+    def data_root(self) -> Path | None:
+        """The host directory holding the brokers' logs, when the brokers write to this host's disk."""
+        return None
 
     def describe(self) -> dict[str, Any]:
         """Facts for the results' environment block: backend name, caps."""

@@ -208,6 +208,9 @@ class LocalCluster(Cluster):
         for node in self.nodes:
             _remove_tree(node.directory / "data")
 
+    def data_root(self) -> Path | None:
+        return self.workdir
+
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "caps": vars(self.caps), "bootstrap": self.admin_bootstrap,
                 "workdir": str(self.workdir)}
