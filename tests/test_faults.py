@@ -41,7 +41,7 @@ def wait_for(predicate, timeout: float, what: str):
 
 def test_broker_killed_mid_scenario_is_faulted_healed_and_retried(tmp_path):
     work, out = tmp_path / "w", tmp_path / "results.json"
-    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--only", "flush-1", "--records", "30000",
+    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--only", "flush-1", "--records", "30000", "--prime", "0",
                              "--repeats", "2", "--workdir", str(work), "--out", str(out), "--quiet"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -59,17 +59,22 @@ def test_broker_killed_mid_scenario_is_faulted_healed_and_retried(tmp_path):
     hit = by_id["flush-1"]
     assert hit["faulted_attempt"]["status"] == "faulted"
     assert "died" in hit["faulted_attempt"]["status_reason"]
-    assert hit["status"] in ("ok", "cliff") and len(hit["runs"]) >= 1
+    assert hit["status"] in ("ok", "cliff") and len(hit["runs"]) >= 1, (hit["status_reason"], err[-2000:])
     assert jvms_under(tmp_path) == []
 
 
 def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
-    work, out = tmp_path / "w", tmp_path / "results.json"
-    args = ["run", "--suite", "canaries", "--records", "20000", "--repeats", "2", "--workdir", str(work)]
+    """The reference and canaries are measured as one interleaved group, then the plain scenario;
+    stopped in the plain one, the run resumes there and keeps the group as measured."""
+    work, out, extra = tmp_path / "w", tmp_path / "results.json", tmp_path / "extra.yaml"
+    extra.write_text("description: one plain scenario after the canaries\nscenarios:\n"
+                     "  - id: linger-20\n    description: linger 20 ms\n    producer:\n      linger.ms: 20\n")
+    args = ["run", "--suite", "canaries", "--suite", str(extra), "--records", "20000", "--repeats", "2",
+            "--prime", "0", "--workdir", str(work)]
     proc = subprocess.Popen([*KCLIFF, *args, "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: out.exists() and json.loads(out.read_text())["scenarios"], 600, "the first scenario")
+        wait_for(lambda: list(work.glob("runs/*/perf/linger-20-warmup.log")), 600, "the plain scenario")
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=120)
     finally:
@@ -80,6 +85,8 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     assert first["status"] == "interrupted"
     assert jvms_under(tmp_path) == []
     kept = {e["id"]: e["started"] for e in first["scenarios"]}
+    assert list(kept) == ["reference", "batching-off", "flush-1"]
+    assert all(e["status"] in ("ok", "cliff") and len(e["runs"]) == 2 for e in first["scenarios"])
 
     done = run_kcliff("run", "--resume", str(out), "--workdir", str(work), timeout=900)
     assert done.returncode in (0, 1), done.stderr[-2000:]
@@ -87,6 +94,6 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     assert doc["status"] == "complete" and doc["run_id"] == first["run_id"]
     assert [e["id"] for e in doc["scenarios"]][:len(kept)] == list(kept)
     assert {e["id"]: e["started"] for e in doc["scenarios"][:len(kept)]} == kept
-    assert {e["id"] for e in doc["scenarios"]} == {"reference", "batching-off", "flush-1"}
+    assert [e["id"] for e in doc["scenarios"]] == ["reference", "batching-off", "flush-1", "linger-20"]
     assert len(doc["resumes"]) == 1
     assert jvms_under(tmp_path) == []

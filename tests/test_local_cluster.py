@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kcliff import environment
+
 from conftest import KCLIFF, ROOT, run_kcliff
 
 pytestmark = pytest.mark.kafka
@@ -42,8 +44,13 @@ def test_canaries_fall_far_below_the_reference(tmp_path):
     ratios = {c: by_id[c]["summary"]["mb_per_sec"]["median"] / ref for c in ("batching-off", "flush-1")}
     assert all(by_id[c]["status"] in ("ok", "cliff") for c in ratios)
     assert ratios["batching-off"] < by_id["batching-off"]["cliff"]["max_ratio"], ratios
-    # fsync per batch partly hides behind the 2 shared cores (0.26-0.69x measured): below the reference
-    assert ratios["flush-1"] < 0.9, ratios
+    storage = doc["environment"]["storage"]
+    if storage["fsync_us"] < environment.FSYNC_FREE_US:
+        # data dir on tmpfs or a write-back cached disk: the rig has to say it cannot see this cliff
+        assert "reaches no disk" in done.stderr and "fsync cliffs" in done.stderr, done.stderr[-3000:]
+    else:
+        # fsync per batch partly hides behind the 2 shared cores (0.26-0.69x measured): below the reference
+        assert ratios["flush-1"] < 0.9, (ratios, storage)
     assert len(by_id["reference"]["runs"]) == 2 and by_id["reference"]["warmup"]["complete"]
     assert doc["environment"]["cluster_bringup_s"] > 0
     assert by_id["flush-1"]["applied"]["broker"]["log.flush.interval.messages"] == 1
@@ -70,14 +77,15 @@ def test_cluster_up_status_down(tmp_path):
 
 def test_ctrl_c_mid_run_keeps_results_and_leaves_no_jvm(tmp_path):
     out = tmp_path / "results.json"
-    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--records", "50000", "--repeats", "2",
+    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--records", "50000", "--repeats", "2", "--prime", "0",
                              "--workdir", str(tmp_path / "w"), "--out", str(out)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["scenarios"]):
+        while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["scenarios"]
+                                                   and json.loads(out.read_text())["scenarios"][0]["runs"]):
             time.sleep(1)
-        assert out.exists(), "the first scenario never finished"
+        assert out.exists(), "the reference's first run never finished"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:
@@ -87,4 +95,5 @@ def test_ctrl_c_mid_run_keeps_results_and_leaves_no_jvm(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["status"] == "interrupted"
     assert doc["scenarios"][0]["id"] == "reference" and doc["scenarios"][0]["summary"]
+    assert doc["scenarios"][0]["status"] == "interrupted"  # cut short mid-group: --resume measures it again
     assert jvms_under(tmp_path) == []

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.kafka
 
 def test_whole_pairwise_suite_runs_on_the_real_cluster(shared_cluster, tmp_path):
     out = tmp_path / "pairwise.json"
-    done = run_kcliff("run", "--suite", "pairwise", "--records", "3000", "--warmup-records", "1000",
+    done = run_kcliff("run", "--suite", "pairwise", "--records", "3000", "--warmup-records", "1000", "--prime", "0",
                       "--repeats", "1", "--workdir", str(shared_cluster), "--out", str(out), "--quiet",
                       timeout=1500)
     doc = json.loads(out.read_text())

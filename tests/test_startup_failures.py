@@ -55,7 +55,7 @@ def test_disk_full_during_a_run_keeps_what_was_measured(tmp_path):
     try:
         out = tmp_path / "results.json"
         # The brokers stay up with their only log dir offline, so the run ends on its time budget.
-        done = run_kcliff("run", "--records", "200000", "--repeats", "1", "--budget", "60", "--workdir", str(small),
+        done = run_kcliff("run", "--records", "200000", "--repeats", "1", "--budget", "60", "--prime", "0", "--workdir", str(small),
                           "--out", str(out),
                           timeout=600)
         assert done.returncode in (1, 2), done.stderr

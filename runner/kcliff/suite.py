@@ -23,6 +23,9 @@ from .settings import INVARIANTS, as_kafka_value
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
 EARLY_STOP_AFTER = 2     # measured runs stopped on a cliff before the scenario is decided
+PRIME_S = 45.0           # of unmeasured load before the first measurement (see SuiteRunner.prime)
+PRIME_RECORDS = 30_000   # per priming run, so JVM start-ups do not eat the priming time
+HEAL_SYNC_S = 180.0      # for a healed broker to catch up with every partition it replicates
 
 
 @dataclass
@@ -33,6 +36,7 @@ class Options:
     budget_s: float = 600.0
     early_stop: bool = True
     cliff_threshold: float = CLIFF_THRESHOLD
+    prime_s: float = PRIME_S
 
     def warmup(self) -> int:
         return self.warmup_records if self.warmup_records is not None else max(self.records // 2, 1000)
@@ -48,6 +52,13 @@ def order(scenarios: list[Scenario]) -> list[Scenario]:
     return [sc for _, sc in sorted(enumerate(scenarios), key=key)]
 
 
+def interleaved_group(planned: list[Scenario]) -> list[Scenario]:
+    """The reference and the canaries that need no broker restart, when there is any such canary."""
+    canaries = [sc for sc in planned if sc.cliff is not None and not sc.restart_overrides()]
+    reference = [sc for sc in planned if sc.id == REFERENCE_ID]
+    return reference + canaries if reference and canaries else []
+
+
 def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_version: str) -> dict[str, Any]:
     run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:4]
     return {
@@ -55,7 +66,8 @@ def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_versi
         "environment": environment.collect(cluster, kafka_version),
         "parameters": {"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
                        "record_size": 1024, "budget_s": opts.budget_s, "suites": suites,
-                       "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold},
+                       "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,
+                       "prime_s": opts.prime_s},
         "scenarios": [],
     }
 
@@ -73,12 +85,18 @@ class SuiteRunner:
         self.admin = Admin(cluster.admin_bootstrap)
         self.state = BrokerState(self.admin, self.admin.broker_ids())
         self.overrides: dict[str, Any] = {}
+        self.stale_topics: list[str] = []  # not deleted while a broker was down
 
     def run(self, scenarios: list[Scenario]) -> dict[str, Any]:
         planned = order(scenarios)
+        group = interleaved_group(planned)
+        rest = [sc for sc in planned if sc not in group]
+        self._warn_about_storage()
         try:
             self.prime()
-            for index, sc in enumerate(planned, 1):
+            if group:
+                self.measure_group(group)
+            for index, sc in enumerate(rest, len(group) + 1):
                 self.progress.scenario(index, len(planned), sc.id)
                 entry = self.measure_with_retry(sc)
                 self.doc["scenarios"].append(entry)
@@ -97,17 +115,34 @@ class SuiteRunner:
             self._restore()
         return self.doc
 
+    def _warn_about_storage(self) -> None:
+        env = self.doc["environment"]
+        if environment.fsync_is_free(env):
+            probe = env["storage"]
+            self.progress.warn(f"an fsync in {probe['path']} ({probe['filesystem']}) takes "
+                               f"{probe['fsync_us']:.0f} us, so it reaches no disk: fsync cliffs such as "
+                               "log.flush.interval.messages=1 cannot show; put --workdir on a real disk")
+
     def prime(self) -> None:
-        """One unmeasured run on a throwaway topic, so the first scenario (the reference) does not
-        meet brokers whose JIT is still cold: measured here, a cold reference came out slowest of all."""
+        """Unmeasured runs on a throwaway topic for prime_s seconds (at least one). Measured on the
+        2-core machine, ten back-to-back 30K-record runs on a fresh cluster went 3.3 -> 8-9 MB/s over
+        the first ~45 s (the brokers' JIT): a reference measured straight away came out slowest of all
+        and made the canaries look healthy beside it."""
         topic = f"kcliff-prime-{uuid.uuid4().hex[:6]}"
-        self.progress.note("priming the brokers (one unmeasured run)")
+        self.progress.note(f"priming the brokers ({self.opts.prime_s:.0f}s of unmeasured load)")
         self.admin.create_topic(topic, 6, 3, {})
+        began, figures = time.monotonic(), []
         try:
-            measure.perf_run(self.cluster, topic, self.opts.warmup(), dict(INVARIANTS["producer"]),
-                             time.monotonic() + self.opts.budget_s, self.logdir / "prime.log")
+            while True:
+                run = measure.perf_run(self.cluster, topic, max(self.opts.warmup(), PRIME_RECORDS),
+                                       dict(INVARIANTS["producer"]), time.monotonic() + self.opts.budget_s,
+                                       self.logdir / f"prime-{len(figures) + 1}.log")
+                figures.append(round(run.mb_per_sec or 0.0, 2))
+                if not run.complete or time.monotonic() - began >= self.opts.prime_s:
+                    break
         finally:
             self.admin.delete_topic(topic)
+        self.doc["prime"] = {"seconds": round(time.monotonic() - began, 1), "mb_per_sec": figures}
 
     def _restore(self) -> None:
         try:
@@ -119,6 +154,30 @@ class SuiteRunner:
         ref = results.scenario_entry(self.doc, REFERENCE_ID)
         return results.median(ref, "mb_per_sec") if ref else None
 
+    def measure_group(self, group: list[Scenario]) -> list[dict[str, Any]]:
+        """The reference and the canaries, interleaved round by round: measured one after the other,
+        the brokers' slow warming (the reference went 11.6 -> 21 MB/s over four rounds here) made a
+        canary measured last look healthy beside a reference measured first."""
+        self.progress.note(f"{', '.join(sc.id for sc in group)}: interleaved, {self.opts.repeats} rounds")
+        entries = self.measure_interleaved(group, self.opts.repeats)
+        if any(e["status"] == "faulted" for e in entries):
+            self.progress.note(f"fault: {entries[0]['status_reason']}; healing the cluster and retrying once")
+            try:
+                self._heal()
+            except (ClusterError, NotImplementedError) as exc:
+                raise ClusterError(f"{entries[0]['status_reason']}; the cluster could not be healed: {exc}") from None
+            for entry in entries:
+                self.doc["scenarios"].remove(entry)
+            retry = self.measure_interleaved(group, self.opts.repeats)
+            for again, entry in zip(retry, entries):
+                again["faulted_attempt"] = entry
+            results.save(self.doc, self.out)
+            entries = retry
+        for index, entry in enumerate(entries, 1):
+            self.progress.scenario(index, len(entries), entry["id"])
+            self.progress.scenario_done(entry, self.reference_mb())
+        return entries
+
     def measure_with_retry(self, sc: Scenario) -> dict[str, Any]:
         """A scenario hit by a fault (a broker died) is recorded as faulted, never as a regression
         or cliff; the cluster is healed and the scenario measured once more."""
@@ -127,15 +186,23 @@ class SuiteRunner:
             return entry
         self.progress.note(f"fault in {sc.id}: {entry['status_reason']}; healing the cluster and retrying once")
         try:
-            self.cluster.heal()
+            self._heal()
         except (ClusterError, NotImplementedError) as exc:
             entry["status_reason"] += f"; the cluster could not be healed: {exc}"
             raise ClusterError(f"{sc.id}: {entry['status_reason']}") from None
-        self.admin = Admin(self.cluster.admin_bootstrap)
-        self.state.admin = self.admin
         retry = self.measure_scenario(sc)
         retry["faulted_attempt"] = entry
         return retry
+
+    def _heal(self) -> None:
+        self.cluster.heal()
+        self.admin = Admin(self.cluster.admin_bootstrap)
+        self.state.admin = self.admin
+        for topic in self.stale_topics:
+            self._delete_topic(topic)
+        self.stale_topics = []
+        # measuring while the healed broker still catches up would measure the catching up
+        self.admin.wait_in_sync(HEAL_SYNC_S)
 
     def measure_scenario(self, sc: Scenario) -> dict[str, Any]:
         entry = _new_entry(sc)
@@ -157,8 +224,13 @@ class SuiteRunner:
 
     def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[dict[str, Any]]:
         """A B A B ...: each round measures every scenario once, so drift on a shared runner hits all
-        sides alike. Each side has its own topic and warm-up; broker settings switch before each run."""
+        sides alike. Each side has its own topic and warm-up; broker settings switch before each run.
+        The entries are in the results file from the start and saved after every run."""
         entries = [_new_entry(sc) for sc in scenarios]
+        for entry in entries:
+            entry["status"] = "running"
+            entry["interleaved_with"] = [e["id"] for e in entries if e is not entry]
+        self.doc["scenarios"].extend(entries)
         topics = [_topic_name(sc) for sc in scenarios]
         began = time.monotonic()
         deadline = began + self.opts.budget_s * len(scenarios)
@@ -175,20 +247,26 @@ class SuiteRunner:
                     self._switch_to(sc, entry)
                     run = self._one(sc, topic, self.opts.records, deadline, f"round {i}/{rounds}", rule)
                     entry["runs"].append(run.as_dict())
+                    entry["summary"] = results.summarise(entry["runs"])
+                    results.save(self.doc, self.out)
                     self._check_run(run, i)
                     if _timed_out(run):
                         raise _OutOfTime(f"time budget of {self.opts.budget_s * len(scenarios):.0f}s "
                                          f"exhausted in round {i}")
+            for entry in entries:
+                entry["status"] = "ok"
         except (_Skip, _Fault, _OutOfTime, ClusterError) as exc:
             self._record_failure(entries, exc)
+        except KeyboardInterrupt:
+            for entry in entries:
+                entry["status"], entry["status_reason"] = "interrupted", "interrupted mid-round"
+            raise
         finally:
             for topic in created:
                 self._delete_topic(topic)
             for entry in entries:
-                entry["interleaved_with"] = [e["id"] for e in entries if e is not entry]
                 _finish(entry, began)
-        self.doc["scenarios"].extend(entries)
-        results.save(self.doc, self.out)
+            results.save(self.doc, self.out)
         return entries
 
     def _switch_to(self, sc: Scenario, entry: dict[str, Any]) -> None:
@@ -211,6 +289,7 @@ class SuiteRunner:
 
     def _delete_topic(self, topic: str) -> None:
         if self.cluster.dead_nodes():
+            self.stale_topics.append(topic)
             return
         try:
             self.admin.delete_topic(topic)

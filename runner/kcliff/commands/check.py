@@ -22,7 +22,7 @@ from .. import cliffs, configrepo, procs, report_md, results, verdict
 from ..configrepo.repo_scenario import to_scenario
 from ..progress import Progress
 from ..scenario import REFERENCE_ID, load_suites
-from ..suite import Options, SuiteRunner, new_document
+from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
 from .run import cluster_for
 
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--min-effect", type=options.positive_float, default=verdict.DEFAULT_MIN_EFFECT,
                         help="smallest change worth failing on, as a fraction (default 0.10)")
     parser.add_argument("--budget", type=options.positive_float, default=300.0, help="seconds per scenario")
+    options.add_prime_option(parser, PRIME_S)
     parser.add_argument("--static-only", action="store_true", help="lint only; no cluster")
     parser.add_argument("--format", choices=("text", "github"),
                         default="github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -97,7 +98,7 @@ def measure(args: argparse.Namespace, self_test: list, pair: list) -> dict[str, 
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    opts = Options(args.records, None, args.repeats, args.budget, True)
+    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime)
     with cluster_for(args, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, ["check"], args.kafka_version)
         out = args.results or run_dir / "results.json"

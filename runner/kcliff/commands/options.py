@@ -32,6 +32,22 @@ def positive_float(text: str) -> float:
     return value
 
 
+def prime_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 600, got {text!r}") from None
+    if not 0 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 600, got {text}")
+    return value
+
+
+def add_prime_option(parser: argparse.ArgumentParser, default: float) -> None:
+    parser.add_argument("--prime", type=prime_seconds, default=default, metavar="SECONDS",
+                        help="unmeasured load on the brokers before the first measurement, so their JIT is warm "
+                             "(default %(default)s; 0: one short run)")
+
+
 def cpu_list(text: str) -> str:
     if not text or any(c not in "0123456789,-" for c in text):
         raise argparse.ArgumentTypeError(f"expected a CPU list like 0 or 0-1 or 0,2, got {text!r}")
