@@ -1,10 +1,8 @@
 """Integration: a real 3-broker KRaft cluster from the Maven jars, the real perf tool, real teardown."""
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 

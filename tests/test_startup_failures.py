@@ -1,13 +1,18 @@
 """Start-up failures end with one clear sentence, exit 2, and leave no process behind."""
 
+import contextlib
+import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from conftest import run_kcliff
+from conftest import KCLIFF, ROOT, run_kcliff
+from test_faults import wait_for
 from test_local_cluster import jvms_under
 
 
@@ -45,24 +50,56 @@ def test_brokers_that_cannot_start_are_cleaned_up(tmp_path):
     assert jvms_under(tmp_path) == []
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None, reason="needs root to mount a tmpfs")
-@pytest.mark.kafka
-def test_disk_full_during_a_run_keeps_what_was_measured(tmp_path):
-    import subprocess
-    small = tmp_path / "small"
-    small.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(small)], check=True)
+needs_mount = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None,
+                                 reason="needs root to mount a tmpfs")
+
+
+@contextlib.contextmanager
+def small_disk(where: Path, size_mb: int) -> Iterator[Path]:
+    where.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", str(where)], check=True)
     try:
-        out = tmp_path / "results.json"
-        # The brokers stay up with their only log dir offline, so the run ends on its time budget.
-        done = run_kcliff("run", "--records", "200000", "--repeats", "1", "--budget", "60", "--prime", "0", "--workdir", str(small),
-                          "--out", str(out),
-                          timeout=600)
-        assert done.returncode in (1, 2), done.stderr
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+@needs_mount
+@pytest.mark.kafka
+def test_too_little_disk_for_the_run_is_one_sentence(tmp_path):
+    with small_disk(tmp_path / "small", 48) as small:
+        done = run_kcliff("run", "--workdir", str(small), "--out", str(tmp_path / "r.json"), timeout=300)
+        assert done.returncode == 2, done.stderr
+        assert "not enough disk space for this run in" in done.stderr and "MB needed" in done.stderr
         assert "Traceback" not in done.stderr
         assert jvms_under(tmp_path) == []
-    finally:
-        subprocess.run(["umount", "-l", str(small)], check=False)
+
+
+@needs_mount
+@pytest.mark.kafka
+def test_disk_filling_up_mid_run_ends_it_and_keeps_what_was_measured(tmp_path):
+    """Another process fills the disk after the reference's first run: the brokers take their log dir
+    offline and stay up; kcliff must say so in one sentence, not wait out its budget."""
+    out = tmp_path / "results.json"
+    with small_disk(tmp_path / "small", 400) as small:
+        proc = subprocess.Popen([*KCLIFF, "run", "--records", "10000", "--repeats", "2", "--prime", "0",
+                                 "--workdir", str(small), "--out", str(out)],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: out.exists() and [e for e in json.loads(out.read_text())["scenarios"] if e["runs"]],
+                     600, "the reference's first run")
+            with open(small / "filler", "wb") as filler:
+                os.posix_fallocate(filler.fileno(), 0, shutil.disk_usage(small).free - 2 ** 20)
+            _, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 2, err[-2000:]
+        assert "MB free, so the brokers cannot write their logs" in err and "Traceback" not in err
+        doc = json.loads(out.read_text())
+        assert doc["status"] == "failed"
+        assert doc["scenarios"][0]["id"] == "reference" and doc["scenarios"][0]["runs"]
+        assert jvms_under(tmp_path) == []
 
 
 def test_compose_backend_without_docker_is_one_sentence(tmp_path):

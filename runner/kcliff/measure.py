@@ -17,6 +17,10 @@ from .perf_output import PerfLine, parse_line, summary
 
 PERF_CLASS = "org.apache.kafka.tools.ProducerPerformance"
 REPORTING_INTERVAL_MS = 1000
+# The perf tool prints a line only when a record is acknowledged (failed sends print nothing), so
+# silence this long means the brokers accept nothing: a stall, never a slow cliff (those print every second).
+STALL_S = 45.0
+STALLED = "fault: stalled:"
 
 # Called with each interim line and the seconds since the run started; returns a reason to stop, or None.
 StopRule = Callable[[PerfLine, float], "str | None"]
@@ -72,11 +76,11 @@ def _pump(stream, lines: queue.Queue) -> None:
 def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, object], deadline: float,
              log_path: Path, stop_rule: StopRule | None = None,
              on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None,
-             watch: Callable[[], str | None] | None = None) -> Run:
+             watch: Callable[[], str | None] | None = None, stall_s: float = STALL_S) -> Run:
     """Run the perf tool once. Stops it at `deadline` (monotonic), when `stop_rule` fires on an
     interim line, or when `watch` (asked about once a second, lines or not: a producer whose brokers
     all died prints nothing) returns a reason. A stopped run keeps the figures of its interim lines
-    and is marked incomplete."""
+    and is marked incomplete. No interim line for `stall_s` seconds stops it as stalled."""
     argv = perf_argv(cluster, topic, records, producer, throughput)
     began = time.monotonic()
     proc = procs.spawn(argv, stdout=subprocess.PIPE)
@@ -86,6 +90,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     seen: list[str] = []
     interim: list[PerfLine] = []
     reason = None
+    last_progress = began
     try:
         while True:
             try:
@@ -98,6 +103,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
                 seen.append(line)
                 parsed = parse_line(line)
                 if parsed is not None and not parsed.is_summary:
+                    last_progress = time.monotonic()
                     interim.append(parsed)
                     elapsed = time.monotonic() - began
                     if on_line:
@@ -111,6 +117,9 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
                     break
             if time.monotonic() >= deadline:
                 reason = "time budget exhausted"
+                break
+            if time.monotonic() - last_progress >= stall_s:
+                reason = f"{STALLED} no record acknowledged for {stall_s:.0f}s"
                 break
     finally:
         procs.stop(proc, grace_s=3.0)

@@ -6,6 +6,7 @@ when a later scenario fails or the run is interrupted.
 
 from __future__ import annotations
 
+import shutil
 import time
 import uuid
 from dataclasses import dataclass
@@ -86,12 +87,14 @@ class SuiteRunner:
         self.state = BrokerState(self.admin, self.admin.broker_ids())
         self.overrides: dict[str, Any] = {}
         self.stale_topics: list[str] = []  # not deleted while a broker was down
+        self.abort: str | None = None  # a fault no retry can mend (a full disk): ends the suite
 
     def run(self, scenarios: list[Scenario]) -> dict[str, Any]:
         planned = order(scenarios)
         group = interleaved_group(planned)
         rest = [sc for sc in planned if sc not in group]
         self._warn_about_storage()
+        self._check_space(len(group))
         try:
             self.prime()
             if group:
@@ -102,6 +105,7 @@ class SuiteRunner:
                 self.doc["scenarios"].append(entry)
                 results.save(self.doc, self.out)
                 self.progress.scenario_done(entry, self.reference_mb())
+                self._stop_if_unmendable()
             self.doc["status"] = "complete"
         except KeyboardInterrupt:
             self.doc["status"] = "interrupted"
@@ -114,6 +118,16 @@ class SuiteRunner:
             results.save(self.doc, self.out)
             self._restore()
         return self.doc
+
+    def _check_space(self, topics_at_once: int) -> None:
+        root = self.cluster.data_root()
+        if root is None:
+            return
+        needed, free = disk_needed(self.opts, topics_at_once), shutil.disk_usage(root).free
+        if free < needed:
+            raise ClusterError(f"not enough disk space for this run in {root}: {free / 2 ** 20:.0f} MB free, "
+                               f"about {needed / 2 ** 20:.0f} MB needed (every record on three replicas); "
+                               "free space, give --workdir on a larger disk, or lower --records/--repeats")
 
     def _warn_about_storage(self) -> None:
         env = self.doc["environment"]
@@ -136,8 +150,11 @@ class SuiteRunner:
             while True:
                 run = measure.perf_run(self.cluster, topic, max(self.opts.warmup(), PRIME_RECORDS),
                                        dict(INVARIANTS["producer"]), time.monotonic() + self.opts.budget_s,
-                                       self.logdir / f"prime-{len(figures) + 1}.log")
+                                       self.logdir / f"prime-{len(figures) + 1}.log",
+                                       watch=_FaultWatch(self.cluster).check)
                 figures.append(round(run.mb_per_sec or 0.0, 2))
+                if run.stop_reason and run.stop_reason.startswith(FAULT):
+                    raise ClusterError(f"while priming the brokers: {run.stop_reason.removeprefix(FAULT).strip()}")
                 if not run.complete or time.monotonic() - began >= self.opts.prime_s:
                     break
         finally:
@@ -160,6 +177,7 @@ class SuiteRunner:
         canary measured last look healthy beside a reference measured first."""
         self.progress.note(f"{', '.join(sc.id for sc in group)}: interleaved, {self.opts.repeats} rounds")
         entries = self.measure_interleaved(group, self.opts.repeats)
+        self._stop_if_unmendable()
         if any(e["status"] == "faulted" for e in entries):
             self.progress.note(f"fault: {entries[0]['status_reason']}; healing the cluster and retrying once")
             try:
@@ -182,7 +200,7 @@ class SuiteRunner:
         """A scenario hit by a fault (a broker died) is recorded as faulted, never as a regression
         or cliff; the cluster is healed and the scenario measured once more."""
         entry = self.measure_scenario(sc)
-        if entry["status"] != "faulted":
+        if entry["status"] != "faulted" or self.abort:
             return entry
         self.progress.note(f"fault in {sc.id}: {entry['status_reason']}; healing the cluster and retrying once")
         try:
@@ -273,6 +291,10 @@ class SuiteRunner:
         entry["restart_forced"] = self._restart_if_needed(sc) or entry["restart_forced"]
         self.state.apply(sc.dynamic_broker())
 
+    def _stop_if_unmendable(self) -> None:
+        if self.abort:
+            raise ClusterError(self.abort)
+
     def _record_failure(self, entries: list[dict[str, Any]], exc: Exception) -> None:
         if isinstance(exc, _Skip):
             status, reason = "skipped", str(exc)
@@ -286,6 +308,8 @@ class SuiteRunner:
             reason = f"{exc}" + (f" (broker node(s) {dead} died)" if dead else "")
         for entry in entries:
             entry["status"], entry["status_reason"] = status, reason
+        if DISK_FULL in reason:
+            self.abort = reason.split(DISK_FULL, 1)[1].strip()
 
     def _delete_topic(self, topic: str) -> None:
         if self.cluster.dead_nodes():
@@ -401,10 +425,14 @@ class _OutOfTime(Exception):
 
 
 FAULT = "fault:"
+DISK_FULL = "disk full:"
+DISK_FREE_MIN = 16 * 2 ** 20
+DISK_SLACK = 128 * 2 ** 20  # metadata log, index files, broker logs
 
 
 class _FaultWatch:
-    """Looks for dead brokers at most every `every_s` seconds (docker inspect is not free)."""
+    """Looks for dead brokers and a full data disk at most every `every_s` seconds (docker inspect is
+    not free)."""
 
     def __init__(self, cluster: Cluster, every_s: float = 2.0) -> None:
         self.cluster = cluster
@@ -416,10 +444,28 @@ class _FaultWatch:
             return None
         self.last = time.monotonic()
         dead = self.cluster.dead_nodes()
-        return f"{FAULT} broker node(s) {dead} died" if dead else None
+        if dead:
+            return f"{FAULT} broker node(s) {dead} died"
+        return disk_full(self.cluster.data_root())
+
+
+def disk_full(root: Path | None) -> str | None:
+    """A reason when the brokers' disk is full: Kafka then takes the log dir offline and the brokers
+    stay up accepting nothing, which no retry can mend."""
+    if root is None:
+        return None
+    free = shutil.disk_usage(root).free
+    if free >= DISK_FREE_MIN:
+        return None
+    return (f"{FAULT} {DISK_FULL} the disk holding {root} has {free / 2 ** 20:.0f} MB free, so the brokers "
+            "cannot write their logs; free space there or give --workdir on a larger disk")
+
+
+def disk_needed(opts: Options, topics_at_once: int) -> int:
+    """Bytes the largest phase writes: every record on three replicas, all on this one disk."""
+    records = opts.warmup() + opts.repeats * opts.records
+    return 3 * 1024 * records * max(topics_at_once, 1) + DISK_SLACK
 
 
 def _timed_out(run: measure.Run) -> bool:
     return run.stop_reason == "time budget exhausted"
-
-
