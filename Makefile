@@ -1,6 +1,8 @@
 # Two commands on a fresh machine: `make run` and `make test`. Each sets itself up first;
 # setup is idempotent and fast when already done.
 SUITE ?= canaries
+# a producer-broker round trip, so the in-flight=1 canary can show (README: Canaries)
+RTT_MS ?= 20
 ARGS ?=
 PYTEST_ARGS ?=
 
@@ -9,9 +11,10 @@ PYTEST_ARGS ?=
 setup:
 	@scripts/setup.sh
 	@scripts/setup-changepoint.sh
+	@scripts/setup-toxiproxy.sh
 
 run: setup
-	.venv/bin/kcliff run --suite $(SUITE) $(ARGS)
+	.venv/bin/kcliff run --suite $(SUITE) --client-rtt-ms $(RTT_MS) $(ARGS)
 
 # Docker engine, compose v2 and the stand-in Kafka image for the compose tests (docs/compose.md).
 docker-setup: setup

@@ -63,6 +63,10 @@ class Cluster(ABC):
     def down(self) -> None:
         """Stop everything this backend started; idempotent."""
 
+    def client_rtt_ms(self) -> float | None:
+        """The producer-broker round trip when this backend knows it (None: a real network, unknown)."""
+        return None
+
     def data_root(self) -> Path | None:
         """The host directory holding the brokers' logs, when the brokers write to this host's disk."""
         return None

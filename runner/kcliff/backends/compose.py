@@ -346,6 +346,9 @@ class ComposeCluster(Cluster):
             if names:
                 _docker(kind, "rm", *names, timeout=120, check=False)
 
+    def client_rtt_ms(self) -> float | None:
+        return 0.0  # one host's bridge network: round trips of microseconds
+
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "image": f"{self.image}:{self.kafka_version}",
                 "image_id": _docker("image", "inspect", "-f", "{{.Id}}", f"{self.image}:{self.kafka_version}",

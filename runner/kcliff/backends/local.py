@@ -19,6 +19,7 @@ from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError
 from .base import Cluster, free_ports
+from .latency import LatencyProxy
 
 NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0
@@ -31,6 +32,7 @@ class Caps:
     broker_cpus: str | None = None  # taskset list, e.g. "0" or "0-1"
     producer_heap_mb: int = 512
     producer_cpus: str | None = None
+    client_rtt_ms: float = 0.0  # producer <-> broker round trip added by a latency proxy (latency.py)
 
 
 @dataclass
@@ -41,7 +43,8 @@ class Node:
     directory: Path
     proc: subprocess.Popen | None = None
     pid: int | None = None
-
+    client_port: int | None = None  # the listener behind the latency proxy, when there is one
+    proxy_port: int | None = None   # where producers reach this broker through the proxy
 
 
 def new_cluster_id() -> str:
@@ -54,15 +57,21 @@ def new_cluster_id() -> str:
 
 
 def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str:
+    listeners = [f"PLAINTEXT://127.0.0.1:{node.broker_port}", f"CONTROLLER://127.0.0.1:{node.controller_port}"]
+    advertised = [f"PLAINTEXT://127.0.0.1:{node.broker_port}"]
+    if node.proxy_port:
+        # producers bootstrap on CLIENT and are told the proxy's address; admin and replication stay direct
+        listeners.append(f"CLIENT://127.0.0.1:{node.client_port}")
+        advertised.append(f"CLIENT://127.0.0.1:{node.proxy_port}")
     props = {
         "process.roles": "broker,controller",
         "node.id": node.node_id,
         "controller.quorum.voters": voters,
-        "listeners": f"PLAINTEXT://127.0.0.1:{node.broker_port},CONTROLLER://127.0.0.1:{node.controller_port}",
-        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.broker_port}",
+        "listeners": ",".join(listeners),
+        "advertised.listeners": ",".join(advertised),
         "controller.listener.names": "CONTROLLER",
         "inter.broker.listener.name": "PLAINTEXT",
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,CLIENT:PLAINTEXT",
         "log.dirs": str(node.directory / "data"),
         "offsets.topic.replication.factor": 3,
         "transaction.state.log.replication.factor": 3,
@@ -85,6 +94,7 @@ class LocalCluster(Cluster):
     cluster_id: str = ""
     backend: str = "local"
     owned: bool = True  # False for a cluster `kcliff cluster up` left running: it must outlive this process
+    proxy: LatencyProxy | None = None
 
     @property
     def can_restart(self) -> bool:
@@ -96,17 +106,24 @@ class LocalCluster(Cluster):
 
     @property
     def tool_bootstrap(self) -> str:  # type: ignore[override]
-        return self.admin_bootstrap
+        if self.proxy is None:
+            return self.admin_bootstrap
+        return ",".join(f"127.0.0.1:{n.proxy_port}" for n in self.nodes)
 
     def start(self) -> None:
         """Format and start all nodes, then wait until ready. On any failure, stop what started."""
         began = time.monotonic()
         self.workdir.mkdir(parents=True, exist_ok=True)
-        ports = free_ports(2 * len(NODES))
+        ports = free_ports(4 * len(NODES))
         self.cluster_id = new_cluster_id()
-        self.nodes = [Node(i, ports[2 * k], ports[2 * k + 1], self.workdir / f"node-{i}")
+        self.nodes = [Node(i, ports[4 * k], ports[4 * k + 1], self.workdir / f"node-{i}")
                       for k, i in enumerate(NODES)]
         try:
+            if self.caps.client_rtt_ms > 0:
+                for k, node in enumerate(self.nodes):
+                    node.client_port, node.proxy_port = ports[4 * k + 2], ports[4 * k + 3]
+                self.proxy = LatencyProxy(self.caps.client_rtt_ms, self.workdir / "toxiproxy.log", register=self.owned)
+                self.proxy.start({n.proxy_port: n.client_port for n in self.nodes})
             self._write_configs()
             self._format()
             self._launch()
@@ -204,12 +221,17 @@ class LocalCluster(Cluster):
 
     def down(self) -> None:
         self._stop_nodes()
+        if self.proxy is not None:
+            self.proxy.stop()
         (self.workdir / STATE_FILE).unlink(missing_ok=True)
         for node in self.nodes:
             _remove_tree(node.directory / "data")
 
     def data_root(self) -> Path | None:
         return self.workdir
+
+    def client_rtt_ms(self) -> float | None:
+        return self.caps.client_rtt_ms
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "caps": vars(self.caps), "bootstrap": self.admin_bootstrap,
@@ -218,7 +240,9 @@ class LocalCluster(Cluster):
     def save_state(self) -> None:
         state = {"backend": "local", "cluster_id": self.cluster_id, "libs": str(self.libs), "caps": vars(self.caps),
                  "overrides": self.overrides, "bringup_s": self.bringup_s,
+                 "proxy": {"api_port": self.proxy.api_port, "pid": self.proxy.pid} if self.proxy else None,
                  "nodes": [{"node_id": n.node_id, "broker_port": n.broker_port, "controller_port": n.controller_port,
+                            "client_port": n.client_port, "proxy_port": n.proxy_port,
                             "directory": str(n.directory), "pid": n.pid} for n in self.nodes]}
         (self.workdir / STATE_FILE).write_text(json.dumps(state, indent=2))
 
@@ -230,8 +254,12 @@ class LocalCluster(Cluster):
             return None
         state = json.loads(path.read_text())
         cluster = cls(workdir, Path(state["libs"]), Caps(**state["caps"]), state["overrides"],
-                      [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]), None, n["pid"])
+                      [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]), None, n["pid"],
+                            n.get("client_port"), n.get("proxy_port"))
                        for n in state["nodes"]], state["cluster_id"], owned=False)
+        if state.get("proxy"):
+            cluster.proxy = LatencyProxy(cluster.caps.client_rtt_ms, workdir / "toxiproxy.log", register=False,
+                                         api_port=state["proxy"]["api_port"], pid=state["proxy"]["pid"])
         cluster.bringup_s = state.get("bringup_s")
         return cluster
 

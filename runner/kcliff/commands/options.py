@@ -63,10 +63,24 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker-cpus", type=cpu_list, help="pin brokers to these CPUs (taskset)")
     parser.add_argument("--producer-heap-mb", type=positive_int, default=512)
     parser.add_argument("--producer-cpus", type=cpu_list, help="pin the producer to these CPUs (taskset)")
+    parser.add_argument("--client-rtt-ms", type=rtt_ms, default=0.0,
+                        help="round trip added between producer and brokers (local backend, via toxiproxy); "
+                             "on bare loopback in-flight limits cost nothing (default 0: direct)")
 
 
 def caps(args: argparse.Namespace) -> Caps:
-    return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus)
+    return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus,
+                args.client_rtt_ms)
+
+
+def rtt_ms(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected milliseconds between 0 and 1000, got {text!r}") from None
+    if not 0 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"expected milliseconds between 0 and 1000, got {text}")
+    return value
 
 
 def shard(text: str) -> tuple[int, int]:

@@ -78,6 +78,8 @@ def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> 
                     "--backend external needs --bootstrap-servers host:port[,...]")
     options.require(backend == "external" or not args.bootstrap_servers,
                     f"--bootstrap-servers is for the external backend, not {backend}")
+    options.require(backend == "local" or not args.client_rtt_ms,
+                    f"--client-rtt-ms is for the local backend, not {backend}")
     if backend == "external":
         from ..backends.external import connect
         yield connect(args.bootstrap_servers, args.kafka_version, args.kafka_home, args.producer_heap_mb,

@@ -1,0 +1,115 @@
+"""A client round-trip time for the local cluster: toxiproxy in front of each broker's client listener.
+
+On loopback a produce request costs no network time, so settings that only matter because of round
+trips (max.in.flight.requests.per.connection=1 above all) show no cliff there. With --client-rtt-ms
+the producer reaches every broker through a toxiproxy latency toxic, half the RTT each way; broker to
+broker replication stays direct. toxiproxy delays each chunk from the time it arrived, so requests in
+flight still overlap and a pipelining producer keeps its throughput.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import procs
+from ..errors import ClusterError
+from .base import free_ports
+
+BINARY = "toxiproxy-server"
+START_TIMEOUT_S = 15.0
+
+
+def find_binary() -> str:
+    """toxiproxy-server from the project's venv (scripts/setup-toxiproxy.sh) or PATH."""
+    beside = Path(sys.executable).parent / BINARY
+    found = str(beside) if beside.is_file() else shutil.which(BINARY)
+    if not found:
+        raise ClusterError(f"{BINARY} not found: --client-rtt-ms needs it; run scripts/setup-toxiproxy.sh "
+                           "(make setup does)")
+    return found
+
+
+@dataclass
+class LatencyProxy:
+    """One toxiproxy-server; `routes` maps each listen port to the broker port behind it."""
+
+    rtt_ms: float
+    log: Path
+    register: bool = True
+    api_port: int = 0
+    pid: int | None = None
+    proc: subprocess.Popen | None = field(default=None, repr=False)
+
+    def start(self, routes: dict[int, int]) -> None:
+        self.api_port = free_ports(1)[0]
+        config = self.log.with_suffix(".json")  # also marks the process as this cluster's in its command line
+        config.write_text(json.dumps([{"name": _name(upstream), "listen": f"127.0.0.1:{listen}",
+                                       "upstream": f"127.0.0.1:{upstream}", "enabled": True}
+                                      for listen, upstream in routes.items()]))
+        self.proc = procs.spawn([find_binary(), "-host", "127.0.0.1", "-port", str(self.api_port),
+                                 "-config", str(config)], log=self.log, register=self.register)
+        self.pid = self.proc.pid
+        try:
+            self._wait_for_api()
+            for upstream in routes.values():
+                self._add_latency(_name(upstream))
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_for_api(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise ClusterError(f"{BINARY} exited at start (code {self.proc.returncode}); see {self.log}")
+            try:
+                self._call("GET", "/version")
+                return
+            except (OSError, urllib.error.URLError):
+                time.sleep(0.2)
+        raise ClusterError(f"{BINARY} did not answer on port {self.api_port} within {START_TIMEOUT_S:.0f}s; "
+                           f"see {self.log}")
+
+    def _add_latency(self, name: str) -> None:
+        for stream in ("upstream", "downstream"):
+            self._call("POST", f"/proxies/{name}/toxics",
+                       {"name": f"rtt-{stream}", "type": "latency", "stream": stream, "toxicity": 1.0,
+                        "attributes": {"latency": int(round(self.rtt_ms / 2)), "jitter": 0}})
+
+    def _call(self, method: str, path: str, body: dict | None = None) -> bytes:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"http://127.0.0.1:{self.api_port}{path}", data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:
+            raise ClusterError(f"{BINARY} refused {method} {path}: {exc.code} {exc.read()[:200]!r}") from None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            procs.stop(self.proc, grace_s=3.0)
+        elif self.pid is not None and _is_ours(self.pid, self.log.with_suffix(".json")):
+            procs.stop_pid(self.pid, grace_s=3.0)
+        self.proc = self.pid = None
+
+
+def _name(upstream: int) -> str:
+    return f"broker-{upstream}"
+
+
+def _is_ours(pid: int, config: Path) -> bool:
+    """Guard against a recycled pid before stopping a proxy a previous `kcliff cluster up` started."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return str(config).encode() in cmdline

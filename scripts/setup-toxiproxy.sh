@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# toxiproxy-server (Shopify's TCP proxy for simulating network conditions) for --client-rtt-ms: built
+# from the Go module proxy into .venv/bin, because GitHub release downloads are not reachable from
+# every runner. The kernel's netem would be the lighter way, but it is missing from the VMs this
+# runs on (tc: "Specified qdisc kind is unknown"). Idempotent: instant when already built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=v2.5.0
+bin=.venv/bin/toxiproxy-server
+stamp=.venv/.toxiproxy-version  # built from the module proxy, the binary reports its version as "git"
+if [ ! -x "$bin" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$version" ]; then
+  command -v go >/dev/null || { echo "setup-toxiproxy: Go is needed to build toxiproxy $version" >&2; exit 2; }
+  echo "setup-toxiproxy: building toxiproxy-server $version from the Go module proxy ..."
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  GOBIN="$tmp" go install "github.com/Shopify/toxiproxy/v2/cmd/server@$version"
+  mv "$tmp/server" "$bin"
+  echo "$version" > "$stamp"
+fi
