@@ -75,9 +75,9 @@ def test_restart_settings_are_told_apart(tmp_path):
 def test_shipped_suites_are_valid():
     scenarios = load_suites(["canaries"])
     assert scenarios[0].id == "reference"
-    assert {"batching-off", "flush-1"} <= {s.id for s in scenarios}
+    assert {"batching-off", "flush-1", "inflight-1"} <= {s.id for s in scenarios}
     network = load_suites(["canaries-network"], with_reference=False)
-    assert {"inflight-1", "batch16k-linger0", "topic-flush-1"} <= {s.id for s in network} and all(s.cliff for s in network)
+    assert {"batch16k-linger0", "topic-flush-1"} <= {s.id for s in network} and all(s.cliff for s in network)
     assert all(s.cliff for s in scenarios[1:])
 
 
@@ -105,3 +105,12 @@ def test_cli_refuses_bad_suite_before_starting_anything(tmp_path, kcliff):
     assert f"{path}:3: unknown producer setting 'batch.sise': did you mean 'batch.size'?" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "w").exists()
+
+
+def test_a_canary_round_trip_must_be_milliseconds(tmp_path, kcliff):
+    path = tmp_path / "s.yaml"
+    path.write_text("scenarios:\n  - id: x\n    producer:\n      linger.ms: 0\n    cliff:\n"
+                    "      stands_for: a round trip per record\n      min_client_rtt_ms: -3\n")
+    done = kcliff("run", "--suite", str(path), "--workdir", str(tmp_path / "w"), timeout=60)
+    assert done.returncode == 2 and f"{path}:7:" in done.stderr
+    assert "cliff.min_client_rtt_ms must be milliseconds between 0 and 1000" in done.stderr

@@ -20,7 +20,7 @@ from .errors import InputError
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "cliff")
-CLIFF_KEYS = ("stands_for", "metric", "max_ratio")
+CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
 CLIFF_METRICS = ("throughput", "p99")
 REFERENCE_ID = "reference"
 
@@ -35,6 +35,9 @@ class Cliff:
     stands_for: str
     metric: str = "throughput"
     max_ratio: float = 0.5
+    # the producer-broker round trip this cliff needs to show; a cluster known to have less (bare
+    # loopback) skips the canary with that reason instead of reporting a blind rig
+    min_client_rtt_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,11 @@ def _cliff(raw: Any, path: str, parent: Any) -> Cliff | None:
     if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio < 1:
         raise _fail(f"cliff.max_ratio must be a number between 0 and 1 (exclusive), got {ratio!r}", path, raw,
                     "max_ratio")
-    return Cliff(stands_for.strip(), metric, float(ratio))
+    rtt = raw.get("min_client_rtt_ms", 0.0)
+    if isinstance(rtt, bool) or not isinstance(rtt, (int, float)) or not 0 <= rtt <= 1000:
+        raise _fail(f"cliff.min_client_rtt_ms must be milliseconds between 0 and 1000, got {rtt!r}", path, raw,
+                    "min_client_rtt_ms")
+    return Cliff(stands_for.strip(), metric, float(ratio), float(rtt))
 
 
 def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -> Scenario:

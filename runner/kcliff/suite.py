@@ -90,7 +90,8 @@ class SuiteRunner:
         self.abort: str | None = None  # a fault no retry can mend (a full disk): ends the suite
 
     def run(self, scenarios: list[Scenario]) -> dict[str, Any]:
-        planned = order(scenarios)
+        unshowable = {sc.id: why for sc in scenarios if (why := self._unshowable(sc))}
+        planned = [sc for sc in order(scenarios) if sc.id not in unshowable]
         group = interleaved_group(planned)
         rest = [sc for sc in planned if sc not in group]
         self._warn_about_storage()
@@ -106,6 +107,9 @@ class SuiteRunner:
                 results.save(self.doc, self.out)
                 self.progress.scenario_done(entry, self.reference_mb())
                 self._stop_if_unmendable()
+            for sc in scenarios:
+                if sc.id in unshowable:
+                    self._record_skip(sc, unshowable[sc.id])
             self.doc["status"] = "complete"
         except KeyboardInterrupt:
             self.doc["status"] = "interrupted"
@@ -118,6 +122,22 @@ class SuiteRunner:
             results.save(self.doc, self.out)
             self._restore()
         return self.doc
+
+    def _unshowable(self, sc: Scenario) -> str | None:
+        """Why this cluster cannot show the canary's cliff (its round trip is known to be too short)."""
+        rtt, needed = self.cluster.client_rtt_ms(), sc.cliff.min_client_rtt_ms if sc.cliff else 0.0
+        if rtt is None or rtt >= needed:
+            return None
+        return (f"its cliff needs a producer-broker round trip of at least {needed:g} ms to show; "
+                f"this cluster's is {rtt:g} ms (give --client-rtt-ms {needed:g} or more)")
+
+    def _record_skip(self, sc: Scenario, reason: str) -> None:
+        entry = _new_entry(sc)
+        entry["status"], entry["status_reason"] = "skipped", reason
+        _finish(entry, time.monotonic())
+        self.doc["scenarios"].append(entry)
+        results.save(self.doc, self.out)
+        self.progress.note(f"{sc.id}: skipped: {reason}")
 
     def _check_space(self, topics_at_once: int) -> None:
         root = self.cluster.data_root()
