@@ -1,4 +1,9 @@
-from kcliff.apply import steps
+import pytest
+
+from kcliff.admin import Admin
+from kcliff.apply import BrokerState, steps
+from kcliff.backends.local import LocalCluster
+from kcliff.commands.cluster import cluster_dir
 
 
 def test_thread_pools_move_by_half_or_double_per_step():
@@ -18,3 +23,23 @@ def test_every_step_is_within_kafkas_bounds():
                 previous = value
             assert previous == target
 
+
+
+@pytest.mark.kafka
+def test_a_cluster_left_with_overrides_is_measured_and_restored(shared_cluster):
+    """A crashed run or an operator left log.flush.interval.messages=1 on every broker: scenarios still
+    apply and read back, and restore puts the leftover back as it was."""
+    cluster = LocalCluster.from_state(cluster_dir(shared_cluster))
+    admin = Admin(cluster.admin_bootstrap)
+    nodes = admin.broker_ids()
+    admin.alter_broker_configs(nodes, {"log.flush.interval.messages": "1"})
+    try:
+        state = BrokerState(admin, nodes)
+        state.apply({"log.flush.interval.messages": 1000, "num.io.threads": 2})
+        assert {admin.broker_dynamic(n)["log.flush.interval.messages"] for n in nodes} == {"1000"}
+        state.apply({})  # the reference: no overrides of kcliff's own
+        assert all("num.io.threads" not in admin.broker_dynamic(n) for n in nodes)
+        state.restore()
+        assert {admin.broker_dynamic(n).get("log.flush.interval.messages") for n in nodes} == {"1"}
+    finally:
+        admin.alter_broker_configs(nodes, {"log.flush.interval.messages": None})

@@ -87,7 +87,7 @@ class Admin:
         resource = ConfigResource(ResourceType.BROKER, str(node_id))
         entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
         return {k: e.value for k, e in entries.items()
-                if e.source == ConfigSource.DYNAMIC_BROKER_CONFIG and e.value is not None}
+                if _source(e) == ConfigSource.DYNAMIC_BROKER_CONFIG and e.value is not None}
 
     def broker_config(self, node_id: int) -> dict[str, str | None]:
         resource = ConfigResource(ResourceType.BROKER, str(node_id))
@@ -97,6 +97,11 @@ class Admin:
 
 class _Transport(ClusterError):
     """The connection to a broker dropped while waiting for an answer."""
+
+
+def _source(entry: ConfigEntry) -> ConfigSource:
+    """describe_configs hands the source over as a bare int, which never equals the enum member."""
+    return ConfigSource(getattr(entry.source, "value", entry.source))
 
 
 def _wait(futures: dict[Any, Any], what: str) -> dict[Any, Any]:

@@ -35,8 +35,13 @@ class BrokerState:
         self.admin = admin
         self.node_ids = node_ids
         self.original = {n: admin.broker_dynamic(n) for n in node_ids}
-        # Effective values before kcliff changed anything: what a removed override falls back to.
-        self.initial = admin.broker_config(node_ids[0])
+        # Effective values before kcliff changed anything: what a removed override falls back to. Not
+        # for a name some broker already overrides dynamically (a cluster a crashed run or its operator
+        # left so): removing it falls back to a static value no admin call shows, so it is not checked.
+        self.initial: dict[str, str | None] = admin.broker_config(node_ids[0])
+        for values in self.original.values():
+            for name in values:
+                self.initial[name] = None
         self.applied: dict[str, Any] = {}
 
     def apply(self, wanted: dict[str, Any]) -> None:

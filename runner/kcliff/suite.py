@@ -120,7 +120,7 @@ class SuiteRunner:
         finally:
             self.doc["environment"]["ended"] = environment.now()
             results.save(self.doc, self.out)
-            self._restore()
+            self.restore()
         return self.doc
 
     def _unshowable(self, sc: Scenario) -> str | None:
@@ -181,7 +181,8 @@ class SuiteRunner:
             self.admin.delete_topic(topic)
         self.doc["prime"] = {"seconds": round(time.monotonic() - began, 1), "mb_per_sec": figures}
 
-    def _restore(self) -> None:
+    def restore(self) -> None:
+        """Put back the dynamic broker configs found at the start (also after measure_interleaved)."""
         try:
             self.state.restore()
         except (ClusterError, KeyboardInterrupt):

@@ -105,7 +105,10 @@ def measure(args: argparse.Namespace, self_test: list, pair: list) -> dict[str, 
         runner = SuiteRunner(cluster, opts, doc, out, run_dir / "perf", progress)
         runner.run(self_test)
         progress.note(f"base and head interleaved, {args.rounds} rounds")
-        runner.measure_interleaved(pair, args.rounds)
+        try:
+            runner.measure_interleaved(pair, args.rounds)
+        finally:
+            runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc["status"] = "complete"
         results.save(doc, out)
         print(f"results: {out}", file=sys.stderr)
