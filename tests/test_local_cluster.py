@@ -32,7 +32,7 @@ def jvms_under(path: Path) -> list[str]:
 
 def test_canaries_fall_far_below_the_reference(tmp_path):
     out = tmp_path / "results.json"
-    done = run_kcliff("run", "--suite", "canaries", "--records", "60000", "--repeats", "2",
+    done = run_kcliff("run", "--suite", "canaries", "--records", "60000", "--repeats", "2", "--prime", "20",
                       "--workdir", str(tmp_path / "w"), "--out", str(out), timeout=900)
     assert done.returncode in (0, 1), done.stderr[-3000:]  # 1: a canary not seen, judged below
     doc = json.loads(out.read_text())

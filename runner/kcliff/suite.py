@@ -38,6 +38,15 @@ class Options:
     early_stop: bool = True
     cliff_threshold: float = CLIFF_THRESHOLD
     prime_s: float = PRIME_S
+    run_s: float | None = None  # stretch measured runs to about this long, from the warm-up's rate
+
+    def records_for(self, warmup: dict[str, Any] | None) -> int:
+        """Records per measured run: --records, or more where the warm-up shows that would take under
+        run_s seconds. At 30 MB/s, 20,000 records last 0.6 s and runs scattered by +-30%."""
+        rate = (warmup or {}).get("records_per_sec")
+        if self.run_s is None or not rate:
+            return self.records
+        return max(self.records, min(int(rate * self.run_s), 20 * self.records))
 
     def warmup(self) -> int:
         return self.warmup_records if self.warmup_records is not None else max(self.records // 2, 1000)
@@ -68,7 +77,7 @@ def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_versi
         "parameters": {"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
                        "record_size": 1024, "budget_s": opts.budget_s, "suites": suites,
                        "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,
-                       "prime_s": opts.prime_s},
+                       "prime_s": opts.prime_s, "run_s": opts.run_s},
         "scenarios": [],
     }
 
@@ -284,7 +293,8 @@ class SuiteRunner:
             for i in range(1, rounds + 1):
                 for sc, topic, entry in zip(scenarios, topics, entries):
                     self._switch_to(sc, entry)
-                    run = self._one(sc, topic, self.opts.records, deadline, f"round {i}/{rounds}", rule)
+                    run = self._one(sc, topic, self.opts.records_for(entry["warmup"]), deadline,
+                                    f"round {i}/{rounds}", rule)
                     entry["runs"].append(run.as_dict())
                     entry["summary"] = results.summarise(entry["runs"])
                     results.save(self.doc, self.out)
@@ -382,7 +392,8 @@ class SuiteRunner:
             return
         cliffs = 0
         for i in range(1, self.opts.repeats + 1):
-            run = self._one(sc, topic, self.opts.records, deadline, f"run {i}/{self.opts.repeats}", rule)
+            run = self._one(sc, topic, self.opts.records_for(entry["warmup"]), deadline,
+                            f"run {i}/{self.opts.repeats}", rule)
             entry["runs"].append(run.as_dict())
             self._check_run(run, i)
             if _timed_out(run):

@@ -26,6 +26,7 @@ from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
 from .run import cluster_for
 
+RUN_S = 8.0
 DEFAULT_CANARIES = "batching-off,flush-1"
 
 
@@ -34,7 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--base", required=True, help="the base branch's config repo directory")
     parser.add_argument("--head", required=True, help="the pull request's config repo directory")
     parser.add_argument("--rounds", type=options.positive_int, default=5, help="interleaved base/head pairs")
-    parser.add_argument("--records", type=options.positive_int, default=30_000, help="records per run")
+    parser.add_argument("--records", type=options.positive_int, default=30_000, help="least records per run")
+    parser.add_argument("--run-seconds", type=options.prime_seconds, default=RUN_S,
+                        help="stretch each measured run to about this long, from its warm-up's rate (default "
+                             "%(default)s): a fast config's 30,000 records last under a second and scatter widely")
     parser.add_argument("--repeats", type=options.positive_int, default=3, help="runs of the reference and canaries")
     parser.add_argument("--canaries", default=DEFAULT_CANARIES, help="canary ids measured as the self-test")
     parser.add_argument("--min-effect", type=options.positive_float, default=verdict.DEFAULT_MIN_EFFECT,
@@ -98,7 +102,7 @@ def measure(args: argparse.Namespace, self_test: list, pair: list) -> dict[str, 
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime)
+    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds)
     with cluster_for(args, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, ["check"], args.kafka_version)
         out = args.results or run_dir / "results.json"
