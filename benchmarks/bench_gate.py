@@ -7,7 +7,7 @@ Each check measures two sides interleaved (A B A B ...) on one local cluster, ex
          (the perf tool's --throughput): a regression verdict is a detection of a 20% drop.
 Targets: at most 1 false alarm in 50 A/A checks; at least 19 detections in 20 A/B checks.
 
-    .venv/bin/python benchmarks/bench_gate.py [--aa 50] [--ab 20] [--rounds 10] [--records 20000]
+    .venv/bin/python benchmarks/bench_gate.py [--aa 50] [--ab 20] [--rounds 5] [--records 20000] [--run-seconds 8]
 """
 
 from __future__ import annotations
@@ -41,15 +41,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--aa", type=int, default=50)
     parser.add_argument("--ab", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=5, help="as kcliff check --rounds")
     parser.add_argument("--records", type=int, default=20000)
+    parser.add_argument("--run-seconds", type=float, default=8.0, help="as kcliff check --run-seconds")
     args = parser.parse_args()
     procs.install_handlers()
     reference = load_suites([])[0]
     with tempfile.TemporaryDirectory() as tmp:
         cluster = start_local_cluster(Path(tmp) / "cluster", "4.2.0")
         try:
-            opts = Options(args.records, None, 5, 900.0, early_stop=False)
+            opts = Options(args.records, None, 5, 900.0, early_stop=False, run_s=args.run_seconds)
             doc = new_document(cluster, opts, ["bench-gate"], "4.2.0")
             runner = SuiteRunner(cluster, opts, doc, Path(tmp) / "results.json", Path(tmp) / "perf",
                                  Progress(quiet=True))
@@ -69,7 +70,7 @@ def main() -> int:
     print(f"unthrottled reference: {rate:.0f} records/s; throttle at {int(0.8 * rate)} records/s (80%)")
     print(f"A/A: {false_alarms}/{len(aa)} false alarms  verdicts {dict(aa_counts)}   (target <= 1 in 50)")
     print(f"A/B: {detected}/{len(ab)} detections of a 20% drop  verdicts {dict(ab_counts)}   (target >= 19 of 20)")
-    print(f"time per check ({args.rounds} rounds x 2 sides x {args.records} records + 2 warm-ups): "
+    print(f"time per check ({args.rounds} rounds x 2 sides x ~{args.run_seconds:g}s runs + 2 warm-ups): "
           f"median {statistics.median(times):.0f}s, max {max(times):.0f}s")
     return 0
 

@@ -198,8 +198,11 @@ class SuiteRunner:
             pass  # the cluster may already be gone; a local one is torn down anyway
 
     def reference_mb(self) -> float | None:
+        """The reference's median MB/s so far; its warm-up's while it has no measured run yet."""
         ref = results.scenario_entry(self.doc, REFERENCE_ID)
-        return results.median(ref, "mb_per_sec") if ref else None
+        if not ref:
+            return None
+        return results.median(ref, "mb_per_sec") or (ref.get("warmup") or {}).get("mb_per_sec")
 
     def measure_group(self, group: list[Scenario]) -> list[dict[str, Any]]:
         """The reference and the canaries, interleaved round by round: measured one after the other,
@@ -283,18 +286,19 @@ class SuiteRunner:
         began = time.monotonic()
         deadline = began + self.opts.budget_s * len(scenarios)
         created: list[str] = []
-        rule = self._stop_rule_factory(scenarios[0])
         try:
             for sc, topic, entry in zip(scenarios, topics, entries):
                 self._switch_to(sc, entry)
                 self._create_topic(sc, topic)
                 created.append(topic)
-                entry["warmup"] = self._one(sc, topic, self.opts.warmup(), deadline, "warmup", rule).as_dict()
+                entry["warmup"] = self._one(sc, topic, self.opts.warmup(), deadline, "warmup",
+                                            self._stop_rule_factory(sc)).as_dict()
             for i in range(1, rounds + 1):
                 for sc, topic, entry in zip(scenarios, topics, entries):
                     self._switch_to(sc, entry)
+                    # the reference's figure so far: a canary on its cliff stops once that is certain
                     run = self._one(sc, topic, self.opts.records_for(entry["warmup"]), deadline,
-                                    f"round {i}/{rounds}", rule)
+                                    f"round {i}/{rounds}", self._stop_rule_factory(sc))
                     entry["runs"].append(run.as_dict())
                     entry["summary"] = results.summarise(entry["runs"])
                     results.save(self.doc, self.out)
@@ -303,7 +307,10 @@ class SuiteRunner:
                         raise _OutOfTime(f"time budget of {self.opts.budget_s * len(scenarios):.0f}s "
                                          f"exhausted in round {i}")
             for entry in entries:
-                entry["status"] = "ok"
+                stopped = [r for r in entry["runs"] if r["stopped_early"]]
+                on_cliff = bool(stopped) and len(stopped) == len(entry["runs"])
+                entry["status"] = "cliff" if on_cliff else "ok"
+                entry["status_reason"] = stopped[-1]["stop_reason"] if on_cliff else None
         except (_Skip, _Fault, _OutOfTime, ClusterError) as exc:
             self._record_failure(entries, exc)
         except KeyboardInterrupt:
