@@ -1,0 +1,44 @@
+"""The stall detector in measure.perf_run, on a stand-in process that prints one real interim line
+(recorded from kafka-producer-perf-test) and then nothing, as the tool does when no record is
+acknowledged any more. Against a real cluster the same path ends a run on a full disk
+(test_startup_failures)."""
+
+import sys
+import time
+from pathlib import Path
+
+from kcliff import measure
+from kcliff.backends.base import Cluster
+
+LINE = "49856 records sent, 9967.2 records/sec (9.73 MB/sec), 1464.6 ms avg latency, 2012.0 ms max latency."
+
+
+class SilentAfterOneLine(Cluster):
+    backend = "stand-in"
+    tool_bootstrap = "127.0.0.1:1"
+
+    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+        return [sys.executable, "-c", f"import time; print({LINE!r}, flush=True); time.sleep(120)"]
+
+    def down(self) -> None:
+        pass
+
+
+def test_silence_ends_the_run_as_stalled_with_what_it_printed(tmp_path: Path):
+    began = time.monotonic()
+    run = measure.perf_run(SilentAfterOneLine(), "t", 100_000, {}, time.monotonic() + 60, tmp_path / "p.log",
+                           stall_s=2.0)
+    assert time.monotonic() - began < 15
+    assert not run.complete and run.stop_reason.startswith(measure.STALLED)
+    assert "no record acknowledged for 2s" in run.stop_reason
+    assert run.records == 49856 and run.interim_mb_per_sec == [9.73]
+
+
+def test_a_steady_printer_is_not_a_stall(tmp_path: Path):
+    class Steady(SilentAfterOneLine):
+        def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+            return [sys.executable, "-c",
+                    f"import time\nfor _ in range(4):\n    print({LINE!r}, flush=True)\n    time.sleep(1)"]
+
+    run = measure.perf_run(Steady(), "t", 100_000, {}, time.monotonic() + 60, tmp_path / "p.log", stall_s=2.5)
+    assert run.stop_reason is None or not run.stop_reason.startswith(measure.STALLED)
