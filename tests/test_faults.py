@@ -94,6 +94,8 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     assert doc["status"] == "complete" and doc["run_id"] == first["run_id"]
     assert [e["id"] for e in doc["scenarios"]][:len(kept)] == list(kept)
     assert {e["id"]: e["started"] for e in doc["scenarios"][:len(kept)]} == kept
-    assert [e["id"] for e in doc["scenarios"]] == ["reference", "batching-off", "flush-1", "linger-20"]
+    # inflight-1 needs a client round trip this cluster lacks: recorded as skipped, after the measured ones
+    assert [e["id"] for e in doc["scenarios"]] == ["reference", "batching-off", "flush-1", "linger-20", "inflight-1"]
+    assert doc["scenarios"][-1]["status"] == "skipped"
     assert len(doc["resumes"]) == 1
     assert jvms_under(tmp_path) == []
