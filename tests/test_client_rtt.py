@@ -21,7 +21,7 @@ def proxies_under(path: Path) -> list[str]:
 def test_round_trip_makes_in_flight_1_a_cliff(tmp_path):
     out = tmp_path / "results.json"
     done = run_kcliff("run", "--suite", "canaries", "--only", "inflight-1", "--client-rtt-ms", "20",
-                      "--records", "30000", "--repeats", "3", "--prime", "15", "--workdir", str(tmp_path / "w"),
+                      "--records", "20000", "--repeats", "3", "--prime", "15", "--workdir", str(tmp_path / "w"),
                       "--out", str(out), timeout=900)
     assert done.returncode in (0, 1), done.stderr[-3000:]
     doc = json.loads(out.read_text())

@@ -242,7 +242,7 @@ def test_canaries_show_their_cliff_on_compose(engine: str, tmp_path: Path) -> No
     before = _kcliff_containers()
     out = tmp_path / "results.json"
     done = subprocess.run([sys.executable, "-m", "kcliff.cli", "run", "--backend", "compose", "--suite", "canaries",
-                           "--only", "batching-off", "--records", "60000", "--repeats", "2", "--prime", "20",
+                           "--only", "batching-off", "--records", "40000", "--repeats", "2", "--prime", "10",
                            "--workdir", str(tmp_path / "work"), "--out", str(out)],
                           capture_output=True, text=True, timeout=900, cwd=ROOT)
     print(done.stdout[-1500:], done.stderr[-1500:])

@@ -69,7 +69,7 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     work, out, extra = tmp_path / "w", tmp_path / "results.json", tmp_path / "extra.yaml"
     extra.write_text("description: one plain scenario after the canaries\nscenarios:\n"
                      "  - id: linger-20\n    description: linger 20 ms\n    producer:\n      linger.ms: 20\n")
-    args = ["run", "--suite", "canaries", "--suite", str(extra), "--records", "20000", "--repeats", "2",
+    args = ["run", "--suite", "canaries", "--suite", str(extra), "--only", "batching-off,linger-20", "--records", "20000", "--repeats", "2",
             "--prime", "0", "--workdir", str(work)]
     proc = subprocess.Popen([*KCLIFF, *args, "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -85,7 +85,7 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     assert first["status"] == "interrupted"
     assert jvms_under(tmp_path) == []
     kept = {e["id"]: e["started"] for e in first["scenarios"]}
-    assert list(kept) == ["reference", "batching-off", "flush-1"]
+    assert list(kept) == ["reference", "batching-off"]
     assert all(e["status"] in ("ok", "cliff") and len(e["runs"]) == 2 for e in first["scenarios"])
 
     done = run_kcliff("run", "--resume", str(out), "--workdir", str(work), timeout=900)
@@ -94,8 +94,6 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     assert doc["status"] == "complete" and doc["run_id"] == first["run_id"]
     assert [e["id"] for e in doc["scenarios"]][:len(kept)] == list(kept)
     assert {e["id"]: e["started"] for e in doc["scenarios"][:len(kept)]} == kept
-    # inflight-1 needs a client round trip this cluster lacks: recorded as skipped, after the measured ones
-    assert [e["id"] for e in doc["scenarios"]] == ["reference", "batching-off", "flush-1", "linger-20", "inflight-1"]
-    assert doc["scenarios"][-1]["status"] == "skipped"
+    assert [e["id"] for e in doc["scenarios"]] == ["reference", "batching-off", "linger-20"]
     assert len(doc["resumes"]) == 1
     assert jvms_under(tmp_path) == []

@@ -34,12 +34,12 @@ def test_change_point_lands_on_the_run_that_changed_the_config(shared_cluster, t
     # A fresh cluster keeps speeding up over its first minutes (JIT, page cache); one discarded run
     # keeps that ramp out of the series.
     suite.write_text(BEFORE)
-    run_kcliff("run", "--suite", str(suite), "--records", "40000", "--repeats", "2", "--prime", "0", "--workdir", str(shared_cluster),
+    run_kcliff("run", "--suite", str(suite), "--records", "25000", "--repeats", "2", "--prime", "0", "--workdir", str(shared_cluster),
                "--out", str(tmp_path / "discarded.json"), "--quiet", timeout=600)
     for i in range(1, RUNS + 1):
         suite.write_text(AFTER if i >= CHANGE_AT else BEFORE)
         out = tmp_path / f"run-{i}.json"
-        done = run_kcliff("run", "--suite", str(suite), "--records", "40000", "--warmup-records", "10000", "--prime", "0",
+        done = run_kcliff("run", "--suite", str(suite), "--records", "25000", "--warmup-records", "8000", "--prime", "0",
                           "--repeats", "3", "--no-early-stop", "--workdir", str(shared_cluster), "--out", str(out),
                           "--quiet", timeout=600)
         assert json.loads(out.read_text())["status"] == "complete", done.stderr[-2000:]

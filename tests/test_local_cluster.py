@@ -75,7 +75,7 @@ def test_cluster_up_status_down(tmp_path):
 
 def test_ctrl_c_mid_run_keeps_results_and_leaves_no_jvm(tmp_path):
     out = tmp_path / "results.json"
-    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--records", "50000", "--repeats", "2", "--prime", "0",
+    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--records", "30000", "--repeats", "2", "--prime", "0",
                              "--workdir", str(tmp_path / "w"), "--out", str(out)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

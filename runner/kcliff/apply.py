@@ -85,4 +85,16 @@ class BrokerState:
         for node, values in self.original.items():
             if values:
                 self.admin.alter_broker_configs([node], dict(values))
+                self._wait_for_dynamic(node, values)
+
+    def _wait_for_dynamic(self, node: int, values: dict[str, str]) -> None:
+        """Until `node` reports `values` as its own overrides (brokers apply changes asynchronously)."""
+        deadline = time.monotonic() + READBACK_TIMEOUT_S
+        seen: dict[str, str] = {}
+        while time.monotonic() < deadline:
+            seen = self.admin.broker_dynamic(node)
+            if all(seen.get(k) == v for k, v in values.items()):
+                return
+            time.sleep(0.3)
+        raise ClusterError(f"broker {node}: could not put back {values}; it reports {seen}")
 
