@@ -42,3 +42,14 @@ def test_a_steady_printer_is_not_a_stall(tmp_path: Path):
 
     run = measure.perf_run(Steady(), "t", 100_000, {}, time.monotonic() + 60, tmp_path / "p.log", stall_s=2.5)
     assert run.stop_reason is None or not run.stop_reason.startswith(measure.STALLED)
+
+
+def test_runs_are_stretched_from_the_latest_rate():
+    from kcliff.suite import Options
+    opts = Options(records=20_000, run_s=8.0)
+    warm = {"warmup": {"records_per_sec": 10_000.0}, "runs": []}
+    assert opts.records_for(warm) == 80_000
+    assert opts.records_for({**warm, "runs": [{"records_per_sec": 30_000.0}]}) == 240_000
+    assert opts.records_for({**warm, "runs": [{"records_per_sec": 1_000.0}]}) == 20_000  # never below --records
+    assert opts.records_for({**warm, "runs": [{"records_per_sec": 1e9}]}) == 400_000    # at most 20x
+    assert Options(records=20_000).records_for(warm) == 20_000  # run_s unset: --records as given

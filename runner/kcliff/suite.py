@@ -40,10 +40,12 @@ class Options:
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long, from the warm-up's rate
 
-    def records_for(self, warmup: dict[str, Any] | None) -> int:
-        """Records per measured run: --records, or more where the warm-up shows that would take under
-        run_s seconds. At 30 MB/s, 20,000 records last 0.6 s and runs scattered by +-30%."""
-        rate = (warmup or {}).get("records_per_sec")
+    def records_for(self, entry: dict[str, Any]) -> int:
+        """Records per measured run: --records, or more where the latest run (the warm-up before the
+        first) shows that would take under run_s seconds. At 30 MB/s, 20,000 records last 0.6 s and
+        runs scattered by +-30%; a short warm-up alone underestimated the rate 2-3x (JVM start)."""
+        latest = entry["runs"][-1] if entry["runs"] else entry.get("warmup")
+        rate = (latest or {}).get("records_per_sec")
         if self.run_s is None or not rate:
             return self.records
         return max(self.records, min(int(rate * self.run_s), 20 * self.records))
@@ -274,8 +276,8 @@ class SuiteRunner:
         return entry
 
     def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[dict[str, Any]]:
-        """A B A B ...: each round measures every scenario once, so drift on a shared runner hits all
-        sides alike. Each side has its own topic and warm-up; broker settings switch before each run.
+        """A B, B A, ...: each round measures every scenario once, in alternating order, so drift on a
+        shared runner hits all sides alike. Each side has its own topic and warm-up; broker settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         entries = [_new_entry(sc) for sc in scenarios]
         for entry in entries:
@@ -294,10 +296,13 @@ class SuiteRunner:
                 entry["warmup"] = self._one(sc, topic, self.opts.warmup(), deadline, "warmup",
                                             self._stop_rule_factory(sc)).as_dict()
             for i in range(1, rounds + 1):
-                for sc, topic, entry in zip(scenarios, topics, entries):
+                # A B, B A, A B ...: on a cluster still warming, the side measured second in every round
+                # gained 6-45% (a linger 5 -> 10 head came out 1.37x); alternating cancels that
+                order = list(zip(scenarios, topics, entries))
+                for sc, topic, entry in (order if i % 2 else order[::-1]):
                     self._switch_to(sc, entry)
                     # the reference's figure so far: a canary on its cliff stops once that is certain
-                    run = self._one(sc, topic, self.opts.records_for(entry["warmup"]), deadline,
+                    run = self._one(sc, topic, self.opts.records_for(entry), deadline,
                                     f"round {i}/{rounds}", self._stop_rule_factory(sc))
                     entry["runs"].append(run.as_dict())
                     entry["summary"] = results.summarise(entry["runs"])
@@ -399,7 +404,7 @@ class SuiteRunner:
             return
         cliffs = 0
         for i in range(1, self.opts.repeats + 1):
-            run = self._one(sc, topic, self.opts.records_for(entry["warmup"]), deadline,
+            run = self._one(sc, topic, self.opts.records_for(entry), deadline,
                             f"run {i}/{self.opts.repeats}", rule)
             entry["runs"].append(run.as_dict())
             self._check_run(run, i)
