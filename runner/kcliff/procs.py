@@ -67,6 +67,16 @@ def pid_alive(pid: int) -> bool:
     return not _is_zombie(pid)
 
 
+def started_with(pid: int, arg: Path) -> bool:
+    """Whether `pid` runs with `arg` as one of its arguments: a guard against a recycled pid before
+    stopping a process an earlier kcliff invocation started."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return str(arg).encode() in argv
+
+
 def _is_zombie(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")

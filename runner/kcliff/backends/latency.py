@@ -97,19 +97,10 @@ class LatencyProxy:
     def stop(self) -> None:
         if self.proc is not None:
             procs.stop(self.proc, grace_s=3.0)
-        elif self.pid is not None and _is_ours(self.pid, self.log.with_suffix(".json")):
+        elif self.pid is not None and procs.started_with(self.pid, self.log.with_suffix(".json")):
             procs.stop_pid(self.pid, grace_s=3.0)
         self.proc = self.pid = None
 
 
 def _name(upstream: int) -> str:
     return f"broker-{upstream}"
-
-
-def _is_ours(pid: int, config: Path) -> bool:
-    """Guard against a recycled pid before stopping a proxy a previous `kcliff cluster up` started."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    return str(config).encode() in cmdline

@@ -214,7 +214,7 @@ class LocalCluster(Cluster):
         for node in self.nodes:
             if node.proc is not None:
                 procs.stop(node.proc, grace_s=8.0)
-            elif node.pid is not None and _is_our_broker(node.pid, node.directory):
+            elif node.pid is not None and procs.started_with(node.pid, node.directory / "server.properties"):
                 procs.stop_pid(node.pid, grace_s=8.0)
             node.proc = None
             node.pid = None
@@ -262,15 +262,6 @@ class LocalCluster(Cluster):
                                          api_port=state["proxy"]["api_port"], pid=state["proxy"]["pid"])
         cluster.bringup_s = state.get("bringup_s")
         return cluster
-
-
-def _is_our_broker(pid: int, directory: Path) -> bool:
-    """Guard against a recycled pid: the process must be the broker started with this node's config."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    return str(directory / "server.properties").encode() in cmdline
 
 
 def _remove_tree(path: Path) -> None:
