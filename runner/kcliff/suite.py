@@ -38,7 +38,7 @@ class Options:
     early_stop: bool = True
     cliff_threshold: float = CLIFF_THRESHOLD
     prime_s: float = PRIME_S
-    run_s: float | None = None  # stretch measured runs to about this long, from the warm-up's rate
+    run_s: float | None = None  # stretch measured runs to about this long (see records_for)
 
     def records_for(self, entry: dict[str, Any]) -> int:
         """Records per measured run: --records, or more where the latest run (the warm-up before the

@@ -36,8 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--head", required=True, help="the pull request's config repo directory")
     parser.add_argument("--rounds", type=options.positive_int, default=5, help="interleaved base/head pairs")
     parser.add_argument("--records", type=options.positive_int, default=30_000, help="least records per run")
-    parser.add_argument("--run-seconds", type=options.prime_seconds, default=RUN_S,
-                        help="stretch each measured run to about this long, from its warm-up's rate (default "
+    parser.add_argument("--run-seconds", type=options.seconds, default=RUN_S,
+                        help="stretch each measured run to about this long, from the latest run's rate (default "
                              "%(default)s): a fast config's 30,000 records last under a second and scatter widely")
     parser.add_argument("--repeats", type=options.positive_int, default=3, help="runs of the reference and canaries")
     parser.add_argument("--canaries", default=DEFAULT_CANARIES, help="canary ids measured as the self-test")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Callable
 
 from .. import kafka_dist
 from ..backends.local import Caps
@@ -32,18 +33,25 @@ def positive_float(text: str) -> float:
     return value
 
 
-def prime_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 600, got {text!r}") from None
-    if not 0 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 600, got {text}")
-    return value
+def bounded(low: float, high: float, unit: str) -> Callable[[str], float]:
+    """An argparse type for a number of `unit` between `low` and `high` (nan and inf refused)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {unit} between {low:g} and {high:g}, got {text!r}")
+        return value
+    return parse
+
+
+seconds = bounded(0, 600, "seconds")
+rtt_ms = bounded(0, 1000, "milliseconds")
 
 
 def add_prime_option(parser: argparse.ArgumentParser, default: float) -> None:
-    parser.add_argument("--prime", type=prime_seconds, default=default, metavar="SECONDS",
+    parser.add_argument("--prime", type=seconds, default=default, metavar="SECONDS",
                         help="unmeasured load on the brokers before the first measurement, so their JIT is warm "
                              "(default %(default)s; 0: one short run)")
 
@@ -71,16 +79,6 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
 def caps(args: argparse.Namespace) -> Caps:
     return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus,
                 args.client_rtt_ms)
-
-
-def rtt_ms(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected milliseconds between 0 and 1000, got {text!r}") from None
-    if not 0 <= value <= 1000:
-        raise argparse.ArgumentTypeError(f"expected milliseconds between 0 and 1000, got {text}")
-    return value
 
 
 def shard(text: str) -> tuple[int, int]:
