@@ -3,7 +3,8 @@
 Prints each scenario's wall time and tier both ways, whether the verdicts agree, the suite totals,
 and the slowest cliff scenario against the median healthy one (target: cliff <= healthy).
 
-    .venv/bin/python benchmarks/bench_early_stop.py [--records 30000] [--repeats 3] [--suite pairwise ...]
+    .venv/bin/python benchmarks/bench_early_stop.py [--records 30000] [--repeats 3] [--client-rtt-ms 20]
+                                                    [--suite pairwise ...]
 """
 
 from __future__ import annotations
@@ -46,11 +47,12 @@ def main() -> int:
     parser.add_argument("--suite", action="append", default=[])
     parser.add_argument("--records", type=int, default=30000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--client-rtt-ms", default="20", help="as make run: inflight-1 needs a round trip to show")
     args = parser.parse_args()
     suites = args.suite or ["pairwise", "canaries"]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "w"
-        kcliff("cluster", "up", "--workdir", str(work))
+        kcliff("cluster", "up", "--workdir", str(work), "--client-rtt-ms", args.client_rtt_ms)
         try:
             total_off = measure(work, Path(tmp) / "off.json", suites, args.records, args.repeats, early=False)
             total_on = measure(work, Path(tmp) / "on.json", suites, args.records, args.repeats, early=True)

@@ -11,7 +11,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import environment, measure, results
 from .admin import Admin
@@ -23,7 +23,7 @@ from .scenario import REFERENCE_ID, Scenario
 from .settings import INVARIANTS, as_kafka_value
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
-EARLY_STOP_AFTER = 2     # measured runs stopped on a cliff before the scenario is decided
+EARLY_STOP_AFTER = 2     # runs in a row (the warm-up counts) stopped on a cliff decide a scenario
 PRIME_S = 45.0           # of unmeasured load before the first measurement (see SuiteRunner.prime)
 PRIME_RECORDS = 30_000   # per priming run, so JVM start-ups do not eat the priming time
 HEAL_SYNC_S = 180.0      # for a healed broker to catch up with every partition it replicates
@@ -293,17 +293,16 @@ class SuiteRunner:
                 self._switch_to(sc, entry)
                 self._create_topic(sc, topic)
                 created.append(topic)
-                entry["warmup"] = self._one(sc, topic, self.opts.warmup(), deadline, "warmup",
-                                            self._stop_rule_factory(sc)).as_dict()
+                entry["warmup"] = self._one(sc, topic, self.opts.warmup(), deadline, "warmup").as_dict()
             for i in range(1, rounds + 1):
                 # A B, B A, A B ...: on a cluster still warming, the side measured second in every round
                 # gained 6-45% (a linger 5 -> 10 head came out 1.37x); alternating cancels that
                 order = list(zip(scenarios, topics, entries))
                 for sc, topic, entry in (order if i % 2 else order[::-1]):
+                    if _decided(entry):
+                        continue  # on its cliff twice running: more rounds would only crawl
                     self._switch_to(sc, entry)
-                    # the reference's figure so far: a canary on its cliff stops once that is certain
-                    run = self._one(sc, topic, self.opts.records_for(entry), deadline,
-                                    f"round {i}/{rounds}", self._stop_rule_factory(sc))
+                    run = self._one(sc, topic, self.opts.records_for(entry), deadline, f"round {i}/{rounds}")
                     entry["runs"].append(run.as_dict())
                     entry["summary"] = results.summarise(entry["runs"])
                     results.save(self.doc, self.out)
@@ -394,44 +393,40 @@ class SuiteRunner:
         return True
 
     def _measure_runs(self, sc: Scenario, topic: str, deadline: float, entry: dict[str, Any]) -> None:
-        rule = self._stop_rule_factory(sc)
-        warm = self._one(sc, topic, self.opts.warmup(), deadline, "warmup", rule)
+        warm = self._one(sc, topic, self.opts.warmup(), deadline, "warmup")
         entry["warmup"] = warm.as_dict()
         if warm.stop_reason and warm.stop_reason.startswith(FAULT):
             raise _Fault(warm.stop_reason)
         if _timed_out(warm):
             entry["status"], entry["status_reason"] = "timed_out", "warm-up did not finish in the time budget"
             return
-        cliffs = 0
         for i in range(1, self.opts.repeats + 1):
-            run = self._one(sc, topic, self.opts.records_for(entry), deadline,
-                            f"run {i}/{self.opts.repeats}", rule)
+            run = self._one(sc, topic, self.opts.records_for(entry), deadline, f"run {i}/{self.opts.repeats}")
             entry["runs"].append(run.as_dict())
             self._check_run(run, i)
             if _timed_out(run):
                 entry["status"] = "timed_out"
                 entry["status_reason"] = f"time budget of {self.opts.budget_s:.0f}s exhausted in run {i}"
                 return
-            if run.stopped_early:
-                cliffs += 1
-                if cliffs >= EARLY_STOP_AFTER:
-                    entry["status"], entry["status_reason"] = "cliff", run.stop_reason
-                    return
+            if _decided(entry):
+                entry["status"], entry["status_reason"] = "cliff", run.stop_reason
+                return
 
-    def _stop_rule_factory(self, sc: Scenario) -> Callable[[], measure.StopRule | None]:
-        """Each run gets a fresh early-stop rule (None when early stop is off or for the reference)."""
+    def _stop_rule(self, sc: Scenario, records: int) -> measure.StopRule | None:
+        """A fresh early-stop rule for one run, against the reference's figure so far (none when
+        early stop is off, for the reference itself, or before the reference has a figure)."""
         reference = self.reference_mb()
         if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
-            return lambda: None
-        return lambda: measure.cliff_stop_rule(reference, self.opts.cliff_threshold)
+            return None
+        unreported = measure.unreported_records(records, sc.as_applied()["producer"])
+        return measure.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported)
 
-    def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str,
-             rule: Callable[[], measure.StopRule | None]) -> measure.Run:
+    def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str) -> measure.Run:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
-        return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log, rule(),
-                                on_line=self.progress.live, throughput=sc.throughput_limit,
-                                watch=_FaultWatch(self.cluster).check)
+        return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log,
+                                self._stop_rule(sc, records), on_line=self.progress.live,
+                                throughput=sc.throughput_limit, watch=_FaultWatch(self.cluster).check)
 
 
 def _new_entry(sc: Scenario) -> dict[str, Any]:
@@ -439,6 +434,15 @@ def _new_entry(sc: Scenario) -> dict[str, Any]:
             "applied": sc.as_applied(), "cliff": vars(sc.cliff) if sc.cliff else None, "status": "ok",
             "status_reason": None, "restart_forced": False, "started": environment.now(), "warmup": None,
             "runs": [], "summary": None}
+
+
+def _decided(entry: dict[str, Any]) -> bool:
+    """On its cliff: the last EARLY_STOP_AFTER runs, the warm-up counted, were all stopped on it.
+    Two independent runs agreeing decides it as surely as more would, in the time a healthy
+    scenario's warm-up and one run take."""
+    attempts = [entry["warmup"], *entry["runs"]] if entry["warmup"] else entry["runs"]
+    recent = attempts[-EARLY_STOP_AFTER:]
+    return len(recent) == EARLY_STOP_AFTER and all(r["stopped_early"] for r in recent)
 
 
 def _topic_name(sc: Scenario) -> str:

@@ -1,0 +1,90 @@
+"""The early cliff stop: measure.cliff_stop_rule fed interim lines recorded from real
+kafka-producer-perf-test runs (the times are when they arrived), and suite._decided.
+
+batching-off's warm-up printed one line, then nothing for ten seconds while the warm-up records it
+had queued drained; the reference printed a line a second from its first one on."""
+
+import time
+from pathlib import Path
+
+from kcliff import measure
+from kcliff.perf_output import parse_line
+from kcliff.suite import _decided
+
+from test_stall import SilentAfterOneLine
+
+BATCHING_OFF = [(2.6, "307 records sent, 306.1 records/sec (0.30 MB/sec), 319.3 ms avg latency, 572.0 ms max latency.")]
+REFERENCE = [
+    (2.1, "1831 records sent, 1758.9 records/sec (1.72 MB/sec), 216.3 ms avg latency, 494.0 ms max latency."),
+    (3.3, "1 records sent, 0.8 records/sec (0.00 MB/sec), 1240.0 ms avg latency, 1240.0 ms max latency."),
+    (4.3, "12150 records sent, 12150.0 records/sec (11.87 MB/sec), 1573.7 ms avg latency, 1834.0 ms max latency."),
+    (5.3, "14670 records sent, 14655.3 records/sec (14.31 MB/sec), 1900.9 ms avg latency, 2389.0 ms max latency."),
+    (6.3, "13350 records sent, 13350.0 records/sec (13.04 MB/sec), 2289.3 ms avg latency, 2898.0 ms max latency."),
+]
+
+
+def replay(rule: measure.StopRule, lines: list[tuple[float, str]], until: float) -> tuple[float, str] | None:
+    """Feed the lines at their times and a quiet tick every 0.5 s between them, as perf_run does."""
+    pending = list(lines)
+    t = 0.0
+    while t <= until:
+        while pending and pending[0][0] <= t:
+            at, text = pending.pop(0)
+            if (reason := rule(parse_line(text), at)):
+                return at, reason
+        if (reason := rule(None, t)):
+            return t, reason
+        t = round(t + 0.5, 1)
+    return None
+
+
+def test_a_quiet_cliff_is_stopped_four_seconds_after_its_first_line():
+    unreported = measure.unreported_records(15_000, {})  # the warm-up run: 3,000 records kept quiet
+    stopped = replay(measure.cliff_stop_rule(13.0, 0.5, unreported), BATCHING_OFF, until=20)
+    assert stopped is not None
+    at, reason = stopped
+    assert 6.6 <= at <= 7.0
+    assert reason.startswith("cliff: at most 0.") and "0.50 x reference 13.00 MB/s" in reason
+
+
+def test_a_healthy_run_is_never_stopped():
+    assert replay(measure.cliff_stop_rule(13.0, 0.5, measure.unreported_records(60_000, {})), REFERENCE, 7) is None
+    # nor while a full buffer of warm-up records drains in silence (32 MB at 13 MB/s: 2.5 s): the
+    # records the tool may be keeping quiet count
+    assert replay(measure.cliff_stop_rule(13.0, 0.5, 32_768), REFERENCE[:1], until=6.5) is None
+    assert replay(measure.cliff_stop_rule(13.0, 0.5, 0), REFERENCE[:1], until=6.5) is not None
+
+
+def test_nothing_is_decided_before_the_first_line_or_the_minimum_span():
+    rule = measure.cliff_stop_rule(13.0, 0.5, 0)
+    assert rule(None, 30.0) is None  # no line yet: JVM start, or a stall (the stall watch's job)
+    assert rule(parse_line(BATCHING_OFF[0][1]), 31.0) is None
+    assert rule(None, 34.9) is None
+    assert rule(None, 35.1) is not None
+
+
+def test_the_quiet_records_are_bounded_by_the_producers_buffer():
+    assert measure.unreported_records(30_000, {}) == 6_000
+    assert measure.unreported_records(1_000_000, {}) == 32_768
+    assert measure.unreported_records(1_000_000, {"buffer.memory": 1_048_576}) == 1024
+
+
+def test_perf_run_asks_the_rule_while_the_tool_is_quiet(tmp_path: Path):
+    began = time.monotonic()
+    rule = measure.cliff_stop_rule(100.0, 0.5, 0, min_span_s=1.5)
+    run = measure.perf_run(SilentAfterOneLine(), "t", 100_000, {}, began + 60, tmp_path / "p.log", rule)
+    assert time.monotonic() - began < 10
+    assert run.stopped_early and run.stop_reason.startswith("cliff: at most")
+    assert run.interim_mb_per_sec == [9.73]
+
+
+def _attempt(stopped: bool) -> dict:
+    return {"stopped_early": stopped}
+
+
+def test_two_stops_in_a_row_decide_a_scenario_the_warm_up_counted():
+    assert _decided({"warmup": _attempt(True), "runs": [_attempt(True)]})
+    assert not _decided({"warmup": _attempt(True), "runs": []})
+    assert not _decided({"warmup": _attempt(False), "runs": [_attempt(True)]})
+    assert not _decided({"warmup": _attempt(True), "runs": [_attempt(False), _attempt(True)]})
+    assert _decided({"warmup": _attempt(False), "runs": [_attempt(False), _attempt(True), _attempt(True)]})
