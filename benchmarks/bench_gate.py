@@ -1,77 +1,176 @@
 """The gate's false-alarm and detection rates on a real cluster, and the time one check takes.
 
-Each check measures two sides interleaved (A B A B ...) on one local cluster, exactly as
-`kcliff check` does, and judges them with kcliff.verdict:
-  A/A  - the reference config on both sides: any regression or cliff verdict is a false alarm;
-  A/B  - B is the same config with the producer capped at 80% of A's measured unthrottled rate
-         (the perf tool's --throughput): a regression verdict is a detection of a 20% drop.
+One local cluster measures blocks of --rounds interleaved rounds, each exactly as `kcliff check`
+measures base and head (fresh topics and a warm-up per side, each run stretched to --run-seconds,
+order alternating A B, B A):  phase 1 (--ab blocks): A, A' and B;  phase 2: A and A'.
+A and A' are the reference config (two topics), B is the reference with the producer capped at 80%
+of A's unthrottled rate (the perf tool's --throughput). Each block of --rounds consecutive rounds
+is one check's pair phase, judged with kcliff.verdict as `kcliff check` judges it:
+  A/A (A vs A'): a regression verdict is a false alarm (blocks of both phases);
+  A/B (A vs B):  a regression verdict detects a 20% drop (blocks of phase 1).
+Blocks share no runs, so the checks of one kind are as independent as checks run one after
+another on one cluster. The old unpaired statistic is judged on the same runs, for comparison.
 Targets: at most 1 false alarm in 50 A/A checks; at least 19 detections in 20 A/B checks.
+--full-check also times one whole `kcliff check` (cluster, priming, self-test, pair) end to end.
 
-    .venv/bin/python benchmarks/bench_gate.py [--aa 50] [--ab 20] [--rounds 5] [--records 20000] [--run-seconds 8]
+    .venv/bin/python benchmarks/bench_gate.py [--aa 50] [--ab 20] [--rounds 5] [--run-seconds 5]
+                                              [--save stream.json] [--from stream.json] [--full-check]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import math
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-from kcliff import procs, verdict
+from kcliff import procs, stats, verdict
 from kcliff.backends.local import start_local_cluster
+from kcliff.commands.check import ROUNDS, RUN_S
 from kcliff.progress import Progress
 from kcliff.scenario import load_suites
 from kcliff.suite import Options, SuiteRunner, new_document
 
-
-def check(runner: SuiteRunner, base, head, rounds: int) -> tuple[str, float]:
-    began = time.monotonic()
-    a, b = runner.measure_interleaved([base, head], rounds)
-    sides = [{m: [r.get(f) for r in e["runs"]] for m, f in verdict.RESULT_FIELD.items()} for e in (a, b)]
-    judged = verdict.compare_scenario("head", sides[0], sides[1])
-    runner.doc["scenarios"].clear()  # keep the results document small over a long benchmark
-    return judged.verdict, time.monotonic() - began
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--aa", type=int, default=50)
-    parser.add_argument("--ab", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=5, help="as kcliff check --rounds")
-    parser.add_argument("--records", type=int, default=20000)
-    parser.add_argument("--run-seconds", type=float, default=8.0, help="as kcliff check --run-seconds")
-    args = parser.parse_args()
-    procs.install_handlers()
+def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float) -> dict:
+    """Per round and side: MB/s, p99 and the run's seconds."""
     reference = load_suites([])[0]
     with tempfile.TemporaryDirectory() as tmp:
         cluster = start_local_cluster(Path(tmp) / "cluster", "4.2.0")
         try:
-            opts = Options(args.records, None, 5, 900.0, early_stop=False, run_s=args.run_seconds)
+            opts = Options(records, None, 3, 24 * 3600.0, early_stop=False, run_s=run_s)
             doc = new_document(cluster, opts, ["bench-gate"], "4.2.0")
             runner = SuiteRunner(cluster, opts, doc, Path(tmp) / "results.json", Path(tmp) / "perf",
                                  Progress(quiet=True))
             runner.prime()
             unthrottled = runner.measure_scenario(reference)
             rate = statistics.median(r["records_per_sec"] for r in unthrottled["runs"])
-            capped = dataclasses.replace(reference, id="throttled", throughput_limit=int(0.8 * rate))
-            twin = dataclasses.replace(reference, id="reference-b")
-            aa = [check(runner, reference, twin, args.rounds) for _ in range(args.aa)]
-            ab = [check(runner, reference, capped, args.rounds) for _ in range(args.ab)]
+            twin = dataclasses.replace(reference, id="a2")
+            capped = dataclasses.replace(reference, id="b", throughput_limit=int(0.8 * rate))
+            phase1, phase2, seconds = Blocks(), Blocks(), []
+            for _ in range(ab):
+                seconds.append(phase1.add(runner, [reference, twin, capped], rounds))
+            for _ in range(aa - ab):
+                seconds.append(phase2.add(runner, [reference, twin], rounds))
         finally:
             cluster.down()
-    aa_counts, ab_counts = Counter(v for v, _ in aa), Counter(v for v, _ in ab)
-    false_alarms = aa_counts["regression"] + aa_counts["cliff"]
-    detected = ab_counts["regression"] + ab_counts["cliff"]
-    times = [t for _, t in aa + ab]
-    print(f"unthrottled reference: {rate:.0f} records/s; throttle at {int(0.8 * rate)} records/s (80%)")
-    print(f"A/A: {false_alarms}/{len(aa)} false alarms  verdicts {dict(aa_counts)}   (target <= 1 in 50)")
-    print(f"A/B: {detected}/{len(ab)} detections of a 20% drop  verdicts {dict(ab_counts)}   (target >= 19 of 20)")
-    print(f"time per check ({args.rounds} rounds x 2 sides x ~{args.run_seconds:g}s runs + 2 warm-ups): "
-          f"median {statistics.median(times):.0f}s, max {max(times):.0f}s")
+    return {"rounds": rounds, "run_s": run_s, "records": records, "unthrottled_records_per_sec": rate,
+            "throttle_records_per_sec": int(0.8 * rate), "block_seconds": seconds,
+            "phase1": phase1.runs, "phase2": phase2.runs}
+
+
+class Blocks:
+    """Runs per side, one block of rounds after another. Each block is one measure_interleaved call,
+    as a check's pair phase is: fresh topics (deleted after, so the disk does not fill over hundreds
+    of runs) and a warm-up per side."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, list[dict]] = {}
+
+    def add(self, runner: SuiteRunner, sides: list, rounds: int) -> float:
+        began = time.monotonic()
+        entries = runner.measure_interleaved(sides, rounds)
+        for key, entry in zip(("a", "a2", "b"), entries):
+            if entry["status"] != "ok":
+                raise SystemExit(f"{entry['id']}: {entry['status']}: {entry['status_reason']}")
+            self.runs.setdefault(key, []).extend(_figures(r) for r in entry["runs"])
+        runner.doc["scenarios"].clear()  # keep the results document small over a long benchmark
+        return time.monotonic() - began
+
+
+def _figures(run: dict) -> dict:
+    return {"mb_per_sec": run["mb_per_sec"], "p99_ms": run["p99_ms"], "elapsed_s": run["elapsed_s"]}
+
+
+def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
+    return [side[i:i + rounds] for i in range(0, len(side) - rounds + 1, rounds)]
+
+
+def judge(base: list[dict], head: list[dict], paired: bool) -> str:
+    sides = [{m: [r[f] for r in runs] for m, f in verdict.RESULT_FIELD.items()} for runs in (base, head)]
+    return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict
+
+
+def checks(stream: dict, paired: bool) -> tuple[list[str], list[str]]:
+    r = stream["rounds"]
+    p1, p2 = stream["phase1"], stream["phase2"]
+    aa = [judge(a, b, paired) for a, b in zip(blocks(p1["a"], r) + blocks(p2["a"], r),
+                                              blocks(p1["a2"], r) + blocks(p2["a2"], r))]
+    ab = [judge(a, b, paired) for a, b in zip(blocks(p1["a"], r), blocks(p1["b"], r))]
+    return aa, ab
+
+
+def report(stream: dict) -> None:
+    print(f"unthrottled reference {stream['unthrottled_records_per_sec']:.0f} records/s; B capped at "
+          f"{stream['throttle_records_per_sec']} records/s (80%); {stream['rounds']} rounds a check, runs stretched "
+          f"to ~{stream['run_s']:g}s; measured in {sum(stream['block_seconds']) / 60:.0f} min")
+    for paired in (True, False):
+        aa, ab = checks(stream, paired)
+        a_counts, b_counts = Counter(aa), Counter(ab)
+        name = "paired t on per-round log ratios (kcliff check)" if paired else "unpaired Mann-Whitney (old)"
+        print(f"\n{name}:")
+        print(f"  A/A: {a_counts['regression'] + a_counts['cliff']}/{len(aa)} false alarms   verdicts "
+              f"{dict(a_counts)}   (target <= 1 in 50)")
+        print(f"  A/B: {b_counts['regression'] + b_counts['cliff']}/{len(ab)} detections of a 20% drop   verdicts "
+              f"{dict(b_counts)}   (target >= 19 of 20)")
+    p1 = stream["phase1"]
+    aa_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"] + stream["phase2"]["a"]],
+                               [r["mb_per_sec"] for r in p1["a2"] + stream["phase2"]["a2"]])
+    ab_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"]], [r["mb_per_sec"] for r in p1["b"]])
+    a_mb = [r["mb_per_sec"] for r in p1["a"] + stream["phase2"]["a"] if r["mb_per_sec"]]
+    print(f"\nnoise: A's runs scatter {stats.cv(a_mb):.0%} (CV over the whole stream); the A/A per-round ratio "
+          f"{statistics.stdev(aa_logs):.1%} (sd of log ratios); B/A median {math.exp(statistics.median(ab_logs)):.2f}")
+    per_run = statistics.median(r["elapsed_s"] for side in p1.values() for r in side)
+    two_sided = stream["block_seconds"][len(stream["block_seconds"]) - len(blocks(stream["phase2"]["a"], stream["rounds"])):]
+    print(f"time: a run took {per_run:.1f}s (median, perf tool start included); a check's pair phase "
+          f"(2 warm-ups, {stream['rounds']} rounds x 2 sides) {statistics.median(two_sided or [math.nan]):.0f}s (median)")
+
+
+def full_check(run_s: float, rounds: int) -> None:
+    """One whole `kcliff check`, A/A on the example config repo, timed end to end."""
+    repo = ROOT / "examples" / "config-repo"
+    with tempfile.TemporaryDirectory() as tmp:
+        began = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "kcliff.cli", "check", "--base", str(repo), "--head", str(repo),
+                               "--workdir", str(Path(tmp) / "w"), "--run-seconds", str(run_s), "--rounds", str(rounds),
+                               "--quiet", "--json", str(Path(tmp) / "v.json")], check=False)
+        took = time.monotonic() - began
+        found = json.loads((Path(tmp) / "v.json").read_text())["verdict"] if done.returncode in (0, 1, 3) else "-"
+    print(f"one whole kcliff check (A/A, example repo): {took:.0f}s, exit {done.returncode}, verdict {found}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--aa", type=int, default=50)
+    parser.add_argument("--ab", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="as kcliff check --rounds")
+    parser.add_argument("--records", type=int, default=30000, help="as kcliff check --records")
+    parser.add_argument("--run-seconds", type=float, default=RUN_S, help="as kcliff check --run-seconds")
+    parser.add_argument("--save", type=Path, help="write the measured stream here")
+    parser.add_argument("--from", dest="source", type=Path, help="judge a saved stream instead of measuring")
+    parser.add_argument("--full-check", action="store_true")
+    args = parser.parse_args()
+    if args.aa < args.ab:
+        parser.error("--aa must be at least --ab (phase 1's A/A checks count)")
+    procs.install_handlers()
+    if args.source:
+        stream = json.loads(args.source.read_text())
+    else:
+        stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds)
+        if args.save:
+            args.save.write_text(json.dumps(stream) + "\n")
+    report(stream)
+    if args.full_check:
+        full_check(stream["run_s"], stream["rounds"])
     return 0
 
 

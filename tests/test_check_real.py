@@ -13,7 +13,7 @@ from conftest import ROOT, run_kcliff
 EXAMPLE = ROOT / "examples" / "config-repo"
 PRODUCER = Path("producers") / "app-producer.properties"
 BROKER = Path("brokers") / "server.properties"
-MEASURE = ["--records", "20000", "--repeats", "2", "--rounds", "5", "--prime", "15", "--format", "github"]
+MEASURE = ["--records", "20000", "--repeats", "2", "--prime", "15", "--format", "github"]
 # The flush=1 head fails on its cliff rule whatever the figures say; measured briefly all the same.
 BRIEF = ["--records", "10000", "--repeats", "2", "--rounds", "2", "--run-seconds", "2", "--prime", "5",
          "--format", "github"]

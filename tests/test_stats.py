@@ -83,3 +83,48 @@ def test_one_outlier_run_does_not_make_a_regression():
 def test_clean_drops_values_that_are_not_measurements():
     assert stats.clean([1.0, None, float("nan"), 0.0, -2.0, 3]) == [1.0, 3.0]
     assert stats.cv([1.0]) is None
+
+
+def drifting_rounds(rng: np.random.Generator, rounds: int, drift_cv: float, cv: float,
+                    effect: float) -> tuple[list[float], list[float]]:
+    """Base and head measured in the same rounds: each round's cluster speed (drift, shared by both
+    runs of the round) times each run's own noise."""
+    speed = lognormal(rng, rounds, drift_cv, 20.0)
+    return ([s * x for s, x in zip(speed, lognormal(rng, rounds, cv))],
+            [s * x for s, x in zip(speed, lognormal(rng, rounds, cv, effect))])
+
+
+def paired_outcomes(seed: int, draws: int, rounds: int, effect: float, drift_cv: float = 0.25,
+                    cv: float = 0.05) -> dict[str, int]:
+    rng = np.random.default_rng(seed)
+    counts: dict[str, int] = {}
+    for _ in range(draws):
+        d = verdict.decide(*drifting_rounds(rng, rounds, drift_cv, cv, effect), paired=True)
+        counts[d.outcome] = counts.get(d.outcome, 0) + 1
+    return counts
+
+
+def test_paired_rounds_see_through_drift_that_hides_a_drop_from_mann_whitney():
+    # 25% drift between rounds, 5% noise inside a round, 5 rounds: what kcliff check measures
+    rng = np.random.default_rng(20)
+    unpaired = [verdict.decide(*drifting_rounds(rng, 5, 0.25, 0.05, 0.8), n_boot=500).outcome for _ in range(50)]
+    assert unpaired.count("regression") <= 10, unpaired
+    assert paired_outcomes(seed=21, draws=200, rounds=5, effect=0.8).get("regression", 0) >= 190
+
+
+def test_paired_a_a_false_alarms_at_most_1_in_50():
+    counts = paired_outcomes(seed=22, draws=500, rounds=5, effect=1.0, cv=0.10)
+    assert counts.get("regression", 0) <= 10, counts
+
+
+def test_the_paired_interval_covers_the_true_ratio():
+    rng = np.random.default_rng(23)
+    covered = 0
+    for _ in range(300):
+        ratio, low, high = stats.paired_ratio(stats.log_ratios(*drifting_rounds(rng, 6, 0.2, 0.08, 0.8)))
+        covered += low <= 0.8 <= high
+    assert covered >= 0.9 * 300, covered
+
+
+def test_a_round_missing_either_side_is_left_out_of_the_pairs():
+    assert stats.log_ratios([10.0, None, 10.0, 0.0], [5.0, 5.0, None, 5.0]) == [pytest.approx(np.log(0.5))]

@@ -130,3 +130,14 @@ def test_decide_is_deterministic_for_the_lead_check_api():
     rng = np.random.default_rng(3)
     base, head = list(rng.normal(40, 4, 10)), list(rng.normal(36, 4, 10))
     assert verdict.decide(base, head, "throughput", 0.10) == verdict.decide(base, head, "throughput", 0.10)
+
+
+def test_paired_decisions_say_how_many_rounds_paired_up():
+    base, head = [10.0, 14.0, 18.0, 22.0, 26.0], [9.9, 14.1, 17.8, 22.3, 25.7]
+    unpaired = verdict.decide(base, head)
+    paired = verdict.decide(base, head, paired=True)
+    assert unpaired.outcome == "inconclusive"  # the drift between rounds swamps the unpaired interval
+    assert paired.outcome == "pass" and paired.method == "paired" and paired.n_pairs == 5
+    assert 0.97 < paired.low < 1.0 < paired.high < 1.03
+    assert verdict.decide(base, [None, None, None, 22.3, 25.7], paired=True).outcome == "inconclusive"
+    assert verdict.decide(base, scaled(head, 0.8), paired=True).outcome == "regression"

@@ -1,7 +1,7 @@
 """Markdown for a verdict: fit for $GITHUB_STEP_SUMMARY and a pull-request comment.
 
 A heading with the verdict, a table of base vs head per scenario and metric (medians, ratio, the
-bootstrap interval, Mann-Whitney p), the canaries' self-test, why, and what to change.
+interval, p), the canaries' self-test, why, and what to change.
 """
 
 from __future__ import annotations
@@ -72,8 +72,12 @@ def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
     s = v.settings
     if s:
         lines += [f"Regression = throughput down or p99 up by more than {s.get('min_effect', 0.1):.0%} "
-                  f"(ratio of medians) with one-sided Mann-Whitney p < {s.get('alpha', 0.01)}; "
-                  f"intervals are {s.get('confidence', 0.95):.0%} bootstrap intervals on the ratio.", ""]
+                  + (f"(geometric mean of the per-round head/base ratios) with a one-sided paired t-test on their "
+                     f"logs, p < {s.get('alpha', 0.01)}; intervals are {s.get('confidence', 0.95):.0%} t intervals"
+                     if s.get("paired") else
+                     f"(ratio of medians) with one-sided Mann-Whitney p < {s.get('alpha', 0.01)}; "
+                     f"intervals are {s.get('confidence', 0.95):.0%} bootstrap intervals")
+                  + " on the ratio.", ""]
     if v.scenarios:
         lines += ["| scenario | metric | base median | head median | ratio | interval | p | noise (CV base/head) | result |",
                   "|---|---|---:|---:|---:|---|---:|---|---|"]

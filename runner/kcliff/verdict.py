@@ -47,13 +47,15 @@ class Decision:
     n_head: int
     base_median: float | None = None
     head_median: float | None = None
-    ratio: float | None = None  # head median / base median
-    low: float | None = None  # bootstrap interval on the ratio
+    ratio: float | None = None  # head median / base median (paired: geometric mean of per-round ratios)
+    low: float | None = None  # interval on the ratio (bootstrap; paired: t)
     high: float | None = None
-    p_value: float | None = None  # one-sided Mann-Whitney, in the worsening direction
+    p_value: float | None = None  # one-sided, in the worsening direction
     cv_base: float | None = None
     cv_head: float | None = None
     min_effect: float = DEFAULT_MIN_EFFECT
+    method: str = "unpaired"  # unpaired: Mann-Whitney, ratio of medians; paired: t on per-round log ratios
+    n_pairs: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,29 +72,52 @@ def _better(metric: str, ratio: float, min_effect: float) -> bool:
 def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None], metric: str = "throughput",
            min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA,
            confidence: float = DEFAULT_CONFIDENCE, min_runs: int = DEFAULT_MIN_RUNS,
-           resolution: float | None | str = "default", seed: int = 0, n_boot: int = 4000) -> Decision:
-    """Compare one metric's per-run values. Regression needs both: a one-sided Mann-Whitney p below
-    `alpha` (beyond noise) and a ratio of medians beyond `min_effect` (big enough to matter)."""
+           resolution: float | None | str = "default", seed: int = 0, n_boot: int = 4000,
+           paired: bool = False) -> Decision:
+    """Compare one metric's per-run values. Regression needs both: a one-sided p below `alpha`
+    (beyond noise) and a ratio beyond `min_effect` (big enough to matter). Unpaired: Mann-Whitney
+    and the ratio of medians. `paired` (the i-th runs of base and head were measured in the same
+    round): a t-test on the per-round log ratios and their geometric mean."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     if resolution == "default":
         resolution = DEFAULT_RESOLUTION[metric]
     base, head = stats.clean(base_runs), stats.clean(head_runs)
-    common = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect}
-    if len(base) < min_runs or len(head) < min_runs:
+    common = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect,
+              "method": "paired" if paired else "unpaired"}
+    if paired:
+        logs = stats.log_ratios(base_runs, head_runs)
+        common["n_pairs"] = len(logs)
+        if len(logs) < min_runs:
+            return Decision(outcome="inconclusive", reason=f"too few rounds with both sides measured ({len(logs)}; "
+                                                           f"need {min_runs})", **common)
+    elif len(base) < min_runs or len(head) < min_runs:
         return Decision(outcome="inconclusive", reason=f"too few runs (base {len(base)}, head {len(head)}; "
                                                        f"need {min_runs} a side)", **common)
-    if 1 / math.comb(len(base) + len(head), len(head)) >= alpha:
+    elif 1 / math.comb(len(base) + len(head), len(head)) >= alpha:
         # Mann-Whitney's smallest possible p for these sample sizes: no result could reach alpha.
         return Decision(outcome="inconclusive", reason=f"too few runs (base {len(base)}, head {len(head)}) for any "
                         f"result to reach p < {alpha}", **common)
-    ratio = stats.ratio_of_medians(base, head)
-    low, high = stats.bootstrap_ratio_interval(base, head, confidence, n_boot, seed)
     higher = HIGHER_IS_BETTER[metric]
-    p_worse = stats.shift_p_value(base, head, "lower" if higher else "higher")
-    p_better = stats.shift_p_value(base, head, "higher" if higher else "lower")
+    worse, better = ("lower", "higher") if higher else ("higher", "lower")
+    if paired:
+        ratio, low, high = stats.paired_ratio(logs, confidence)
+        p_worse, p_better = stats.paired_p_value(logs, worse), stats.paired_p_value(logs, better)
+    else:
+        ratio = stats.ratio_of_medians(base, head)
+        low, high = stats.bootstrap_ratio_interval(base, head, confidence, n_boot, seed)
+        p_worse, p_better = stats.shift_p_value(base, head, worse), stats.shift_p_value(base, head, better)
     figures = dict(base_median=stats.median(base), head_median=stats.median(head), ratio=ratio, low=low, high=high,
                    p_value=p_worse, cv_base=stats.cv(base), cv_head=stats.cv(head), **common)
+    return _outcome(figures, p_better, alpha, confidence, resolution)
+
+
+def _outcome(figures: dict[str, Any], p_better: float, alpha: float, confidence: float,
+             resolution: float | None) -> Decision:
+    """Regression, improvement, inconclusive or pass, from the ratio, its interval and the p values."""
+    metric, ratio, low, high = figures["metric"], figures["ratio"], figures["low"], figures["high"]
+    p_worse, min_effect = figures["p_value"], figures["min_effect"]
+    higher = HIGHER_IS_BETTER[metric]
     direction = "down" if higher else "up"
     if _worse(metric, ratio, min_effect) and p_worse < alpha:
         return Decision(outcome="regression", reason=f"{metric} {direction} to {ratio:.2f}x "

@@ -26,7 +26,8 @@ from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
 from .run import cluster_for
 
-RUN_S = 8.0
+RUN_S = 4.0
+ROUNDS = 6
 DEFAULT_CANARIES = "batching-off,flush-1"
 
 
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("check", help="gate a config change: lint, then measure base vs head on one cluster")
     parser.add_argument("--base", required=True, help="the base branch's config repo directory")
     parser.add_argument("--head", required=True, help="the pull request's config repo directory")
-    parser.add_argument("--rounds", type=options.positive_int, default=5, help="interleaved base/head pairs")
+    parser.add_argument("--rounds", type=options.positive_int, default=ROUNDS, help="interleaved base/head rounds")
     parser.add_argument("--records", type=options.positive_int, default=30_000, help="least records per run")
     parser.add_argument("--run-seconds", type=options.seconds, default=RUN_S,
                         help="stretch each measured run to about this long, from the latest run's rate (default "
@@ -140,10 +141,11 @@ def judge(doc: dict[str, Any], rule_matches: list[dict[str, Any]], notes: list[s
         if entry and entry["status"] not in ("ok", "cliff"):
             notes.append(f"{side} could not be measured: {entry['status']}: {entry['status_reason']}")
         sides[side] = {m: _runs(entry, f) for m, f in verdict.RESULT_FIELD.items()}
+    # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.tier_ceiling(canaries),
-                                        min_effect=min_effect)
+                                        min_effect=min_effect, paired=True)
     return verdict.judge([scenario], canaries, rule_matches, notes,
-                         {"min_effect": min_effect, "records": doc["parameters"]["records"],
+                         {"min_effect": min_effect, "paired": True, "records": doc["parameters"]["records"],
                           "runner_class": doc["environment"]["runner_class"]})
 
 
