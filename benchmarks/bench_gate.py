@@ -41,8 +41,8 @@ from kcliff.suite import Options, SuiteRunner, new_document
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float) -> dict:
-    """Per round and side: MB/s, p99 and the run's seconds."""
+def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, save: Path | None) -> dict:
+    """Per round and side: MB/s, p99 and the run's seconds; written to `save` after every block."""
     reference = load_suites([])[0]
     with tempfile.TemporaryDirectory() as tmp:
         cluster = start_local_cluster(Path(tmp) / "cluster", "4.2.0")
@@ -56,16 +56,18 @@ def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float) ->
             rate = statistics.median(r["records_per_sec"] for r in unthrottled["runs"])
             twin = dataclasses.replace(reference, id="a2")
             capped = dataclasses.replace(reference, id="b", throughput_limit=int(0.8 * rate))
-            phase1, phase2, seconds = Blocks(), Blocks(), []
-            for _ in range(ab):
-                seconds.append(phase1.add(runner, [reference, twin, capped], rounds))
-            for _ in range(aa - ab):
-                seconds.append(phase2.add(runner, [reference, twin], rounds))
+            phase1, phase2 = Blocks(), Blocks()
+            stream = {"rounds": rounds, "run_s": run_s, "records": records, "unthrottled_records_per_sec": rate,
+                      "throttle_records_per_sec": int(0.8 * rate), "block_seconds": [],
+                      "phase1": phase1.runs, "phase2": phase2.runs}
+            for i in range(aa):
+                phase, sides = (phase1, [reference, twin, capped]) if i < ab else (phase2, [reference, twin])
+                stream["block_seconds"].append(phase.add(runner, sides, rounds))
+                if save:
+                    save.write_text(json.dumps(stream) + "\n")
         finally:
             cluster.down()
-    return {"rounds": rounds, "run_s": run_s, "records": records, "unthrottled_records_per_sec": rate,
-            "throttle_records_per_sec": int(0.8 * rate), "block_seconds": seconds,
-            "phase1": phase1.runs, "phase2": phase2.runs}
+    return stream
 
 
 class Blocks:
@@ -165,9 +167,7 @@ def main() -> int:
     if args.source:
         stream = json.loads(args.source.read_text())
     else:
-        stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds)
-        if args.save:
-            args.save.write_text(json.dumps(stream) + "\n")
+        stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds, args.save)
     report(stream)
     if args.full_check:
         full_check(stream["run_s"], stream["rounds"])

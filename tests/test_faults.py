@@ -86,7 +86,9 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     assert jvms_under(tmp_path) == []
     kept = {e["id"]: e["started"] for e in first["scenarios"]}
     assert list(kept) == ["reference", "batching-off"]
-    assert all(e["status"] in ("ok", "cliff") and len(e["runs"]) == 2 for e in first["scenarios"])
+    assert all(e["status"] in ("ok", "cliff") for e in first["scenarios"])
+    # a canary decided on its cliff (warm-up and first round stopped on it) sits out the later rounds
+    assert [len(e["runs"]) for e in first["scenarios"]] in ([2, 2], [2, 1])
 
     done = run_kcliff("run", "--resume", str(out), "--workdir", str(work), timeout=900)
     assert done.returncode in (0, 1), done.stderr[-2000:]
