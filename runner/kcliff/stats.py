@@ -7,10 +7,11 @@ Two questions, two tools each (the reasoning is in docs/gate.md):
   by how much, how sure?          ratio of medians, seeded           geometric mean of the per-round
                                   percentile-bootstrap interval      ratios, t interval
 Mann-Whitney needs no assumption about the noise's shape. When base and head were measured in the
-same rounds (kcliff check), most of the noise is drift that hits both runs of a round alike; the
-per-round ratio cancels it, and what is left is the small, roughly symmetric scatter a t-test on
-logs handles (Wilcoxon's signed-rank would be the shape-free choice, but with 5-6 rounds its
-smallest possible p is 1/32-1/64, above alpha=0.01).
+same rounds (kcliff check), drift hits both runs of a round alike and the per-round ratio cancels
+it (on the 2-core rig one side's runs scattered by 23% over an hour, the per-round ratio by 17%);
+what is left is roughly symmetric scatter, which a t-test on logs handles (Wilcoxon's signed-rank
+would be the shape-free choice, but with 5-6 rounds its smallest possible p is 1/32-1/64, above
+alpha=0.01).
 """
 
 from __future__ import annotations
