@@ -8,13 +8,14 @@ measuring: a silently rejected change would make a scenario measure the wrong th
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from . import settings
 from .admin import Admin
 from .errors import ClusterError
 
 READBACK_TIMEOUT_S = 30.0
+T = TypeVar("T")
 
 
 def steps(current: int, target: int) -> list[int]:
@@ -70,14 +71,10 @@ class BrokerState:
             self.applied[name] = value
 
     def _read_back(self, name: str, expected: str | None) -> None:
-        deadline = time.monotonic() + READBACK_TIMEOUT_S
-        seen: dict[int, Any] = {}
-        while time.monotonic() < deadline:
-            seen = {n: self.admin.broker_config(n).get(name) for n in self.node_ids}
-            if expected is None or all(v == expected for v in seen.values()):
-                return
-            time.sleep(0.3)
-        raise ClusterError(f"broker setting {name}: expected {expected} on every broker, read back {seen}")
+        done, seen = _poll(lambda: {n: self.admin.broker_config(n).get(name) for n in self.node_ids},
+                           lambda seen: expected is None or all(v == expected for v in seen.values()))
+        if not done:
+            raise ClusterError(f"broker setting {name}: expected {expected} on every broker, read back {seen}")
 
     def restore(self) -> None:
         """Undo kcliff's changes: defaults first (stepping thread pools), then the original values."""
@@ -89,12 +86,21 @@ class BrokerState:
 
     def _wait_for_dynamic(self, node: int, values: dict[str, str]) -> None:
         """Until `node` reports `values` as its own overrides (brokers apply changes asynchronously)."""
-        deadline = time.monotonic() + READBACK_TIMEOUT_S
-        seen: dict[str, str] = {}
-        while time.monotonic() < deadline:
-            seen = self.admin.broker_dynamic(node)
-            if all(seen.get(k) == v for k, v in values.items()):
-                return
-            time.sleep(0.3)
-        raise ClusterError(f"broker {node}: could not put back {values}; it reports {seen}")
+        done, seen = _poll(lambda: self.admin.broker_dynamic(node),
+                           lambda seen: all(seen.get(k) == v for k, v in values.items()))
+        if not done:
+            raise ClusterError(f"broker {node}: could not put back {values}; it reports {seen}")
+
+
+def _poll(read: Callable[[], T], done: Callable[[T], bool]) -> tuple[bool, T]:
+    """Read every 0.3 s until `done` accepts the reading or READBACK_TIMEOUT_S pass; whether it did,
+    and the last reading."""
+    deadline = time.monotonic() + READBACK_TIMEOUT_S
+    while True:
+        seen = read()
+        if done(seen):
+            return True, seen
+        if time.monotonic() >= deadline:
+            return False, seen
+        time.sleep(0.3)
 
