@@ -113,38 +113,41 @@ def judge(base: list[dict], head: list[dict], paired: bool) -> str:
     return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict
 
 
-def checks(stream: dict, paired: bool) -> dict[str, list[str]]:
+def checks(p1: dict, p2: dict, rounds: int, paired: bool) -> dict[str, list[str]]:
     """Verdicts of the A/A checks of each phase, of the throttled A/B checks, and of the A/A checks
     with every head run's MB/s times 0.8: an exact 20% drop on this rig's real noise."""
-    r = stream.get("judge_rounds", stream["rounds"])
-    p1, p2 = stream["phase1"], stream["phase2"]
-    pairs1 = list(zip(blocks(p1["a"], r), blocks(p1["a2"], r)))
-    pairs2 = list(zip(blocks(p2.get("a", []), r), blocks(p2.get("a2", []), r)))
+    pairs1 = list(zip(blocks(p1["a"], rounds), blocks(p1["a2"], rounds)))
+    pairs2 = list(zip(blocks(p2["a"], rounds), blocks(p2["a2"], rounds)))
     return {"aa1": [judge(a, b, paired) for a, b in pairs1], "aa2": [judge(a, b, paired) for a, b in pairs2],
-            "ab": [judge(a, b, paired) for a, b in zip(blocks(p1["a"], r), blocks(p1["b"], r))],
+            "ab": [judge(a, b, paired) for a, b in _ab_pairs(p1, rounds)],
             "drop20": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs1 + pairs2]}
+
+
+def _ab_pairs(p1: dict, rounds: int) -> list[tuple[list[dict], list[dict]]]:
+    return list(zip(blocks(p1["a"], rounds), blocks(p1["b"], rounds)))
 
 
 def _scaled(runs: list[dict], factor: float) -> list[dict]:
     return [{**run, "mb_per_sec": run["mb_per_sec"] and run["mb_per_sec"] * factor} for run in runs]
 
 
-def drops(stream: dict) -> list[float]:
+def drops(p1: dict, rounds: int) -> list[float]:
     """Each A/B check's measured B/A ratio (geometric mean over its rounds)."""
-    r, p1 = stream.get("judge_rounds", stream["rounds"]), stream["phase1"]
     return [stats.paired_ratio(stats.log_ratios([x["mb_per_sec"] for x in a], [x["mb_per_sec"] for x in b]))[0]
-            for a, b in zip(blocks(p1["a"], r), blocks(p1["b"], r))]
+            for a, b in _ab_pairs(p1, rounds)]
 
 
-def report(stream: dict) -> None:
+def report(stream: dict, rounds: int) -> None:
+    """The rates, judging checks of `rounds` consecutive rounds (the measured blocks, or joined ones)."""
+    p1, p2 = stream["phase1"], {"a": [], "a2": [], **stream["phase2"]}
     caps = stream["throttle_records_per_sec"]
     print(f"unthrottled reference {stream['unthrottled_records_per_sec']:.0f} records/s at the start; B capped at 80% "
           f"of A's rate in the block before ({min(caps)}-{max(caps)} records/s); {stream['rounds']} rounds a check, runs stretched "
           f"to ~{stream['run_s']:g}s; measured in {sum(stream['block_seconds']) / 60:.0f} min")
-    ratios = drops(stream)
+    ratios = drops(p1, rounds)
     print("A/B checks' measured B/A ratios: " + " ".join(f"{x:.2f}" for x in ratios))
     for paired in (True, False):
-        found = checks(stream, paired)
+        found = checks(p1, p2, rounds, paired)
         name = "paired t on per-round log ratios (kcliff check)" if paired else "unpaired Mann-Whitney (old)"
         print(f"\n{name}:")
         for label, key in (("A/A, all", None), ("A/A, phase 2 (two sides, as a check)", "aa2"),
@@ -159,8 +162,6 @@ def report(stream: dict) -> None:
             counts = Counter(verdicts)
             print(f"  {label}: {counts['regression'] + counts['cliff']}/{len(verdicts)} detections   "
                   f"verdicts {dict(counts)}   (target >= 19 of 20)")
-    p1 = stream["phase1"]
-    p2 = {"a": [], "a2": [], **stream["phase2"]}
     aa_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"] + p2["a"]], [r["mb_per_sec"] for r in p1["a2"] + p2["a2"]])
     ab_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"]], [r["mb_per_sec"] for r in p1["b"]])
     a_mb = [r["mb_per_sec"] for r in p1["a"] + p2["a"] if r["mb_per_sec"]]
@@ -206,9 +207,8 @@ def main() -> int:
     else:
         stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds, args.save)
     if args.judge_rounds:
-        stream["judge_rounds"] = args.judge_rounds
         print(f"judged as checks of {args.judge_rounds} rounds (blocks of {stream['rounds']} measured rounds joined)")
-    report(stream)
+    report(stream, args.judge_rounds or stream["rounds"])
     if args.full_check:
         full_check(stream["run_s"], stream["rounds"])
     return 0
