@@ -37,12 +37,19 @@ def measure(work: Path, out: Path, suites: list[str], records: int, repeats: int
     return time.monotonic() - began
 
 
-def tiers(doc: dict) -> dict[str, tuple[str | None, float]]:
-    """Each scenario's tier and the seconds its own perf runs took (warm-up included): the
-    reference and canaries share one interleaved group's wall time, so that is what tells them apart."""
+def tiers(doc: dict) -> dict[str, dict]:
+    """Each scenario's tier, ratio to the reference, stopped attempts, and the seconds its own perf
+    runs took (warm-up included): the reference and canaries share one interleaved group's wall
+    time, so that is what tells them apart."""
     ref = results.median(results.scenario_entry(doc, REFERENCE_ID), "mb_per_sec")
     threshold = doc["parameters"]["cliff_threshold"]
-    return {e["id"]: (table.tier(e, ref, threshold), _perf_seconds(e)) for e in doc["scenarios"]}
+    out = {}
+    for e in doc["scenarios"]:
+        mb = results.median(e, "mb_per_sec")
+        attempts = [a for a in [e["warmup"], *e["runs"]] if a]
+        out[e["id"]] = {"tier": table.tier(e, ref, threshold), "ratio": mb / ref if mb and ref else float("nan"),
+                        "stopped": sum(a["stopped_early"] for a in attempts), "seconds": _perf_seconds(e)}
+    return out
 
 
 def _perf_seconds(entry: dict) -> float:
@@ -71,16 +78,22 @@ def main() -> int:
                     shutil.copy(Path(tmp) / f"{k}.json", args.keep / f"early-stop-{k}.json")
         finally:
             kcliff("cluster", "down", "--workdir", str(work))
-    print(f"{'scenario':14} {'tier off':9} {'tier on':9} {'perf s off':>10} {'perf s on':>10}  agree")
-    for sid in off:
-        t_off, w_off = off[sid]
-        t_on, w_on = on.get(sid, (None, float("nan")))
-        print(f"{sid:14} {str(t_off):9} {str(t_on):9} {w_off:10.1f} {w_on:10.1f}  {'yes' if t_on == t_off else 'NO'}")
-    agree = sum(on.get(s, (None,))[0] == off[s][0] for s in off)
-    print(f"\nverdicts agree: {agree}/{len(off)}")
+    print(f"{'scenario':14} {'tier off':9} {'tier on':9} {'x ref off':>9} {'x ref on':>8} {'stopped':>7} "
+          f"{'perf s off':>10} {'perf s on':>10}  agree")
+    missing = {"tier": None, "ratio": float("nan"), "stopped": 0, "seconds": float("nan")}
+    for sid, a in off.items():
+        b = on.get(sid, missing)
+        print(f"{sid:14} {str(a['tier']):9} {str(b['tier']):9} {a['ratio']:9.2f} {b['ratio']:8.2f} {b['stopped']:7d} "
+              f"{a['seconds']:10.1f} {b['seconds']:10.1f}  {'yes' if a['tier'] == b['tier'] else 'NO'}")
+    differ = [s for s in off if on.get(s, missing)["tier"] != off[s]["tier"]]
+    print(f"\nverdicts agree: {len(off) - len(differ)}/{len(off)}")
+    if differ:
+        untouched = [s for s in differ if not on.get(s, missing)["stopped"]]
+        print(f"  of the {len(differ)} that differ, {len(untouched)} had no run stopped early (the two measurements "
+              f"differ, not the early stop): {', '.join(untouched) or '-'}")
     print(f"suite wall time: early stop off {total_off:.0f}s, on {total_on:.0f}s ({total_on / total_off:.2f}x)")
-    healthy = [w for t, w in on.values() if t == "healthy"]
-    cliffs = [w for t, w in on.values() if t == "cliff"]
+    healthy = [v["seconds"] for v in on.values() if v["tier"] == "healthy"]
+    cliffs = [v["seconds"] for v in on.values() if v["tier"] == "cliff"]
     if healthy and cliffs:
         print(f"with early stop (perf-tool seconds, warm-up included): slowest cliff scenario {max(cliffs):.1f}s, median healthy scenario "
               f"{statistics.median(healthy):.1f}s (ratio {max(cliffs) / statistics.median(healthy):.2f})")

@@ -7,7 +7,7 @@ had queued drained; the reference printed a line a second from its first one on.
 import time
 from pathlib import Path
 
-from kcliff import measure
+from kcliff import measure, results
 from kcliff.perf_output import parse_line
 from kcliff.suite import _decided
 
@@ -20,6 +20,12 @@ REFERENCE = [
     (4.3, "12150 records sent, 12150.0 records/sec (11.87 MB/sec), 1573.7 ms avg latency, 1834.0 ms max latency."),
     (5.3, "14670 records sent, 14655.3 records/sec (14.31 MB/sec), 1900.9 ms avg latency, 2389.0 ms max latency."),
     (6.3, "13350 records sent, 13350.0 records/sec (13.04 MB/sec), 2289.3 ms avg latency, 2898.0 ms max latency."),
+]
+
+FLUSH_1_SLOW_START = [
+    (2.3, "1640 records sent, 1638.4 records/sec (1.60 MB/sec), 2216.3 ms avg latency, 2894.0 ms max latency."),
+    (3.4, "2 records sent, 1.9 records/sec (0.00 MB/sec), 2840.0 ms avg latency, 2851.0 ms max latency."),
+    (5.6, "7066 records sent, 7065.3 records/sec (6.90 MB/sec), 3113.7 ms avg latency, 3534.0 ms max latency."),
 ]
 
 
@@ -39,7 +45,7 @@ def replay(rule: measure.StopRule, lines: list[tuple[float, str]], until: float)
 
 
 def test_a_quiet_cliff_is_stopped_four_seconds_after_its_first_line():
-    unreported = measure.unreported_records(15_000, {})  # the warm-up run: 3,000 records kept quiet
+    unreported = measure.unreported_records(3_000, {})  # the warm-up run: 3,000 records kept quiet
     stopped = replay(measure.cliff_stop_rule(13.0, 0.5, unreported), BATCHING_OFF, until=20)
     assert stopped is not None
     at, reason = stopped
@@ -48,7 +54,7 @@ def test_a_quiet_cliff_is_stopped_four_seconds_after_its_first_line():
 
 
 def test_a_healthy_run_is_never_stopped():
-    assert replay(measure.cliff_stop_rule(13.0, 0.5, measure.unreported_records(60_000, {})), REFERENCE, 7) is None
+    assert replay(measure.cliff_stop_rule(13.0, 0.5, measure.unreported_records(12_000, {})), REFERENCE, 7) is None
     # nor while a full buffer of warm-up records drains in silence (32 MB at 13 MB/s: 2.5 s): the
     # records the tool may be keeping quiet count
     assert replay(measure.cliff_stop_rule(13.0, 0.5, 32_768), REFERENCE[:1], until=6.5) is None
@@ -63,10 +69,26 @@ def test_nothing_is_decided_before_the_first_line_or_the_minimum_span():
     assert rule(None, 35.1) is not None
 
 
+def test_a_slow_start_that_reaches_the_limit_is_not_a_cliff():
+    """flush=1's interim figures from a real run (bench_early_stop, RTT 20 ms), in the tool's line
+    format: an ack gap of its 3 s latency, then 6.9 MB/s. Stopped on its average against a limit of
+    6.4 MB/s, it measured 0.47-0.66x the reference whenever it was left to finish."""
+    assert replay(measure.cliff_stop_rule(12.85, 0.5, 20_000), FLUSH_1_SLOW_START, until=8) is None
+    # the same start with no line at the limit is stopped, on the average alone
+    capped = [(at, line.replace("6.90 MB", "6.30 MB")) for at, line in FLUSH_1_SLOW_START]
+    assert replay(measure.cliff_stop_rule(12.85, 0.5, 20_000), capped, until=8) is not None
+
+
 def test_the_quiet_records_are_bounded_by_the_producers_buffer():
-    assert measure.unreported_records(30_000, {}) == 6_000
-    assert measure.unreported_records(1_000_000, {}) == 32_768
-    assert measure.unreported_records(1_000_000, {"buffer.memory": 1_048_576}) == 1024
+    assert measure.unreported_records(6_000, {}) == 6_000
+    assert measure.unreported_records(200_000, {}) == 32_768
+    assert measure.unreported_records(200_000, {"buffer.memory": 1_048_576}) == 1024
+
+
+def test_a_warm_up_keeps_fewer_records_quiet_than_a_measured_run():
+    assert measure.steady_state_after(100_000) == 20_000
+    assert measure.warmup_quiet(50_000) == 1_000
+    assert measure.warmup_quiet(2_000) == 400
 
 
 def test_perf_run_asks_the_rule_while_the_tool_is_quiet(tmp_path: Path):
@@ -88,3 +110,10 @@ def test_two_stops_in_a_row_decide_a_scenario_the_warm_up_counted():
     assert not _decided({"warmup": _attempt(False), "runs": [_attempt(True)]})
     assert not _decided({"warmup": _attempt(True), "runs": [_attempt(False), _attempt(True)]})
     assert _decided({"warmup": _attempt(False), "runs": [_attempt(False), _attempt(True), _attempt(True)]})
+
+
+def test_stopped_runs_count_only_when_every_run_was_stopped():
+    finished = {"mb_per_sec": 6.05, "stopped_early": False}
+    stopped = [{"mb_per_sec": 2.13, "stopped_early": True}, {"mb_per_sec": 1.92, "stopped_early": True}]
+    assert results.summarise([finished, *stopped])["mb_per_sec"]["median"] == 6.05
+    assert results.summarise(stopped)["mb_per_sec"] == {"median": 2.025, "min": 1.92, "max": 2.13}

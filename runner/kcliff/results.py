@@ -66,7 +66,11 @@ def load(path: Path | str) -> dict[str, Any]:
 
 
 def summarise(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]] | None:
-    """Median and min-max of every metric over the measured runs (None values skipped)."""
+    """Median and min-max of every metric over the measured runs (None values skipped). A run stopped
+    early on a cliff has only its first seconds' figures, lower than it would have finished at: they
+    count only when every run was stopped (a decided cliff), never beside runs that finished."""
+    finished = [r for r in runs if not r.get("stopped_early")]
+    runs = finished or runs
     if not runs:
         return None
     out: dict[str, dict[str, float]] = {}

@@ -311,10 +311,9 @@ class SuiteRunner:
                         raise _OutOfTime(f"time budget of {self.opts.budget_s * len(scenarios):.0f}s "
                                          f"exhausted in round {i}")
             for entry in entries:
-                stopped = [r for r in entry["runs"] if r["stopped_early"]]
-                on_cliff = bool(stopped) and len(stopped) == len(entry["runs"])
+                on_cliff = _decided(entry)
                 entry["status"] = "cliff" if on_cliff else "ok"
-                entry["status_reason"] = stopped[-1]["stop_reason"] if on_cliff else None
+                entry["status_reason"] = entry["runs"][-1]["stop_reason"] if on_cliff else None
         except (_Skip, _Fault, _OutOfTime, ClusterError) as exc:
             self._record_failure(entries, exc)
         except KeyboardInterrupt:
@@ -412,21 +411,24 @@ class SuiteRunner:
                 entry["status"], entry["status_reason"] = "cliff", run.stop_reason
                 return
 
-    def _stop_rule(self, sc: Scenario, records: int) -> measure.StopRule | None:
+    def _stop_rule(self, sc: Scenario, quiet: int) -> measure.StopRule | None:
         """A fresh early-stop rule for one run, against the reference's figure so far (none when
         early stop is off, for the reference itself, or before the reference has a figure)."""
         reference = self.reference_mb()
         if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
             return None
-        unreported = measure.unreported_records(records, sc.as_applied()["producer"])
+        unreported = measure.unreported_records(quiet, sc.as_applied()["producer"])
         return measure.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported)
 
     def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str) -> measure.Run:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
+        # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
+        brief = label == "warmup" and sc.id != REFERENCE_ID
+        quiet = measure.warmup_quiet(records) if brief else measure.steady_state_after(records)
         return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log,
-                                self._stop_rule(sc, records), on_line=self.progress.live,
-                                throughput=sc.throughput_limit, watch=_FaultWatch(self.cluster).check)
+                                self._stop_rule(sc, quiet), on_line=self.progress.live,
+                                throughput=sc.throughput_limit, watch=_FaultWatch(self.cluster).check, quiet=quiet)
 
 
 def _new_entry(sc: Scenario) -> dict[str, Any]:
