@@ -16,8 +16,11 @@ exact 20% drop on top of this rig's real run-to-run noise.
 Targets: at most 1 false alarm in 50 A/A checks; at least 19 detections in 20 A/B checks.
 --full-check also times one whole `kcliff check` (cluster, priming, self-test, pair) end to end.
 
-    .venv/bin/python benchmarks/bench_gate.py [--aa 50] [--ab 20] [--rounds 5] [--run-seconds 5]
-                                              [--save stream.json] [--from stream.json] [--full-check]
+    .venv/bin/python benchmarks/bench_gate.py [--aa 50] [--ab 20] [--rounds 18] [--run-seconds 4]
+                                              [--save stream.json [--resume] [--minutes 60]]
+                                              [--from stream.json] [--full-check]
+At 18 rounds the full set is about 2,200 runs (3 h here): --save with --minutes measures part of it,
+and --resume continues the same file in a later session, on a fresh cluster.
 """
 
 from __future__ import annotations
@@ -44,9 +47,12 @@ from kcliff.suite import Options, SuiteRunner, new_document
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, save: Path | None) -> dict:
-    """Per round and side: MB/s, p99 and the run's seconds; written to `save` after every block."""
+def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, save: Path | None,
+                   previous: dict | None = None, minutes: float | None = None) -> dict:
+    """Per round and side: MB/s, p99 and the run's seconds; written to `save` after every block.
+    Continues `previous` (a saved stream) up to `aa` blocks; starts no block after `minutes`."""
     reference = load_suites([])[0]
+    began = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         cluster = start_local_cluster(Path(tmp) / "cluster", "4.2.0")
         try:
@@ -55,13 +61,20 @@ def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, sa
             runner = SuiteRunner(cluster, opts, doc, Path(tmp) / "results.json", Path(tmp) / "perf",
                                  Progress(quiet=True))
             runner.prime()
-            unthrottled = runner.measure_scenario(reference)
-            rate = statistics.median(r["records_per_sec"] for r in unthrottled["runs"])
+            if previous:
+                stream = previous
+                last = stream["phase2"] if stream["phase2"].get("a") else stream["phase1"]
+                rate = statistics.median(r["records_per_sec"] for r in last["a"][-rounds:])
+            else:
+                unthrottled = runner.measure_scenario(reference)
+                rate = statistics.median(r["records_per_sec"] for r in unthrottled["runs"])
+                stream = {"rounds": rounds, "run_s": run_s, "records": records, "unthrottled_records_per_sec": rate,
+                          "throttle_records_per_sec": [], "block_seconds": [], "phase1": {}, "phase2": {}}
             twin = dataclasses.replace(reference, id="a2")
-            phase1, phase2 = Blocks(), Blocks()
-            stream = {"rounds": rounds, "run_s": run_s, "records": records, "unthrottled_records_per_sec": rate,
-                      "throttle_records_per_sec": [], "block_seconds": [], "phase1": phase1.runs, "phase2": phase2.runs}
-            for i in range(aa):
+            phase1, phase2 = Blocks(stream["phase1"]), Blocks(stream["phase2"])
+            for i in range(len(stream["block_seconds"]), aa):
+                if minutes is not None and time.monotonic() - began > minutes * 60:
+                    break
                 if i < ab:
                     # the cluster kept speeding up for many minutes (8 -> 17 MB/s here), so a cap set once
                     # became a 60% drop: B's cap follows A's rate in the block before
@@ -85,8 +98,8 @@ class Blocks:
     as a check's pair phase is: fresh topics (deleted after, so the disk does not fill over hundreds
     of runs) and a warm-up per side."""
 
-    def __init__(self) -> None:
-        self.runs: dict[str, list[dict]] = {}
+    def __init__(self, runs: dict[str, list[dict]]) -> None:
+        self.runs = runs  # the stream's own dict: blocks added here are saved with it
 
     def add(self, runner: SuiteRunner, sides: list, rounds: int) -> float:
         began = time.monotonic()
@@ -195,6 +208,9 @@ def main() -> int:
     parser.add_argument("--run-seconds", type=float, default=RUN_S, help="as kcliff check --run-seconds")
     parser.add_argument("--save", type=Path, help="write the measured stream here")
     parser.add_argument("--from", dest="source", type=Path, help="judge a saved stream instead of measuring")
+    parser.add_argument("--resume", action="store_true", help="continue the --save stream up to --aa blocks (on a "
+                        "fresh cluster: a session at a time)")
+    parser.add_argument("--minutes", type=float, help="start no new block after this many minutes")
     parser.add_argument("--full-check", action="store_true")
     parser.add_argument("--judge-rounds", type=int, help="judge checks of this many consecutive rounds (a multiple "
                         "of the measured --rounds: what more rounds a check would buy, from the same runs)")
@@ -205,7 +221,12 @@ def main() -> int:
     if args.source:
         stream = json.loads(args.source.read_text())
     else:
-        stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds, args.save)
+        previous = json.loads(args.save.read_text()) if args.resume and args.save and args.save.exists() else None
+        if previous and (previous["rounds"], previous["run_s"], previous["records"]) != (args.rounds, args.run_seconds, args.records):
+            parser.error(f"{args.save} was measured with --rounds {previous['rounds']} --run-seconds {previous['run_s']} "
+                         f"--records {previous['records']}: resume with the same")
+        stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds, args.save,
+                                previous, args.minutes)
     if args.judge_rounds:
         print(f"judged as checks of {args.judge_rounds} rounds (blocks of {stream['rounds']} measured rounds joined)")
     report(stream, args.judge_rounds or stream["rounds"])
