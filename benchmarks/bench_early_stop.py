@@ -53,7 +53,7 @@ def tiers(doc: dict) -> dict[str, dict]:
 
 
 def _perf_seconds(entry: dict) -> float:
-    return sum(r["elapsed_s"] for r in [entry["warmup"] or {"elapsed_s": 0.0}, *entry["runs"]])
+    return sum(r["elapsed_s"] for r in [entry["warmup"], entry.get("warmup_stopped"), *entry["runs"]] if r)
 
 
 def main() -> int:
