@@ -73,11 +73,18 @@ def test_cluster_up_status_down(tmp_path):
     assert run_kcliff("cluster", "status", "--workdir", str(work), timeout=60).returncode == 1
 
 
+def _interruptible() -> None:
+    """Ctrl-C as at a terminal: a shell starts background jobs with SIGINT ignored, the child
+    inherits that, and Python then never raises KeyboardInterrupt (`make test &` failed this way)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_mid_run_keeps_results_and_leaves_no_jvm(tmp_path):
     out = tmp_path / "results.json"
     proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--records", "30000", "--repeats", "2", "--prime", "0",
                              "--workdir", str(tmp_path / "w"), "--out", str(out)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_interruptible)
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["scenarios"]
