@@ -397,11 +397,14 @@ class SuiteRunner:
         measured run keeps a fifth of its records quiet, which at a cliff's 3.5 MB/s drained for 6 s
         before its first line: confirming on it took inflight-1 19.6 s against 14.6 s for the median
         healthy scenario's warm-up and three runs."""
-        warm = self._one(sc, topic, self.opts.warmup(), deadline, "warmup")
+        records = self.opts.warmup()
+        # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
+        quiet = measure.steady_state_after(records) if sc.id == REFERENCE_ID else measure.warmup_quiet(records)
+        warm = self._one(sc, topic, records, deadline, "warmup", quiet)
         entry["warmup"] = warm.as_dict()
         if not warm.stopped_early:
             return warm
-        again = self._one(sc, topic, self.opts.warmup(), deadline, "warmup 2")
+        again = self._one(sc, topic, records, deadline, "warmup 2", quiet)
         if again.stopped_early:
             entry["runs"].append(again.as_dict())
         else:
@@ -439,12 +442,12 @@ class SuiteRunner:
         unreported = measure.unreported_records(quiet, sc.as_applied()["producer"])
         return measure.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported)
 
-    def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str) -> measure.Run:
+    def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str,
+             quiet: int | None = None) -> measure.Run:
+        """One perf run; `quiet` records are left out of its figures (default: a measured run's fifth)."""
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
-        # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
-        brief = label.startswith("warmup") and sc.id != REFERENCE_ID
-        quiet = measure.warmup_quiet(records) if brief else measure.steady_state_after(records)
+        quiet = measure.steady_state_after(records) if quiet is None else quiet
         return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log,
                                 self._stop_rule(sc, quiet), on_line=self.progress.live,
                                 throughput=sc.throughput_limit, watch=_FaultWatch(self.cluster).check, quiet=quiet)
