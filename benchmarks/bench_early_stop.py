@@ -21,6 +21,7 @@ from pathlib import Path
 
 from kcliff import results, table
 from kcliff.scenario import REFERENCE_ID
+from kcliff.suite import attempts
 
 KCLIFF = [sys.executable, "-m", "kcliff.cli"]
 
@@ -46,14 +47,10 @@ def tiers(doc: dict) -> dict[str, dict]:
     out = {}
     for e in doc["scenarios"]:
         mb = results.median(e, "mb_per_sec")
-        attempts = [a for a in [e["warmup"], *e["runs"]] if a]
+        runs = attempts(e)
         out[e["id"]] = {"tier": table.tier(e, ref, threshold), "ratio": mb / ref if mb and ref else float("nan"),
-                        "stopped": sum(a["stopped_early"] for a in attempts), "seconds": _perf_seconds(e)}
+                        "stopped": sum(r["stopped_early"] for r in runs), "seconds": sum(r["elapsed_s"] for r in runs)}
     return out
-
-
-def _perf_seconds(entry: dict) -> float:
-    return sum(r["elapsed_s"] for r in [entry["warmup"], entry.get("warmup_stopped"), *entry["runs"]] if r)
 
 
 def main() -> int:

@@ -460,12 +460,16 @@ def _new_entry(sc: Scenario) -> dict[str, Any]:
             "runs": [], "summary": None}
 
 
+def attempts(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every perf run of a scenario in the order they ran: a stopped first warm-up, the warm-up, the runs."""
+    return [r for r in (entry.get("warmup_stopped"), entry["warmup"], *entry["runs"]) if r]
+
+
 def _decided(entry: dict[str, Any]) -> bool:
     """On its cliff: the last EARLY_STOP_AFTER runs, the warm-up counted, were all stopped on it.
     Two independent runs agreeing decides it as surely as more would, in the time a healthy
     scenario's warm-up and one run take."""
-    attempts = [entry["warmup"], *entry["runs"]] if entry["warmup"] else entry["runs"]
-    recent = attempts[-EARLY_STOP_AFTER:]
+    recent = attempts(entry)[-EARLY_STOP_AFTER:]
     return len(recent) == EARLY_STOP_AFTER and all(r["stopped_early"] for r in recent)
 
 
@@ -476,7 +480,7 @@ def _topic_name(sc: Scenario) -> str:
 def _finish(entry: dict[str, Any], began: float) -> None:
     """Timings (wall, inside measured runs, harness overhead) and the summary."""
     measured = sum(r["elapsed_s"] for r in entry["runs"])
-    warm = sum(w["elapsed_s"] for w in (entry["warmup"], entry.get("warmup_stopped")) if w)
+    warm = sum(r["elapsed_s"] for r in attempts(entry)) - measured
     entry["wall_s"] = round(time.monotonic() - began, 2)
     entry["measured_s"] = round(measured, 2)
     entry["overhead_s"] = round(entry["wall_s"] - measured - warm, 2)
