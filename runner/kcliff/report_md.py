@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .verdict import UNITS, Decision, Verdict
+from .verdict import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, TOLERANCE_SHARE, UNITS, Decision, Verdict
 
 MARK = {"pass": "✅", "regression": "❌", "cliff": "❌", "inconclusive": "⚠️"}
 HEADLINE = {
@@ -71,12 +71,15 @@ def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
              f"**Verdict: {v.verdict}** - {HEADLINE[v.verdict]}." + (f" {context}" if context else ""), ""]
     s = v.settings
     if s:
-        lines += [f"Regression = throughput down or p99 up by more than {s.get('min_effect', 0.1):.0%} "
-                  + (f"(geometric mean of the per-round head/base ratios) with a one-sided paired t-test on their "
-                     f"logs, p < {s.get('alpha', 0.01)}; intervals are {s.get('confidence', 0.95):.0%} t intervals"
+        effect = s.get("min_effect", DEFAULT_MIN_EFFECT)
+        alpha, tolerance = s.get("alpha", DEFAULT_ALPHA), effect * TOLERANCE_SHARE
+        lines += [f"Regression = throughput down or p99 up by more than {effect:.0%} "
+                  + (f"(geometric mean of the per-round head/base ratios) and beyond a {tolerance:.0%} worsening by a "
+                     f"one-sided paired t-test on their logs, p < {alpha}; intervals are "
+                     f"{s.get('confidence', 0.95):.0%} t intervals"
                      if s.get("paired") else
-                     f"(ratio of medians) with one-sided Mann-Whitney p < {s.get('alpha', 0.01)}; "
-                     f"intervals are {s.get('confidence', 0.95):.0%} bootstrap intervals")
+                     f"(ratio of medians) and beyond a {tolerance:.0%} worsening by one-sided Mann-Whitney, "
+                     f"p < {alpha}; intervals are {s.get('confidence', 0.95):.0%} bootstrap intervals")
                   + " on the ratio.", ""]
     if v.scenarios:
         lines += ["| scenario | metric | base median | head median | ratio | interval | p | noise (CV base/head) | result |",

@@ -61,13 +61,15 @@ def bootstrap_ratio_interval(base: Sequence[float], head: Sequence[float], confi
     return float(low), float(high)
 
 
-def shift_p_value(base: Sequence[float], head: Sequence[float], head_is: str) -> float:
+def shift_p_value(base: Sequence[float], head: Sequence[float], head_is: str, margin: float = 1.0) -> float:
     """One-sided Mann-Whitney U p-value for 'head tends to be lower' (head_is="lower") or "higher"
-    than base. Exact for small samples without ties, normal approximation otherwise (scipy's auto)."""
+    than base times `margin` (1.0: than base itself). Exact for small samples without ties, normal
+    approximation otherwise (scipy's auto)."""
     from scipy import stats as sps
 
     alternative = {"lower": "less", "higher": "greater"}[head_is]
-    return float(sps.mannwhitneyu(head, base, alternative=alternative, method="auto").pvalue)
+    shifted = np.asarray(base, dtype=float) * margin
+    return float(sps.mannwhitneyu(head, shifted, alternative=alternative, method="auto").pvalue)
 
 
 def log_ratios(base: Sequence[float | None], head: Sequence[float | None]) -> list[float]:
@@ -86,13 +88,14 @@ def paired_ratio(logs: Sequence[float], confidence: float = 0.95) -> tuple[float
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def paired_p_value(logs: Sequence[float], head_is: str) -> float:
-    """One-sided t-test p for 'the per-round log ratio is below 0' (head_is="lower") or above it."""
+def paired_p_value(logs: Sequence[float], head_is: str, margin: float = 1.0) -> float:
+    """One-sided t-test p for 'the per-round ratio is below `margin`' (head_is="lower") or above it
+    (1.0: below or above no change at all)."""
     from scipy import stats as sps
 
-    arr = np.asarray(logs, dtype=float)
-    if len(arr) < 2 or float(arr.std()) == 0.0:  # no spread: the sign of the mean decides
-        mean = float(arr.mean()) if len(arr) else 0.0
-        return 0.0 if (mean < 0 if head_is == "lower" else mean > 0) else 1.0
+    arr, null = np.asarray(logs, dtype=float), math.log(margin)
+    if len(arr) < 2 or float(arr.std()) == 0.0:  # no spread: which side of the margin the mean is on decides
+        mean = float(arr.mean()) if len(arr) else null
+        return 0.0 if (mean < null if head_is == "lower" else mean > null) else 1.0
     alternative = {"lower": "less", "higher": "greater"}[head_is]
-    return float(sps.ttest_1samp(arr, 0.0, alternative=alternative).pvalue)
+    return float(sps.ttest_1samp(arr, null, alternative=alternative).pvalue)

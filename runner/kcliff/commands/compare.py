@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--min-effect", type=float, default=verdict.DEFAULT_MIN_EFFECT,
                         help="smallest change that counts as a regression, as a fraction (default 0.10)")
     parser.add_argument("--alpha", type=float, default=verdict.DEFAULT_ALPHA,
-                        help="one-sided Mann-Whitney significance level (default 0.01)")
+                        help="one-sided Mann-Whitney significance level, against a worsening of half --min-effect (default %(default)s)")
     parser.add_argument("--markdown", metavar="FILE", help="append the Markdown summary to FILE "
                                                            "(e.g. \"$GITHUB_STEP_SUMMARY\") instead of stdout")
     parser.add_argument("--json", metavar="FILE", help="write the JSON verdict to FILE")
