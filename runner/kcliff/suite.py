@@ -6,6 +6,7 @@ when a later scenario fails or the run is interrupted.
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import uuid
@@ -40,15 +41,15 @@ class Options:
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long (see records_for)
 
-    def records_for(self, entry: dict[str, Any]) -> int:
-        """Records per measured run: --records, or more where the latest run (the warm-up before the
-        first) shows that would take under run_s seconds. At 30 MB/s, 20,000 records last 0.6 s and
-        runs scattered by +-30%; a short warm-up alone underestimated the rate 2-3x (JVM start)."""
-        latest = entry["runs"][-1] if entry["runs"] else entry.get("warmup")
-        rate = (latest or {}).get("records_per_sec")
-        if self.run_s is None or not rate:
+    def records_for(self, *entries: dict[str, Any]) -> int:
+        """Records per measured run: --records, or more where the latest runs (the warm-ups before the
+        first) show that would take under run_s seconds at their mean rate. At 30 MB/s, 20,000 records
+        last 0.6 s and runs scattered by +-30%; a short warm-up alone underestimated the rate 2-3x
+        (JVM start). Given the entries of one interleaved round, every side of it runs the same count."""
+        rates = [r for r in (_latest_rate(e) for e in entries) if r]
+        if self.run_s is None or not rates:
             return self.records
-        return max(self.records, min(int(rate * self.run_s), 20 * self.records))
+        return max(self.records, min(int(sum(rates) / len(rates) * self.run_s), 20 * self.records))
 
     def warmup(self) -> int:
         return self.warmup_records if self.warmup_records is not None else max(self.records // 2, 1000)
@@ -277,32 +278,36 @@ class SuiteRunner:
 
     def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[dict[str, Any]]:
         """A B, B A, ...: each round measures every scenario once, in alternating order, so drift on a
-        shared runner hits all sides alike. Each side has its own topic and warm-up; broker settings switch before each run.
+        shared runner hits all sides alike. Each side has its own warm-up, and its own topic only where
+        its topic differs (shared_topics); broker settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         entries = [_new_entry(sc) for sc in scenarios]
         for entry in entries:
             entry["status"] = "running"
             entry["interleaved_with"] = [e["id"] for e in entries if e is not entry]
         self.doc["scenarios"].extend(entries)
-        topics = [_topic_name(sc) for sc in scenarios]
+        topics = shared_topics(scenarios)
         began = time.monotonic()
         deadline = began + self.opts.budget_s * len(scenarios)
         created: list[str] = []
         try:
             for sc, topic, entry in zip(scenarios, topics, entries):
                 self._switch_to(sc, entry)
-                self._create_topic(sc, topic)
-                created.append(topic)
+                if topic not in created:
+                    self._create_topic(sc, topic)
+                    created.append(topic)
                 self._warm_up(sc, topic, deadline, entry)
             for i in range(1, rounds + 1):
                 # A B, B A, A B ...: on a cluster still warming, the side measured second in every round
                 # gained 6-45% (a linger 5 -> 10 head came out 1.37x); alternating cancels that
                 order = list(zip(scenarios, topics, entries))
+                # the same count for every side of a round, so their ratio is not also one of run lengths
+                records = self.opts.records_for(*(e for e in entries if not _decided(e)))
                 for sc, topic, entry in (order if i % 2 else order[::-1]):
                     if _decided(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     self._switch_to(sc, entry)
-                    run = self._one(sc, topic, self.opts.records_for(entry), deadline, f"round {i}/{rounds}")
+                    run = self._one(sc, topic, records, deadline, f"round {i}/{rounds}")
                     entry["runs"].append(run.as_dict())
                     entry["summary"] = results.summarise(entry["runs"])
                     results.save(self.doc, self.out)
@@ -473,8 +478,22 @@ def _decided(entry: dict[str, Any]) -> bool:
     return len(recent) == EARLY_STOP_AFTER and all(r["stopped_early"] for r in recent)
 
 
+def _latest_rate(entry: dict[str, Any]) -> float | None:
+    latest = entry["runs"][-1] if entry["runs"] else entry.get("warmup")
+    return (latest or {}).get("records_per_sec")
+
+
 def _topic_name(sc: Scenario) -> str:
     return f"kcliff-{sc.id}-{uuid.uuid4().hex[:6]}"
+
+
+def shared_topics(scenarios: list[Scenario]) -> list[str]:
+    """A topic name per scenario, one topic for all whose topics are the same (partitions, replication,
+    configs): interleaved sides then differ only in what their settings change, not in which topic's
+    leaders, segments and page cache they happened to get."""
+    by_spec: dict[str, str] = {}
+    return [by_spec.setdefault(json.dumps(sc.as_applied()["topic"], sort_keys=True, default=str), _topic_name(sc))
+            for sc in scenarios]
 
 
 def _finish(entry: dict[str, Any], began: float) -> None:
