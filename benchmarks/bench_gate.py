@@ -1,9 +1,10 @@
 """The gate's false-alarm and detection rates on a real cluster, and the time one check takes.
 
 One local cluster measures blocks of --rounds interleaved rounds, each exactly as `kcliff check`
-measures base and head (fresh topics and a warm-up per side, each run stretched to --run-seconds,
-order alternating A B, B A):  phase 1 (--ab blocks): A, A' and B;  phase 2: A and A'.
-A and A' are the reference config (two topics), B is the reference with the producer capped at 80%
+measures base and head (a fresh topic, shared as their topics are the same, a warm-up per side,
+every run of a round the same count for about --run-seconds, order alternating):
+phase 1 (--ab blocks): A, B, A' then A', B, A (so A and A' swap ends);  phase 2: A A', A' A.
+A and A' are the reference config, B is the reference with the producer capped at 80%
 of A's rate in the block before (the perf tool's --throughput). Each block of --rounds consecutive rounds
 is one check's pair phase, judged with kcliff.verdict as `kcliff check` judges it:
   A/A (A vs A'): a regression verdict is a false alarm (blocks of both phases);
@@ -41,10 +42,13 @@ from kcliff import procs, stats, verdict
 from kcliff.backends.local import start_local_cluster
 from kcliff.commands.check import ROUNDS, RUN_S
 from kcliff.progress import Progress
-from kcliff.scenario import load_suites
+from kcliff.scenario import REFERENCE_ID, load_suites
 from kcliff.suite import Options, SuiteRunner, new_document
 
 ROOT = Path(__file__).resolve().parents[1]
+# How blocks are laid out; streams saved without it (before November 2026) gave each side its own
+# topic and run length, and put A' between A and B in every phase-1 round.
+LAYOUT = "shared-topic, equal-count rounds, phase 1 A B A'"
 
 
 def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, save: Path | None,
@@ -71,6 +75,7 @@ def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, sa
                 stream = {"rounds": rounds, "run_s": run_s, "records": records, "unthrottled_records_per_sec": rate,
                           "throttle_records_per_sec": [], "block_seconds": [], "phase1": {}, "phase2": {}}
             twin = dataclasses.replace(reference, id="a2")
+            stream.setdefault("layout", LAYOUT)
             phase1, phase2 = Blocks(stream["phase1"]), Blocks(stream["phase2"])
             for i in range(len(stream["block_seconds"]), aa):
                 if minutes is not None and time.monotonic() - began > minutes * 60:
@@ -81,7 +86,7 @@ def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, sa
                     cap = int(0.8 * rate)
                     capped = dataclasses.replace(reference, id="b", throughput_limit=cap)
                     stream["throttle_records_per_sec"].append(cap)
-                    phase, sides = phase1, [reference, twin, capped]
+                    phase, sides = phase1, [reference, capped, twin]
                 else:
                     phase, sides = phase2, [reference, twin]
                 stream["block_seconds"].append(phase.add(runner, sides, rounds))
@@ -104,7 +109,8 @@ class Blocks:
     def add(self, runner: SuiteRunner, sides: list, rounds: int) -> float:
         began = time.monotonic()
         entries = runner.measure_interleaved(sides, rounds)
-        for key, entry in zip(("a", "a2", "b"), entries):
+        for entry in entries:
+            key = "a" if entry["id"] == REFERENCE_ID else entry["id"]
             if entry["status"] != "ok":
                 raise SystemExit(f"{entry['id']}: {entry['status']}: {entry['status_reason']}")
             self.runs.setdefault(key, []).extend(_figures(r) for r in entry["runs"])
@@ -164,7 +170,8 @@ def report(stream: dict, rounds: int) -> None:
         name = "paired t on per-round log ratios (kcliff check)" if paired else "unpaired Mann-Whitney (old)"
         print(f"\n{name}:")
         for label, key in (("A/A, all", None), ("A/A, phase 2 (two sides, as a check)", "aa2"),
-                           ("A/A, phase 1 (A' always mid-round)", "aa1")):
+                           ("A/A, phase 1 (" + ("A and A' at the ends" if stream.get("layout") == LAYOUT
+                                                     else "A' always mid-round") + ")", "aa1")):
             counts = Counter(found[key] if key else found["aa1"] + found["aa2"])
             print(f"  {label}: {counts['regression'] + counts['cliff']}/{sum(counts.values())} false alarms   "
                   f"verdicts {dict(counts)}   (target <= 1 in 50)")
@@ -225,6 +232,9 @@ def main() -> int:
         if previous and (previous["rounds"], previous["run_s"], previous["records"]) != (args.rounds, args.run_seconds, args.records):
             parser.error(f"{args.save} was measured with --rounds {previous['rounds']} --run-seconds {previous['run_s']} "
                          f"--records {previous['records']}: resume with the same")
+        if previous and previous.get("layout") != LAYOUT:
+            parser.error(f"{args.save} was measured with another block layout ({previous.get('layout', 'the first')}): "
+                         f"start a new stream")
         stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds, args.save,
                                 previous, args.minutes)
     if args.judge_rounds:
