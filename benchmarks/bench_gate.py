@@ -165,13 +165,13 @@ def report(stream: dict, rounds: int) -> None:
           f"to ~{stream['run_s']:g}s; measured in {sum(stream['block_seconds']) / 60:.0f} min")
     ratios = drops(p1, rounds)
     print("A/B checks' measured B/A ratios: " + " ".join(f"{x:.2f}" for x in ratios))
+    phase1_order = "A and A' at the ends" if stream.get("layout") == LAYOUT else "A' always mid-round"
     for paired in (True, False):
         found = checks(p1, p2, rounds, paired)
         name = "paired t on per-round log ratios (kcliff check)" if paired else "unpaired Mann-Whitney (old)"
         print(f"\n{name}:")
         for label, key in (("A/A, all", None), ("A/A, phase 2 (two sides, as a check)", "aa2"),
-                           ("A/A, phase 1 (" + ("A and A' at the ends" if stream.get("layout") == LAYOUT
-                                                     else "A' always mid-round") + ")", "aa1")):
+                           (f"A/A, phase 1 ({phase1_order})", "aa1")):
             counts = Counter(found[key] if key else found["aa1"] + found["aa2"])
             print(f"  {label}: {counts['regression'] + counts['cliff']}/{sum(counts.values())} false alarms   "
                   f"verdicts {dict(counts)}   (target <= 1 in 50)")

@@ -59,7 +59,7 @@ def test_every_side_of_a_round_runs_the_same_count_from_their_mean_rate():
     # per side, a side that happened to run fast got a longer next run, and run length moves MB/s
     from kcliff.suite import Options
     opts = Options(records=20_000, run_s=4.0)
-    base = {"runs": [{"records_per_sec": 30_000.0}]}
+    base = {"runs": [{"records_per_sec": 30_000.0}], "warmup": None}
     head = {"runs": [], "warmup": {"records_per_sec": 20_000.0}}
     assert opts.records_for(base, head) == opts.records_for(head, base) == 100_000
-    assert opts.records_for(base, {"runs": []}) == 120_000  # a side with no rate yet does not count
+    assert opts.records_for(base, {"runs": [], "warmup": None}) == 120_000  # a side with no rate yet does not count

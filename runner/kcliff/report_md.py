@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .verdict import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, TOLERANCE_SHARE, UNITS, Decision, Verdict
+from .verdict import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, UNITS, Decision, Verdict, default_tolerance
 
 MARK = {"pass": "✅", "regression": "❌", "cliff": "❌", "inconclusive": "⚠️"}
 HEADLINE = {
@@ -72,7 +72,7 @@ def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
     s = v.settings
     if s:
         effect = s.get("min_effect", DEFAULT_MIN_EFFECT)
-        alpha, tolerance = s.get("alpha", DEFAULT_ALPHA), effect * TOLERANCE_SHARE
+        alpha, tolerance = s.get("alpha", DEFAULT_ALPHA), default_tolerance(effect)
         lines += [f"Regression = throughput down or p99 up by more than {effect:.0%} "
                   + (f"(geometric mean of the per-round head/base ratios) and beyond a {tolerance:.0%} worsening by a "
                      f"one-sided paired t-test on their logs, p < {alpha}; intervals are "

@@ -479,8 +479,8 @@ def _decided(entry: dict[str, Any]) -> bool:
 
 
 def _latest_rate(entry: dict[str, Any]) -> float | None:
-    latest = entry["runs"][-1] if entry["runs"] else entry.get("warmup")
-    return (latest or {}).get("records_per_sec")
+    ran = attempts(entry)
+    return ran[-1].get("records_per_sec") if ran else None
 
 
 def _topic_name(sc: Scenario) -> str:

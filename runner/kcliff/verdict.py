@@ -68,6 +68,10 @@ class Decision:
         return asdict(self)
 
 
+def default_tolerance(min_effect: float) -> float:
+    return min_effect * TOLERANCE_SHARE
+
+
 def _worse(metric: str, ratio: float, min_effect: float) -> bool:
     return ratio < 1 - min_effect if HIGHER_IS_BETTER[metric] else ratio > 1 + min_effect
 
@@ -109,7 +113,7 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
                         f"result to reach p < {alpha}", **common)
     higher = HIGHER_IS_BETTER[metric]
     worse, better = ("lower", "higher") if higher else ("higher", "lower")
-    tolerance = min_effect * TOLERANCE_SHARE if tolerance is None else tolerance
+    tolerance = default_tolerance(min_effect) if tolerance is None else tolerance
     worse_margin, better_margin = (1 - tolerance, 1 + tolerance) if higher else (1 + tolerance, 1 - tolerance)
     if paired:
         ratio, low, high = stats.paired_ratio(logs, confidence)
