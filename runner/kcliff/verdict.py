@@ -150,10 +150,10 @@ def _outcome(figures: dict[str, Any], p_better: float, alpha: float, confidence:
                 f"a {resolution:.0%} worsening; more runs are needed"), **figures)
         if _worse(metric, ratio, min_effect):
             return Decision(outcome="inconclusive", reason=(
-                f"{metric} {direction} to {ratio:.2f}x, but these runs cannot tell it from noise "
-                f"(p={p_worse:.3g} >= {alpha}); more runs are needed"), **figures)
+                f"{metric} {direction} to {ratio:.2f}x, but these runs cannot show it is more than {tolerance:.0%} "
+                f"worse (p={p_worse:.3g} >= {alpha}); more runs are needed"), **figures)
     if _worse(metric, ratio, min_effect):
-        reason = f"{ratio:.2f}x is within run-to-run noise (p={p_worse:.3g} >= {alpha})"
+        reason = f"{ratio:.2f}x is not shown to be more than {tolerance:.0%} worse (p={p_worse:.3g} >= {alpha})"
     else:
         reason = f"{ratio:.2f}x is within the {min_effect:.0%} minimum effect"
     return Decision(outcome="pass", reason=reason, **figures)
