@@ -7,6 +7,7 @@ when a later scenario fails or the run is interrupted.
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import time
 import uuid
@@ -40,6 +41,7 @@ class Options:
     cliff_threshold: float = CLIFF_THRESHOLD
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long (see records_for)
+    order_seed: int | None = None  # of the interleaved rounds' order (round_orders); None: a fresh one
 
     def records_for(self, *entries: dict[str, Any]) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the
@@ -63,6 +65,20 @@ def order(scenarios: list[Scenario]) -> list[Scenario]:
         overrides = tuple(sorted(sc.restart_overrides().items()))
         return (sc.id != REFERENCE_ID, overrides != (), overrides, index)
     return [sc for _, sc in sorted(enumerate(scenarios), key=key)]
+
+
+def round_orders(sides: int, rounds: int, rng: random.Random) -> list[list[int]]:
+    """The order of the sides in each interleaved round: the rotations of one random order, so every
+    side runs in every position equally often (drift within a round cancels), in shuffled rounds.
+    A fixed A B, B A alternation let a slowdown that came and went every few runs side with one side
+    for minutes (an A/A check of 18 rounds measured 1.13x where its rounds said +-4%); in random order
+    it falls on either side by chance, and the rounds' spread counts it."""
+    first = list(range(sides))
+    rng.shuffle(first)
+    rotations = [first[i:] + first[:i] for i in range(sides)]
+    orders = [rotations[i % sides] for i in range(rounds)]
+    rng.shuffle(orders)
+    return orders
 
 
 def interleaved_group(planned: list[Scenario]) -> list[Scenario]:
@@ -277,14 +293,17 @@ class SuiteRunner:
         return entry
 
     def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[dict[str, Any]]:
-        """A B, B A, ...: each round measures every scenario once, in alternating order, so drift on a
+        """Each round measures every scenario once, in the order round_orders gives, so drift on a
         shared runner hits all sides alike. Each side has its own warm-up, and its own topic only where
         its topic differs (shared_topics); broker settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         entries = [_new_entry(sc) for sc in scenarios]
+        seed = self.opts.order_seed if self.opts.order_seed is not None else random.SystemRandom().randrange(2**32)
+        orders = round_orders(len(scenarios), rounds, random.Random(seed))
         for entry in entries:
             entry["status"] = "running"
             entry["interleaved_with"] = [e["id"] for e in entries if e is not entry]
+            entry["order_seed"] = seed
         self.doc["scenarios"].extend(entries)
         topics = shared_topics(scenarios)
         began = time.monotonic()
@@ -297,18 +316,16 @@ class SuiteRunner:
                     self._create_topic(sc, topic)
                     created.append(topic)
                 self._warm_up(sc, topic, deadline, entry)
-            for i in range(1, rounds + 1):
-                # A B, B A, A B ...: on a cluster still warming, the side measured second in every round
-                # gained 6-45% (a linger 5 -> 10 head came out 1.37x); alternating cancels that
-                order = list(zip(scenarios, topics, entries))
+            sides = list(zip(scenarios, topics, entries))
+            for i, round_order in enumerate(orders, start=1):
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if not _decided(e)))
-                for sc, topic, entry in (order if i % 2 else order[::-1]):
+                for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
                     if _decided(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     self._switch_to(sc, entry)
                     run = self._one(sc, topic, records, deadline, f"round {i}/{rounds}")
-                    entry["runs"].append(run.as_dict())
+                    entry["runs"].append({**run.as_dict(), "position": position})
                     entry["summary"] = results.summarise(entry["runs"])
                     results.save(self.doc, self.out)
                     self._check_run(run, i)

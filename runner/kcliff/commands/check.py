@@ -4,7 +4,7 @@
    static cliff rules run on the head; a rule the head newly matches is annotated on its line.
 2. One cluster measures the reference and the canaries (the sensitivity self-test: a canary that
    does not show its cliff makes the verdict inconclusive), then base and head interleaved
-   (A B A B ...) so drift on a shared runner hits both alike.
+   (each round both, in a random balanced order) so drift on a shared runner hits both alike.
 3. The verdict (kcliff.verdict): pass 0, regression 1, cliff 1, inconclusive 3, bad input 2.
 """
 
