@@ -2,8 +2,9 @@
 
 One local cluster measures blocks of --rounds interleaved rounds, each exactly as `kcliff check`
 measures base and head (a fresh topic, shared as their topics are the same, a warm-up per side,
-every run of a round the same count for about --run-seconds, order alternating):
-phase 1 (--ab blocks): A, B, A' then A', B, A (so A and A' swap ends);  phase 2: A A', A' A.
+every run of a round the same count for about --run-seconds, the sides' order in each round as
+kcliff check draws it: rotations of a random order, rounds shuffled):
+phase 1 (--ab blocks): A, B and A' in each round;  phase 2: A and A' in each round.
 A and A' are the reference config, B is the reference with the producer capped at 80%
 of A's rate in the block before (the perf tool's --throughput). Each block of --rounds consecutive rounds
 is one check's pair phase, judged with kcliff.verdict as `kcliff check` judges it:
@@ -46,9 +47,12 @@ from kcliff.scenario import REFERENCE_ID, load_suites
 from kcliff.suite import Options, SuiteRunner, new_document
 
 ROOT = Path(__file__).resolve().parents[1]
-# How blocks are laid out; streams saved without it (before November 2026) gave each side its own
-# topic and run length, and put A' between A and B in every phase-1 round.
-LAYOUT = "shared-topic, equal-count rounds, phase 1 A B A'"
+# How blocks are laid out. Streams saved without it (before November 2026) gave each side its own
+# topic and run length, and put A' between A and B in every phase-1 round; the second layout
+# alternated A B, B A, which let a slowdown recurring every few runs side with one side.
+LAYOUT = "shared-topic, equal-count rounds, random balanced order"
+ORDERS = {LAYOUT: "random order", "shared-topic, equal-count rounds, phase 1 A B A'": "A B A', A' B A",
+          None: "A' always mid-round"}
 
 
 def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, save: Path | None,
@@ -120,7 +124,7 @@ class Blocks:
 
 def _figures(run: dict) -> dict:
     return {"mb_per_sec": run["mb_per_sec"], "records_per_sec": run["records_per_sec"], "p99_ms": run["p99_ms"],
-            "elapsed_s": run["elapsed_s"]}
+            "elapsed_s": run["elapsed_s"], "position": run.get("position")}
 
 
 def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
@@ -158,14 +162,14 @@ def drops(p1: dict, rounds: int) -> list[float]:
 
 def report(stream: dict, rounds: int) -> None:
     """The rates, judging checks of `rounds` consecutive rounds (the measured blocks, or joined ones)."""
-    p1, p2 = stream["phase1"], {"a": [], "a2": [], **stream["phase2"]}
-    caps = stream["throttle_records_per_sec"]
+    p1, p2 = {"a": [], "a2": [], "b": [], **stream["phase1"]}, {"a": [], "a2": [], **stream["phase2"]}
+    caps = stream["throttle_records_per_sec"] or [0]
     print(f"unthrottled reference {stream['unthrottled_records_per_sec']:.0f} records/s at the start; B capped at 80% "
           f"of A's rate in the block before ({min(caps)}-{max(caps)} records/s); {stream['rounds']} rounds a check, runs stretched "
           f"to ~{stream['run_s']:g}s; measured in {sum(stream['block_seconds']) / 60:.0f} min")
     ratios = drops(p1, rounds)
-    print("A/B checks' measured B/A ratios: " + " ".join(f"{x:.2f}" for x in ratios))
-    phase1_order = "A and A' at the ends" if stream.get("layout") == LAYOUT else "A' always mid-round"
+    print("A/B checks' measured B/A ratios: " + (" ".join(f"{x:.2f}" for x in ratios) or "none measured"))
+    phase1_order = ORDERS.get(stream.get("layout"), stream.get("layout"))
     for paired in (True, False):
         found = checks(p1, p2, rounds, paired)
         name = "paired t on per-round log ratios (kcliff check)" if paired else "unpaired Mann-Whitney (old)"
@@ -185,12 +189,30 @@ def report(stream: dict, rounds: int) -> None:
     aa_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"] + p2["a"]], [r["mb_per_sec"] for r in p1["a2"] + p2["a2"]])
     ab_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"]], [r["mb_per_sec"] for r in p1["b"]])
     a_mb = [r["mb_per_sec"] for r in p1["a"] + p2["a"] if r["mb_per_sec"]]
+    ab_median = f"{math.exp(statistics.median(ab_logs)):.2f}" if ab_logs else "-"
     print(f"\nnoise: A's runs scatter {stats.cv(a_mb):.0%} (CV over the whole stream); the A/A per-round ratio "
-          f"{statistics.stdev(aa_logs):.1%} (sd of log ratios); B/A median {math.exp(statistics.median(ab_logs)):.2f}")
-    per_run = statistics.median(r["elapsed_s"] for side in p1.values() for r in side)
+          f"{statistics.stdev(aa_logs):.1%} (sd of log ratios); B/A median {ab_median}")
+    for label, phase in (("phase 1", p1), ("phase 2", p2)):
+        print(f"  A/A checks, {label}: " + excess(phase, rounds))
+    per_run = statistics.median(r["elapsed_s"] for phase in (p1, p2) for side in phase.values() for r in side)
     two_sided = stream["block_seconds"][len(stream["block_seconds"]) - len(blocks(p2["a"], stream["rounds"])):]
     print(f"time: a run took {per_run:.1f}s (median, perf tool start included); a check's pair phase "
           f"(2 warm-ups, {stream['rounds']} rounds x 2 sides) {statistics.median(two_sided or [math.nan]):.0f}s (median)")
+
+
+def excess(phase: dict, rounds: int) -> str:
+    """How far the A/A checks' means scatter from check to check, against what their own rounds
+    predict (the standard error the t-test uses): equal when the rounds are the only noise."""
+    means, errors = [], []
+    for a, a2 in zip(blocks(phase["a"], rounds), blocks(phase["a2"], rounds)):
+        logs = stats.log_ratios([r["mb_per_sec"] for r in a], [r["mb_per_sec"] for r in a2])
+        means.append(statistics.mean(logs))
+        errors.append(statistics.stdev(logs) / math.sqrt(len(logs)))
+    if len(means) < 3:
+        return "too few to tell"
+    rms = math.sqrt(statistics.mean(e * e for e in errors))
+    return (f"their means scatter sd {statistics.stdev(means):.3f} from check to check, their rounds predict "
+            f"{rms:.3f} ({statistics.stdev(means) / rms:.2f}x; {len(means)} checks)")
 
 
 def full_check(run_s: float, rounds: int) -> None:
@@ -235,8 +257,12 @@ def main() -> int:
         if previous and previous.get("layout") != LAYOUT:
             parser.error(f"{args.save} was measured with another block layout ({previous.get('layout', 'the first')}): "
                          f"start a new stream")
-        stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds, args.save,
-                                previous, args.minutes)
+        try:
+            stream = measure_stream(args.aa, args.ab, args.rounds, args.records, args.run_seconds, args.save,
+                                    previous, args.minutes)
+        except KeyboardInterrupt:
+            print(f"interrupted; {args.save or 'nothing'} holds the blocks measured before", file=sys.stderr)
+            return 130
     if args.judge_rounds:
         print(f"judged as checks of {args.judge_rounds} rounds (blocks of {stream['rounds']} measured rounds joined)")
     report(stream, args.judge_rounds or stream["rounds"])
