@@ -138,12 +138,15 @@ def judge(base: list[dict], head: list[dict], paired: bool) -> str:
 
 def checks(p1: dict, p2: dict, rounds: int, paired: bool) -> dict[str, list[str]]:
     """Verdicts of the A/A checks of each phase, of the throttled A/B checks, and of the A/A checks
-    with every head run's MB/s times 0.8: an exact 20% drop on this rig's real noise."""
+    with every head run's MB/s times 0.8 (an exact 20% drop on this rig's real noise; of both phases
+    and of phase 2 alone, laid out as a check) and times 0.95 (a real 5% change, not worth failing)."""
     pairs1 = list(zip(blocks(p1["a"], rounds), blocks(p1["a2"], rounds)))
     pairs2 = list(zip(blocks(p2["a"], rounds), blocks(p2["a2"], rounds)))
     return {"aa1": [judge(a, b, paired) for a, b in pairs1], "aa2": [judge(a, b, paired) for a, b in pairs2],
             "ab": [judge(a, b, paired) for a, b in _ab_pairs(p1, rounds)],
-            "drop20": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs1 + pairs2]}
+            "drop20": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs1 + pairs2],
+            "drop20_2": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs2],
+            "drop5": [judge(a, _scaled(b, 0.95), paired) for a, b in pairs1 + pairs2]}
 
 
 def _ab_pairs(p1: dict, rounds: int) -> list[tuple[list[dict], list[dict]]]:
@@ -182,10 +185,14 @@ def report(stream: dict, rounds: int) -> None:
         # the first block's cap comes from the calibration before any block, on a cluster still warming
         for label, verdicts in (("A/B throttled, all", found["ab"]),
                                 ("A/B throttled, capped from the block before", found["ab"][1:]),
-                                ("A/A runs, head x 0.8 (an exact 20% drop)", found["drop20"])):
+                                ("A/A runs, head x 0.8 (an exact 20% drop)", found["drop20"]),
+                                ("A/A runs, head x 0.8, phase 2", found["drop20_2"])):
             counts = Counter(verdicts)
             print(f"  {label}: {counts['regression'] + counts['cliff']}/{len(verdicts)} detections   "
                   f"verdicts {dict(counts)}   (target >= 19 of 20)")
+        counts = Counter(found["drop5"])
+        print(f"  A/A runs, head x 0.95 (a real 5% change): {counts['regression']}/{len(found['drop5'])} failed   "
+              f"verdicts {dict(counts)}")
     aa_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"] + p2["a"]], [r["mb_per_sec"] for r in p1["a2"] + p2["a2"]])
     ab_logs = stats.log_ratios([r["mb_per_sec"] for r in p1["a"]], [r["mb_per_sec"] for r in p1["b"]])
     a_mb = [r["mb_per_sec"] for r in p1["a"] + p2["a"] if r["mb_per_sec"]]
