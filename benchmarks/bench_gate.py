@@ -166,10 +166,11 @@ def drops(p1: dict, rounds: int) -> list[float]:
 def report(stream: dict, rounds: int) -> None:
     """The rates, judging checks of `rounds` consecutive rounds (the measured blocks, or joined ones)."""
     p1, p2 = {"a": [], "a2": [], "b": [], **stream["phase1"]}, {"a": [], "a2": [], **stream["phase2"]}
-    caps = stream["throttle_records_per_sec"] or [0]
-    print(f"unthrottled reference {stream['unthrottled_records_per_sec']:.0f} records/s at the start; B capped at 80% "
-          f"of A's rate in the block before ({min(caps)}-{max(caps)} records/s); {stream['rounds']} rounds a check, runs stretched "
-          f"to ~{stream['run_s']:g}s; measured in {sum(stream['block_seconds']) / 60:.0f} min")
+    caps = stream["throttle_records_per_sec"]
+    capped = f"B capped at 80% of A's rate in the block before ({min(caps)}-{max(caps)} records/s)" if caps else "no A/B blocks"
+    print(f"unthrottled reference {stream['unthrottled_records_per_sec']:.0f} records/s at the start; {capped}; "
+          f"{stream['rounds']} rounds a check, runs stretched to ~{stream['run_s']:g}s; "
+          f"measured in {sum(stream['block_seconds']) / 60:.0f} min")
     ratios = drops(p1, rounds)
     print("A/B checks' measured B/A ratios: " + (" ".join(f"{x:.2f}" for x in ratios) or "none measured"))
     phase1_order = ORDERS.get(stream.get("layout"), stream.get("layout"))
@@ -184,10 +185,12 @@ def report(stream: dict, rounds: int) -> None:
                   f"verdicts {dict(counts)}   (target <= 1 in 50)")
         # the first block's cap comes from the calibration before any block, on a cluster still warming
         for label, verdicts in (("A/B throttled, all", found["ab"]),
-                                ("A/B throttled, capped from the block before", found["ab"][1:]),
+                                ("A/B throttled, capped from the block before", found["ab"][1:] if caps else []),
                                 ("A/A runs, head x 0.8 (an exact 20% drop)", found["drop20"]),
                                 ("A/A runs, head x 0.8, phase 2", found["drop20_2"])):
             counts = Counter(verdicts)
+            if not verdicts:
+                continue
             print(f"  {label}: {counts['regression'] + counts['cliff']}/{len(verdicts)} detections   "
                   f"verdicts {dict(counts)}   (target >= 19 of 20)")
         counts = Counter(found["drop5"])
