@@ -142,10 +142,10 @@ def checks(p1: dict, p2: dict, rounds: int, paired: bool) -> dict[str, list[str]
     and of phase 2 alone, laid out as a check) and times 0.95 (a real 5% change, not worth failing)."""
     pairs1 = list(zip(blocks(p1["a"], rounds), blocks(p1["a2"], rounds)))
     pairs2 = list(zip(blocks(p2["a"], rounds), blocks(p2["a2"], rounds)))
+    drop20_2 = [judge(a, _scaled(b, 0.8), paired) for a, b in pairs2]
     return {"aa1": [judge(a, b, paired) for a, b in pairs1], "aa2": [judge(a, b, paired) for a, b in pairs2],
             "ab": [judge(a, b, paired) for a, b in _ab_pairs(p1, rounds)],
-            "drop20": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs1 + pairs2],
-            "drop20_2": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs2],
+            "drop20": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs1] + drop20_2, "drop20_2": drop20_2,
             "drop5": [judge(a, _scaled(b, 0.95), paired) for a, b in pairs1 + pairs2]}
 
 
@@ -185,12 +185,12 @@ def report(stream: dict, rounds: int) -> None:
                   f"verdicts {dict(counts)}   (target <= 1 in 50)")
         # the first block's cap comes from the calibration before any block, on a cluster still warming
         for label, verdicts in (("A/B throttled, all", found["ab"]),
-                                ("A/B throttled, capped from the block before", found["ab"][1:] if caps else []),
+                                ("A/B throttled, capped from the block before", found["ab"][1:]),
                                 ("A/A runs, head x 0.8 (an exact 20% drop)", found["drop20"]),
                                 ("A/A runs, head x 0.8, phase 2", found["drop20_2"])):
-            counts = Counter(verdicts)
             if not verdicts:
                 continue
+            counts = Counter(verdicts)
             print(f"  {label}: {counts['regression'] + counts['cliff']}/{len(verdicts)} detections   "
                   f"verdicts {dict(counts)}   (target >= 19 of 20)")
         counts = Counter(found["drop5"])

@@ -41,7 +41,6 @@ class Options:
     cliff_threshold: float = CLIFF_THRESHOLD
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long (see records_for)
-    order_seed: int | None = None  # of the interleaved rounds' order (round_orders); None: a fresh one
 
     def records_for(self, *entries: dict[str, Any]) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the
@@ -298,7 +297,7 @@ class SuiteRunner:
         its topic differs (shared_topics); broker settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         entries = [_new_entry(sc) for sc in scenarios]
-        seed = self.opts.order_seed if self.opts.order_seed is not None else random.SystemRandom().randrange(2**32)
+        seed = random.SystemRandom().randrange(2**32)  # recorded, so the order can be drawn again
         orders = round_orders(len(scenarios), rounds, random.Random(seed))
         for entry in entries:
             entry["status"] = "running"
