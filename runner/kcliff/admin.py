@@ -7,6 +7,7 @@ confluent-kafka's AdminClient is used instead of Kafka's CLI tools: each CLI cal
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
@@ -35,6 +36,25 @@ class Admin:
         topic = NewTopic(name, num_partitions=partitions, replication_factor=replication, config=configs)
         _wait(self._client.create_topics([topic], operation_timeout=TIMEOUT_S), f"create topic {name}")
         self._wait_for_leaders(name, partitions)
+
+    def prove_writable(self, timeout: float) -> None:
+        """Create and delete a replication-factor-3 topic, retried until `timeout`. Just after a broker
+        is restarted, the metadata can still name its dead registration (unfenced until its session
+        times out) as the controller, and a create sent there times out."""
+        probe = f"kcliff-ready-{uuid.uuid4().hex[:8]}"
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                topic = NewTopic(probe, num_partitions=3, replication_factor=3)
+                _wait(self._client.create_topics([topic], operation_timeout=TIMEOUT_S), f"create topic {probe}",
+                      ok=(KafkaError.TOPIC_ALREADY_EXISTS,))  # an earlier attempt went through after all
+                self._wait_for_leaders(probe, 3)
+                break
+            except ClusterError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(1.0)
+        self.delete_topic(probe)
 
     def _wait_for_leaders(self, name: str, partitions: int) -> None:
         deadline = time.monotonic() + TIMEOUT_S
@@ -104,13 +124,16 @@ def _source(entry: ConfigEntry) -> ConfigSource:
     return ConfigSource(getattr(entry.source, "value", entry.source))
 
 
-def _wait(futures: dict[Any, Any], what: str) -> dict[Any, Any]:
+def _wait(futures: dict[Any, Any], what: str, ok: tuple[int, ...] = ()) -> dict[Any, Any]:
     results = {}
     for key, future in futures.items():
         try:
             results[key] = future.result(timeout=TIMEOUT_S)
         except KafkaException as exc:
             error = exc.args[0] if exc.args else None
+            if error is not None and error.code() in ok:
+                results[key] = None
+                continue
             text = error.str() if error is not None else str(exc)
             if error is not None and error.code() == KafkaError._TRANSPORT:
                 raise _Transport(f"{what}: {text}") from None

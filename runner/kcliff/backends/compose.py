@@ -256,9 +256,7 @@ class ComposeCluster(Cluster):
             if time.monotonic() > deadline:
                 raise ClusterError(f"brokers not all registered after {timeout:.0f}s:\n{self._log_tail()}")
             time.sleep(0.5)
-        probe = f"kcliff-ready-{uuid.uuid4().hex[:8]}"
-        admin.create_topic(probe, 3, 3, {})
-        admin.delete_topic(probe)
+        admin.prove_writable(max(deadline - time.monotonic(), 10.0))
 
     def _log_tail(self, lines: int = 20) -> str:
         done = self.compose("logs", "--no-color", "--tail", str(lines), *BROKERS, timeout=60, check=False)
