@@ -222,7 +222,8 @@ def excess(phase: dict, rounds: int) -> str:
         return "too few to tell"
     rms = math.sqrt(statistics.mean(e * e for e in errors))
     return (f"their means scatter sd {statistics.stdev(means):.3f} from check to check, their rounds predict "
-            f"{rms:.3f} ({statistics.stdev(means) / rms:.2f}x; {len(means)} checks)")
+            f"{rms:.3f} ({statistics.stdev(means) / rms:.2f}x; {len(means)} checks); A'/A "
+            f"{math.exp(min(means)):.2f}-{math.exp(max(means)):.2f}")
 
 
 def full_check(run_s: float, rounds: int) -> None:
