@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -217,11 +218,18 @@ def test_compose_cluster_for_real(engine: str, tmp_path: Path) -> None:
         assert keep in Admin(cluster.admin_bootstrap).list_topics()
         print(f"restart with an override: {cluster.restarts[-1]:.1f}s")
 
-        # a killed broker is seen dead and healed
+        # a killed broker is seen dead and healed; heal returns only once the new process started,
+        # not when its dead registration still answers for it
+        killed_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         cluster.kill_broker(3)
         assert cluster.dead_nodes() == [3]
+        began = time.monotonic()
         cluster.heal()
         assert cluster.dead_nodes() == []
+        since_kill = subprocess.run(cluster.compose_argv("logs", "--no-color", "--since", killed_at, "kafka-3"),
+                                    capture_output=True, text=True, check=True).stdout
+        assert "Kafka Server started" in since_kill
+        print(f"heal of a killed broker: {time.monotonic() - began:.1f}s")
     finally:
         cluster.down()
     assert _project_leftovers(project) == {"containers": [], "volumes": [], "networks": []}

@@ -11,6 +11,11 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
+# A broker restarted before its dead registration's session ran out is not let in until it does; till
+# then the cluster's metadata still shows the old, dead registration as alive, and a TCP or metadata
+# probe cannot tell that the new process is serving. It logs this line once the controller unfenced it.
+STARTED_LINE = "Kafka Server started"
+
 
 def free_ports(count: int) -> list[int]:
     """`count` distinct loopback ports free right now, so a cluster never clashes with one already running."""

@@ -21,13 +21,14 @@ import subprocess
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from .. import kafka_dist, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
-from .base import Cluster, free_ports
+from .base import STARTED_LINE, Cluster, free_ports
 
 COMPOSE_FILE = Path(__file__).resolve().parents[3] / "compose" / "docker-compose.yml"
 DEFAULT_IMAGE = "apache/kafka"
@@ -236,25 +237,34 @@ class ComposeCluster(Cluster):
             raise
         self.bringup_s = round(time.monotonic() - began, 2)
 
-    def _up(self, timeout: float, *extra: str) -> None:
+    def _up(self, timeout: float, *extra: str, launching: tuple[str, ...] = BROKERS) -> None:
+        """`compose up` and wait until ready; `launching` are the brokers whose containers this starts."""
+        since = (datetime.now(timezone.utc) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
         done = self.compose("up", "--detach", "--wait", "--wait-timeout", str(int(timeout)), *extra, *BROKERS,
                             timeout=timeout + 60, check=False)
         if done.returncode != 0:
             raise ClusterError(f"the compose cluster did not become healthy (project {self.project}): "
                                f"{_tail(done.stderr, 5)}\n{self._log_tail()}")
-        self.wait_ready(timeout)
+        self.wait_ready(timeout, {name: since for name in launching})
 
-    def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
-        """Ready: all three brokers registered (seen from the host, through the EXTERNAL listener)
+    def _started(self, service: str, since: str) -> bool:
+        done = self.compose("logs", "--no-color", "--since", since, service, timeout=60, check=False)
+        return STARTED_LINE in done.stdout
+
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S, launched: dict[str, str] | None = None) -> None:
+        """Ready: every broker in `launched` (service -> when its container was started) logged that
+        it started, all three brokers registered (seen from the host, through the EXTERNAL listener),
         and a replication-factor-3 topic can be created."""
         deadline = time.monotonic() + timeout
         admin = Admin(self.admin_bootstrap)
-        while len(admin.broker_ids(timeout=2)) < len(BROKERS):
+        waiting = dict(launched or {})
+        while waiting or len(admin.broker_ids(timeout=2)) < len(BROKERS):
+            waiting = {name: since for name, since in waiting.items() if not self._started(name, since)}
             dead = self.dead_nodes()
             if dead:
                 raise ClusterError(f"broker {dead[0]} exited during start-up:\n{self._log_tail()}")
             if time.monotonic() > deadline:
-                raise ClusterError(f"brokers not all registered after {timeout:.0f}s:\n{self._log_tail()}")
+                raise ClusterError(f"brokers not all started and registered after {timeout:.0f}s:\n{self._log_tail()}")
             time.sleep(0.5)
         admin.prove_writable(max(deadline - time.monotonic(), 10.0))
 
@@ -300,7 +310,8 @@ class ComposeCluster(Cluster):
 
     def heal(self) -> None:
         """Start the stopped broker containers again (same containers, same volumes)."""
-        self._up(READY_TIMEOUT_S, "--no-recreate")
+        dead = tuple(BROKERS[i - 1] for i in self.dead_nodes())
+        self._up(READY_TIMEOUT_S, "--no-recreate", launching=dead)
 
     def kill_broker(self, node_id: int) -> None:
         """Kill one broker's container (SIGKILL), e.g. for fault tests."""

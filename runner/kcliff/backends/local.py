@@ -18,16 +18,12 @@ from typing import Any
 from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError
-from .base import Cluster, free_ports
+from .base import STARTED_LINE, Cluster, free_ports
 from .latency import LatencyProxy
 
 NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0
 STATE_FILE = "cluster.json"
-# A broker restarted before its dead registration's session ran out is not let in until it does; till
-# then the cluster's metadata still shows the old, dead registration as alive, so metadata alone
-# cannot tell that the new process is serving.
-STARTED_LINE = b"Kafka Server started"
 
 
 @dataclass
@@ -59,7 +55,7 @@ class Node:
         """This process has logged that it started, which a broker does once the controller unfenced it."""
         with open(self.log, "rb") as log:
             log.seek(self.log_mark)
-            return STARTED_LINE in log.read()
+            return STARTED_LINE.encode() in log.read()
 
 
 def new_cluster_id() -> str:
