@@ -32,9 +32,11 @@ class Admin:
         except KafkaException:
             return []
 
-    def create_topic(self, name: str, partitions: int, replication: int, configs: dict[str, str]) -> None:
+    def create_topic(self, name: str, partitions: int, replication: int, configs: dict[str, str],
+                     exist_ok: bool = False) -> None:
         topic = NewTopic(name, num_partitions=partitions, replication_factor=replication, config=configs)
-        _wait(self._client.create_topics([topic], operation_timeout=TIMEOUT_S), f"create topic {name}")
+        _wait(self._client.create_topics([topic], operation_timeout=TIMEOUT_S), f"create topic {name}",
+              ok=(KafkaError.TOPIC_ALREADY_EXISTS,) if exist_ok else ())
         self._wait_for_leaders(name, partitions)
 
     def prove_writable(self, timeout: float) -> None:
@@ -45,10 +47,7 @@ class Admin:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                topic = NewTopic(probe, num_partitions=3, replication_factor=3)
-                _wait(self._client.create_topics([topic], operation_timeout=TIMEOUT_S), f"create topic {probe}",
-                      ok=(KafkaError.TOPIC_ALREADY_EXISTS,))  # an earlier attempt went through after all
-                self._wait_for_leaders(probe, 3)
+                self.create_topic(probe, 3, 3, {}, exist_ok=True)  # an earlier attempt may have gone through late
                 break
             except ClusterError:
                 if time.monotonic() >= deadline:

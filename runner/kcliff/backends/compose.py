@@ -245,21 +245,21 @@ class ComposeCluster(Cluster):
         if done.returncode != 0:
             raise ClusterError(f"the compose cluster did not become healthy (project {self.project}): "
                                f"{_tail(done.stderr, 5)}\n{self._log_tail()}")
-        self.wait_ready(timeout, {name: since for name in launching})
+        self.wait_ready(timeout, launching, since)
 
     def _started(self, service: str, since: str) -> bool:
         done = self.compose("logs", "--no-color", "--since", since, service, timeout=60, check=False)
         return STARTED_LINE in done.stdout
 
-    def wait_ready(self, timeout: float = READY_TIMEOUT_S, launched: dict[str, str] | None = None) -> None:
-        """Ready: every broker in `launched` (service -> when its container was started) logged that
-        it started, all three brokers registered (seen from the host, through the EXTERNAL listener),
-        and a replication-factor-3 topic can be created."""
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S, launched: tuple[str, ...] = (), since: str = "") -> None:
+        """Ready: every broker in `launched` logged since `since` (when compose started them) that it
+        started, all three brokers registered (seen from the host, through the EXTERNAL listener), and
+        a replication-factor-3 topic can be created."""
         deadline = time.monotonic() + timeout
         admin = Admin(self.admin_bootstrap)
-        waiting = dict(launched or {})
+        waiting = list(launched)
         while waiting or len(admin.broker_ids(timeout=2)) < len(BROKERS):
-            waiting = {name: since for name, since in waiting.items() if not self._started(name, since)}
+            waiting = [name for name in waiting if not self._started(name, since)]
             dead = self.dead_nodes()
             if dead:
                 raise ClusterError(f"broker {dead[0]} exited during start-up:\n{self._log_tail()}")
