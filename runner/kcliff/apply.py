@@ -35,7 +35,7 @@ class BrokerState:
     def __init__(self, admin: Admin, node_ids: list[int]) -> None:
         self.admin = admin
         self.node_ids = node_ids
-        self.original = {n: admin.broker_dynamic(n) for n in node_ids}
+        self.original = {n: self._settled_overrides(n) for n in node_ids}
         # Effective values before kcliff changed anything: what a removed override falls back to. Not
         # for a name some broker already overrides dynamically (a cluster a crashed run or its operator
         # left so): removing it falls back to a static value no admin call shows, so it is not checked.
@@ -44,6 +44,22 @@ class BrokerState:
             for name in values:
                 self.initial[name] = None
         self.applied: dict[str, Any] = {}
+
+    def _settled_overrides(self, node: int) -> dict[str, str]:
+        """`node`'s dynamic overrides, read until two readings agree. While a broker applies a change,
+        describe can pair the new override's source with the old value (seen in 25 of 5928 reads
+        taken during changes), and restore would then put back a value nobody set."""
+        last: list[dict[str, str]] = []
+
+        def read() -> dict[str, str]:
+            last.append(self.admin.broker_dynamic(node))
+            return last[-1]
+
+        done, seen = _poll(read, lambda seen: len(last) > 1 and last[-2] == seen)
+        if not done:
+            raise ClusterError(f"broker {node}: its dynamic overrides kept changing for "
+                               f"{READBACK_TIMEOUT_S:.0f}s; last read {seen}")
+        return seen
 
     def apply(self, wanted: dict[str, Any]) -> None:
         """Make the dynamic broker settings exactly `wanted` (others back to their defaults)."""
