@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,17 @@ def run_kcliff(*args: str, cwd: Path = ROOT, timeout: float = 900, env: dict | N
     """The real CLI in a subprocess, as a user or CI calls it."""
     return subprocess.run([*KCLIFF, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
+
+
+def wait_for(predicate, timeout: float, what: str):
+    """predicate's first truthy value, polled every 0.5 s; fails the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
-import time
-
 import pytest
 
+from conftest import wait_for
 from kcliff.admin import Admin
 from kcliff.apply import BrokerState, steps
 from kcliff.backends.local import LocalCluster
@@ -27,14 +26,6 @@ def test_every_step_is_within_kafkas_bounds():
 
 
 
-def _until(condition, timeout: float = 30.0) -> None:
-    """A leftover an operator made long ago has been applied by every broker; one made just now not yet."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the brokers never applied the test's own setup"
-        time.sleep(0.3)
-
-
 @pytest.mark.kafka
 def test_a_cluster_left_with_overrides_is_measured_and_restored(shared_cluster):
     """A crashed run or an operator left log.flush.interval.messages=1 on every broker: scenarios still
@@ -44,7 +35,9 @@ def test_a_cluster_left_with_overrides_is_measured_and_restored(shared_cluster):
     nodes = admin.broker_ids()
     admin.alter_broker_configs(nodes, {"log.flush.interval.messages": "1"})
     try:
-        _until(lambda: {admin.broker_dynamic(n).get("log.flush.interval.messages") for n in nodes} == {"1"})
+        # a leftover an operator made long ago has been applied by every broker; one made just now not yet
+        wait_for(lambda: {admin.broker_dynamic(n).get("log.flush.interval.messages") for n in nodes} == {"1"},
+                 30, "every broker to apply the test's own setup")
         state = BrokerState(admin, nodes)
         state.apply({"log.flush.interval.messages": 1000, "num.io.threads": 2})
         assert {admin.broker_dynamic(n)["log.flush.interval.messages"] for n in nodes} == {"1000"}

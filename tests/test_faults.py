@@ -4,12 +4,11 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import KCLIFF, ROOT, run_kcliff
+from conftest import KCLIFF, ROOT, run_kcliff, wait_for
 from test_local_cluster import jvms_under
 
 pytestmark = pytest.mark.kafka
@@ -27,16 +26,6 @@ def broker_pid(workdir: Path, node: int) -> int | None:
                                           str(workdir).encode() in a for a in cmd):
             return int(proc.name)
     return None
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_broker_killed_mid_scenario_is_faulted_healed_and_retried(tmp_path):

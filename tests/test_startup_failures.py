@@ -11,8 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import KCLIFF, ROOT, run_kcliff
-from test_faults import wait_for
+from conftest import KCLIFF, ROOT, run_kcliff, wait_for
 from test_local_cluster import jvms_under
 
 
