@@ -47,3 +47,24 @@ def test_a_cluster_left_with_overrides_is_measured_and_restored(shared_cluster):
         assert {admin.broker_dynamic(n).get("log.flush.interval.messages") for n in nodes} == {"1"}
     finally:
         admin.alter_broker_configs(nodes, {"log.flush.interval.messages": None})
+
+
+class _Describing:
+    """Answers describe calls from a script: broker 1 is caught mid-change once (the new override's
+    source with the old value), as Kafka's describe does while a broker applies a change."""
+
+    def __init__(self, readings: list[dict[str, str]]) -> None:
+        self.readings = readings
+
+    def broker_dynamic(self, node_id: int) -> dict[str, str]:
+        return self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
+
+    def broker_config(self, node_id: int) -> dict[str, str | None]:
+        return {"log.flush.interval.messages": "9223372036854775807"}
+
+
+def test_originals_are_read_until_two_readings_agree():
+    mid_change = {"log.flush.interval.messages": "9223372036854775807"}
+    settled = {"log.flush.interval.messages": "1"}
+    state = BrokerState(_Describing([mid_change, settled, settled]), [1])
+    assert state.original == {1: settled}
