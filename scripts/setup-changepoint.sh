@@ -23,8 +23,9 @@ fi
 command -v cc >/dev/null || echo "setup-changepoint: no C compiler: E-Divisive falls back to slow pure numpy" >&2
 
 echo "setup-changepoint: installing $want into $dir" >&2
+uv=$(scripts/setup-uv.sh "$python")
 rm -rf "$dir"
-"$python" -m venv "$dir"
-"$dir/bin/pip" install --quiet --disable-pip-version-check "$want"
+"$uv" venv --quiet --python "$python" "$dir"
+VIRTUAL_ENV="$dir" "$uv" pip install --quiet "$want"
 "$dir/bin/python" -c 'from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive'
 echo "$want" > "$dir/.installed"
