@@ -15,7 +15,7 @@ done
 # workflow job under the local runner starts from a fresh checkout, so this runs often.
 uv=$(scripts/setup-uv.sh "$python")
 if [ ! -x .venv/bin/python ]; then
-  "$uv" venv --quiet --python "$python" .venv
+  "$uv" venv --quiet --allow-existing --python "$python" .venv
 fi
 stamp=.venv/.kcliff-installed
 want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
