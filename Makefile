@@ -6,12 +6,17 @@ RTT_MS ?= 20
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: setup docker-setup run test clean
+.PHONY: setup setup-analysis docker-setup run test unit clean
 
 setup:
 	@scripts/setup.sh
 	@scripts/setup-changepoint.sh
 	@scripts/setup-toxiproxy.sh
+
+# The Python side and the change-point environment, no Kafka: jobs that only analyse results.
+setup-analysis:
+	@KCLIFF_SETUP_KAFKA=0 scripts/setup.sh
+	@scripts/setup-changepoint.sh
 
 run: setup
 	.venv/bin/kcliff run --suite $(SUITE) --client-rtt-ms $(RTT_MS) $(ARGS)
@@ -25,7 +30,12 @@ test: export KCLIFF_REQUIRE_DOCKER = 1
 test: setup docker-setup
 	@scripts/setup-browser.sh
 	@scripts/setup-actionlint.sh
+	@scripts/setup-act.sh
 	.venv/bin/python -m pytest $(PYTEST_ARGS)
+
+# The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
+unit: setup
+	.venv/bin/python -m pytest -m "not kafka and not docker and not browser and not workflows" $(PYTEST_ARGS)
 
 clean:
 	rm -rf .kcliff build

@@ -5,7 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=${PYTHON:-python3}
-for tool in "$python" java mvn; do
+# KCLIFF_SETUP_KAFKA=0: the Python side only (jobs that analyse results and start no Kafka)
+kafka=${KCLIFF_SETUP_KAFKA:-1}
+tools=("$python")
+[ "$kafka" = 0 ] || tools+=(java mvn)
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "setup: '$tool' not found; kcliff needs Python 3.11+, Java 17+ and Maven" >&2; exit 2; }
 done
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -24,4 +28,4 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-.venv/bin/kcliff kafka fetch
+[ "$kafka" = 0 ] || .venv/bin/kcliff kafka fetch

@@ -26,6 +26,7 @@ COMMANDS = (
     "history",
     "export",
     "report",
+    "nightly",
     "scenarios",
 )
 

@@ -25,6 +25,12 @@ def canary_verdict(entry: dict[str, Any], reference: dict[str, Any] | None) -> s
     return "cliff seen" if mine < cliff["max_ratio"] * ref else "NOT SEEN"
 
 
+def unseen_canaries(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The canaries of a run that did not show their cliff: the run fails on them."""
+    reference = results.scenario_entry(doc, REFERENCE_ID)
+    return [e for e in doc["scenarios"] if canary_verdict(e, reference) == "NOT SEEN"]
+
+
 def tier(entry: dict[str, Any], reference_mb: float | None, threshold: float) -> str | None:
     """'cliff' when stopped on a cliff or below threshold x the reference's MB/s, else 'healthy'."""
     if entry.get("status") == "cliff":

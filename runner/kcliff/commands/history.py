@@ -59,6 +59,15 @@ def _describe(cp: changepoint.ChangePoint, unit: str) -> str:
             f"at run {cp.run_id} ({cp.date}), previous run {cp.previous_run_id} ({cp.previous_date}){notes}")
 
 
+def newest_regressions(runs: list[history.HistoryRun], min_change: float = MIN_CHANGE) -> list[str]:
+    """The change points at the newest run that go the bad way, described; runs of one class."""
+    newest = runs[-1].key
+    series = history.build_series(runs, newest.runner_class)
+    found = changepoint.detect_all(series, min_magnitude=min_change)
+    return [_describe(cp, s.metric.unit) for s in series for cp in found[s.key]
+            if cp.run_id == newest.run_id and cp.regression]
+
+
 def run_regressions(args: argparse.Namespace) -> int:
     runs = history.load(args.dir)
     if args.runner_class:
@@ -67,16 +76,8 @@ def run_regressions(args: argparse.Namespace) -> int:
         print(f"no runs in {args.dir}" + (f" for runner class {args.runner_class}" if args.runner_class else ""))
         return 0
     newest = runs[-1].key
-    series = history.build_series(runs, newest.runner_class)
-    found = changepoint.detect_all(series, min_magnitude=args.min_change)
-    regressions = []
-    for s in series:
-        for cp in found[s.key]:
-            if cp.run_id == newest.run_id and cp.regression:
-                regressions.append(_describe(cp, s.metric.unit))
-    earlier = sum(len(cps) for cps in found.values())
-    print(f"{len(series)} series over {len(runs)} runs ({newest.runner_class}); newest run {newest.run_id}; "
-          f"{earlier} change points in all")
+    regressions = newest_regressions(runs, args.min_change)
+    print(f"{len(runs)} runs ({newest.runner_class}); newest run {newest.run_id}")
     for line in regressions:
         print(f"REGRESSION {line}")
     if not regressions:

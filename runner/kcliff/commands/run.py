@@ -157,9 +157,8 @@ def continue_document(previous: dict, fresh: dict) -> dict:
 
 
 def exit_code(doc: dict) -> int:
-    reference = results.scenario_entry(doc, REFERENCE_ID)
     bad = [e for e in doc["scenarios"] if e["status"] not in ("ok", "cliff", "skipped")]
-    unseen = [e for e in doc["scenarios"] if table.canary_verdict(e, reference) == "NOT SEEN"]
+    unseen = table.unseen_canaries(doc)
     for entry in bad:
         print(f"scenario {entry['id']}: {entry['status']}: {entry['status_reason']}", file=sys.stderr)
     blind = environment.fsync_is_free(doc["environment"])

@@ -1,0 +1,152 @@
+"""`kcliff nightly publish|verdict`: what the nightly workflow does with a night's results.
+
+publish  files the night in the history, compares it with the runner class's baseline (kept beside
+         the history on the gh-pages branch, seeded from the repository's baselines/ the first
+         time), builds the report and the site's front page, and moves the baseline on only from a
+         complete night whose canaries all showed their cliff. Writes what it found to --outcome.
+verdict  reads that outcome after the site is published: exit 1 when the night must fail (the
+         measuring job failed, a canary missed, a regression against the baseline), else 0.
+
+Publishing first and failing after means a bad night is still on the site, marked as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from .. import baseline as baselines
+from .. import history, report_md, table
+from ..errors import InputError
+from .compare import compare
+from .history import newest_regressions
+
+
+@dataclass
+class NightOutcome:
+    run_id: str
+    measured: str                     # the measuring job's result: success, failure, ...
+    status: str                       # the results document's status
+    canaries_missed: list[str] = field(default_factory=list)
+    baseline: str | None = None       # the baseline file compared with, relative to the site
+    comparison: str | None = None     # pass, regression, cliff, inconclusive; None without a baseline
+    comparison_reasons: list[str] = field(default_factory=list)
+    baseline_updated: bool = False
+    change_points: list[str] = field(default_factory=list)  # regressions the history's change points start here
+
+    def failures(self) -> list[str]:
+        """Why the night fails; empty when it passes."""
+        found = []
+        if self.measured != "success":
+            found.append(f"the measuring job ended with '{self.measured}'")
+        found += [f"canary {c} did not show its cliff: the rig may not be able to see cliffs"
+                  for c in self.canaries_missed]
+        if self.comparison in ("regression", "cliff"):
+            found.append(f"{self.comparison} against the baseline ({self.baseline})")
+        found += [f"change point: {c}" for c in self.change_points]
+        return found
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("nightly", help="the nightly workflow's publishing and verdict steps")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    pub = verbs.add_parser("publish", help="history, baseline comparison, report and front page of a night")
+    pub.add_argument("results", type=Path, help="the night's results file")
+    pub.add_argument("--site", type=Path, required=True, help="the gh-pages checkout")
+    pub.add_argument("--seed-baselines", type=Path, help="baselines/ of the repository, used when the site has none")
+    pub.add_argument("--measured", default="success", help="the measuring job's result (needs.measure.result)")
+    pub.add_argument("--summary", type=Path, help="append the comparison's Markdown here ($GITHUB_STEP_SUMMARY)")
+    pub.add_argument("--outcome", type=Path, required=True, help="write the night's outcome (JSON) here")
+    pub.set_defaults(func=run_publish)
+    ver = verbs.add_parser("verdict", help="exit 1 when the published night must fail")
+    ver.add_argument("outcome", type=Path)
+    ver.set_defaults(func=run_verdict)
+
+
+def _baseline_file(site: Path, seed: Path | None, doc: dict[str, Any]) -> Path:
+    """The site's baseline for this runner class, copied from the repository's on the first night."""
+    env = doc["environment"]
+    kept = baselines.baseline_path(site / "baselines", env["kafka_version"], env["runner_class"])
+    if not kept.exists() and seed is not None:
+        seeded = baselines.baseline_path(seed, env["kafka_version"], env["runner_class"])
+        if seeded.exists():
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(seeded, kept)
+    return kept
+
+
+def _compare(outcome: NightOutcome, doc: dict[str, Any], path: Path, site: Path, summary: Path | None) -> None:
+    if not path.exists():
+        outcome.comparison_reasons = ["no baseline for this runner class yet: this night starts it"]
+        markdown = f"### kcliff compare\n\nNo baseline for `{doc['environment']['runner_class']}` yet: this night starts it.\n"
+    else:
+        stored = baselines.load_baseline(path)
+        v = compare(doc, stored)
+        outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, v.reasons
+        markdown = report_md.render(v, title="kcliff compare with the stored baseline",
+                                    context=f"Night `{doc['run_id']}` against `{outcome.baseline}` "
+                                            f"({len(stored.get('sources', []))} past runs).")
+    (site / "report").mkdir(parents=True, exist_ok=True)
+    (site / "report" / "compare.md").write_text(markdown + "\n")
+    if summary is not None:
+        with open(summary, "a", encoding="utf-8") as out:
+            out.write(markdown + "\n")
+
+
+def _update_baseline(outcome: NightOutcome, doc: dict[str, Any], path: Path) -> None:
+    if outcome.measured != "success" or outcome.status != "complete" or outcome.canaries_missed:
+        return
+    current = baselines.load_baseline(path) if path.exists() else \
+        baselines.new_baseline(doc["environment"]["kafka_version"], doc["environment"]["runner_class"])
+    updated, _ = baselines.update(current, doc)
+    baselines.save(updated, path)
+    outcome.baseline_updated = True
+
+
+def write_front_page(site: Path, outcome: NightOutcome) -> Path:
+    """site/index.html: the night's state and the links to the report and both trend charts."""
+    from ..report import site_sources
+
+    jinja = Environment(loader=FileSystemLoader(site_sources() / "site"), autoescape=select_autoescape())
+    page = site / "index.html"
+    page.write_text(jinja.get_template("index.html").render(night=outcome, failures=outcome.failures()))
+    return page
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    from ..report import build_site
+
+    doc = history.read_results(args.results)
+    outcome = NightOutcome(run_id=doc["run_id"], measured=args.measured, status=doc.get("status", "unknown"),
+                           canaries_missed=[e["id"] for e in table.unseen_canaries(doc)])
+    history.add(args.results, args.site / "history", allow_running=True)
+    runs = [r for r in history.load(args.site / "history") if r.key.runner_class == doc["environment"]["runner_class"]]
+    outcome.change_points = newest_regressions(runs)
+    path = _baseline_file(args.site, args.seed_baselines, doc)
+    _compare(outcome, doc, path, args.site, args.summary)
+    build_site(args.site / "history", args.site / "report", results=args.results)
+    _update_baseline(outcome, doc, path)
+    write_front_page(args.site, outcome)
+    args.outcome.write_text(json.dumps(asdict(outcome), indent=1) + "\n")
+    print(f"night {outcome.run_id}: comparison {outcome.comparison or 'none'}; "
+          f"baseline {'updated' if outcome.baseline_updated else 'kept'}; "
+          f"{'FAILS: ' + '; '.join(outcome.failures()) if outcome.failures() else 'passes'}")
+    return 0
+
+
+def run_verdict(args: argparse.Namespace) -> int:
+    try:
+        outcome = NightOutcome(**json.loads(args.outcome.read_text()))
+    except (OSError, ValueError, TypeError) as exc:
+        raise InputError(f"not a night's outcome written by `kcliff nightly publish`: {exc}", str(args.outcome)) from None
+    for reason in outcome.failures():
+        print(f"::error title=kcliff nightly::{reason}")
+    if not outcome.failures():
+        print(f"night {outcome.run_id}: pass")
+    return 1 if outcome.failures() else 0

@@ -1,0 +1,106 @@
+"""nightly.yml run for real under nektos/act (tests/workflow_runner.py), on the compose cluster.
+
+Two nights in a row from a repository with no gh-pages branch, then a night whose canary misses.
+Sized small through the workflow's own inputs and repository variables (a scheduled night reads
+the variables): the reference and the batching-off canary, 4,000 records, one repeat.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from workflow_runner import GitHub, git
+
+pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]
+
+SMALL = {"records": "4000", "repeats": "1", "prime": "5"}
+STANDIN_IMAGE = {"KCLIFF_KAFKA_IMAGE": "kcliff/kafka-standin"}
+
+
+def _night(github: GitHub, work: Path, event_name: str, suites: str) -> object:
+    if event_name == "schedule":
+        variables = {**STANDIN_IMAGE, "KCLIFF_NIGHTLY_SUITES": suites,
+                     **{f"KCLIFF_NIGHTLY_{k.upper()}": v for k, v in SMALL.items()}}
+        return github.act(work, ".github/workflows/nightly.yml", "schedule",
+                          {"schedule": "17 2 * * *"}, variables=variables)
+    inputs = {"suites": suites, **SMALL}
+    return github.act(work, ".github/workflows/nightly.yml", "workflow_dispatch", {"inputs": inputs},
+                      inputs=inputs, variables=STANDIN_IMAGE)
+
+
+def _data_js(github: GitHub, kind: str) -> dict:
+    text = git("show", f"gh-pages:dev/bench/{kind}/data.js", cwd=github.bare("kcliff/kcliff"))
+    return json.loads(text.removeprefix("window.BENCHMARK_DATA =").strip())
+
+
+@pytest.fixture(scope="module")
+def nights(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitHub, list]:
+    github = GitHub(tmp_path_factory.mktemp("nightly"))
+    work, _ = github.kcliff()
+    first = _night(github, work, "schedule", "tests/data/suites/nightly-small.yaml")
+    second = _night(github, work, "workflow_dispatch", "tests/data/suites/nightly-small.yaml")
+    return github, [first, second]
+
+
+def test_two_nights_publish_the_site_from_no_gh_pages_branch(nights) -> None:
+    github, (first, second) = nights
+    for night in (first, second):
+        assert night.returncode == 0, night.explain()
+        assert night.job_result("measure") == "success" and night.job_result("publish") == "success", night.explain()
+    index = github.pages / "index.html"
+    assert index.exists(), "the Pages site has no index.html at its root"
+    html = index.read_text()
+    for link in ("report/index.html", "dev/bench/throughput/index.html", "dev/bench/p99/index.html"):
+        assert f'href="{link}"' in html and (github.pages / link).exists(), link
+    assert "passed" in html
+
+
+def test_the_trend_action_was_handed_every_measured_scenario_in_its_custom_format(nights) -> None:
+    github, (first, second) = nights
+    calls = second.recorded("github-action-benchmark")
+    assert len(calls) == 4  # two nights x (throughput, p99)
+    for call in calls:
+        assert call["inputs"]["tool"] in ("customBiggerIsBetter", "customSmallerIsBetter")
+        names = {b["name"] for b in call["handed"]}
+        assert any(n.startswith("reference") for n in names) and any(n.startswith("batching-off") for n in names), names
+    assert len(_data_js(github, "throughput")["entries"]["kcliff throughput (MB/s)"]) == 2
+
+
+def test_the_report_shows_two_nights_of_history(nights) -> None:
+    github, _ = nights
+    runs = (github.pages / "report" / "runs.html").read_text()
+    history = git("ls-tree", "-r", "--name-only", "gh-pages", "history", cwd=github.bare("kcliff/kcliff")).split()
+    assert len([h for h in history if h.endswith(".json")]) == 2
+    for path in history:
+        run_id = json.loads(git("show", f"gh-pages:{path}", cwd=github.bare("kcliff/kcliff")))["run_id"]
+        assert run_id in runs
+
+
+def test_the_second_night_is_compared_with_the_baseline_the_first_started(nights) -> None:
+    github, (first, second) = nights
+    assert "this night starts it" in first.summary("publish")
+    summary = second.summary("publish")
+    assert "kcliff compare with the stored baseline" in summary, summary
+    assert re.search(r"baselines/4\.2\.0/compose-[^`]+\.json", summary), summary
+    baseline = git("ls-tree", "-r", "--name-only", "gh-pages", "baselines", cwd=github.bare("kcliff/kcliff"))
+    stored = json.loads(git("show", f"gh-pages:{baseline.split()[0]}", cwd=github.bare("kcliff/kcliff")))
+    assert len(stored["sources"]) == 2
+
+
+def test_a_night_whose_canary_misses_still_publishes_and_fails(nights) -> None:
+    github, _ = nights
+    work = github.root / "work" / "kcliff" / "kcliff"
+    night = _night(github, work, "workflow_dispatch", "tests/data/suites/blind-canary.yaml")
+    assert night.returncode != 0
+    assert night.job_result("measure") == "failure" and night.job_result("publish") == "failure", night.explain()
+    assert night.step_result("publish", "deploy-pages") == "success", night.explain()
+    html = (github.pages / "index.html").read_text()
+    assert "failed" in html and "canary blind did not show its cliff" in html
+    assert any("canary blind did not show its cliff" in a.message for a in night.annotations())
+    baseline = git("ls-tree", "-r", "--name-only", "gh-pages", "baselines", cwd=github.bare("kcliff/kcliff"))
+    stored = json.loads(git("show", f"gh-pages:{baseline.split()[0]}", cwd=github.bare("kcliff/kcliff")))
+    assert len(stored["sources"]) == 2, "a night whose canary missed must not move the baseline"
