@@ -179,6 +179,43 @@ def update(baseline: dict[str, Any], results: dict[str, Any], window: int | None
     return new, notes
 
 
+def skip_reason(entry: dict[str, Any], stored: dict[str, Any] | None) -> str | None:
+    """Why a results scenario (not a canary) is not compared with its stored runs; None when it is."""
+    if stored is None:
+        return "not in the baseline yet"
+    if stored.get("settings_hash") != entry.get("settings_hash"):
+        return (f"settings changed since the baseline (hash {stored.get('settings_hash')} -> "
+                f"{entry.get('settings_hash')})")
+    if entry.get("status") not in USABLE_STATUS:
+        return f"status {entry.get('status')!r} in this run"
+    return None
+
+
+def compare(results: dict[str, Any], base: dict[str, Any], **decide_args: Any) -> verdict.Verdict:
+    """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
+    canaries = canary_checks(results)
+    ceiling = verdict.tier_ceiling(canaries)
+    stored = base["scenarios"]
+    compared: list[verdict.ScenarioVerdict] = []
+    notes: list[str] = []
+    if not canaries:
+        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
+    for sid, entry in scenario_map(results).items():
+        if entry.get("cliff"):
+            continue  # canaries are the self-test, not a subject of the comparison
+        why = skip_reason(entry, stored.get(sid))
+        if why:
+            notes.append(f"{sid}: {why}; not compared")
+            continue
+        metrics = verdict.METRICS
+        compared.append(verdict.compare_scenario(
+            sid, {m: runs_of(stored[sid], m) for m in metrics},
+            {m: runs_of(entry, m) for m in metrics}, ceiling, **decide_args))
+    if results.get("status") != "complete":
+        notes.append(f"the run's status is {results.get('status')!r}: only what it measured was compared")
+    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
+
+
 def save(doc: dict[str, Any], path: str | Path) -> None:
     """Write atomically (temp file + rename): a reader never sees half a baseline."""
     path = Path(path)
