@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import results as results_file
-from . import verdict
+from . import scenario, verdict
 from .errors import InputError
 
 SCHEMA = "kcliff.baseline"
@@ -101,6 +101,17 @@ def baseline_path(directory: str | Path, kafka_version: str, runner_class: str) 
         if not part or "/" in part or part.startswith("."):
             raise InputError(f"{part!r} cannot name a baseline file (no '/', no leading '.')")
     return Path(directory) / kafka_version / f"{runner_class}.json"
+
+
+def default_dir() -> Path:
+    """baselines/ found the way scenarios/ is: the working directory's, else the repo's."""
+    return scenario.project_dir(DEFAULT_DIR)
+
+
+def stored_for(directory: str | Path, kafka_version: str, runner_class: str) -> tuple[Path, dict[str, Any] | None]:
+    """The baseline file for this Kafka version and runner class, and its contents (None: none stored yet)."""
+    path = baseline_path(directory, kafka_version, runner_class)
+    return path, (load_baseline(path) if path.exists() else None)
 
 
 def load_baseline(path: str | Path) -> dict[str, Any]:
