@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import results as results_file
-from . import verdict
+from . import scenario, verdict
 from .errors import InputError
 
 SCHEMA = "kcliff.baseline"
@@ -103,6 +103,17 @@ def baseline_path(directory: str | Path, kafka_version: str, runner_class: str) 
     return Path(directory) / kafka_version / f"{runner_class}.json"
 
 
+def default_dir() -> Path:
+    """baselines/ found the way scenarios/ is: the working directory's, else the repo's."""
+    return scenario.project_dir(DEFAULT_DIR)
+
+
+def stored_for(directory: str | Path, kafka_version: str, runner_class: str) -> tuple[Path, dict[str, Any] | None]:
+    """The baseline file for this Kafka version and runner class, and its contents (None: none stored yet)."""
+    path = baseline_path(directory, kafka_version, runner_class)
+    return path, (load_baseline(path) if path.exists() else None)
+
+
 def load_baseline(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     doc = results_file.read_json(path, "baseline file")
@@ -177,6 +188,43 @@ def update(baseline: dict[str, Any], results: dict[str, Any], window: int | None
                                          "hostname": env.get("hostname"), "started": env.get("started")}])[-window:]
     new["updated"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return new, notes
+
+
+def skip_reason(entry: dict[str, Any], stored: dict[str, Any] | None) -> str | None:
+    """Why a results scenario (not a canary) is not compared with its stored runs; None when it is."""
+    if stored is None:
+        return "not in the baseline yet"
+    if stored.get("settings_hash") != entry.get("settings_hash"):
+        return (f"settings changed since the baseline (hash {stored.get('settings_hash')} -> "
+                f"{entry.get('settings_hash')})")
+    if entry.get("status") not in USABLE_STATUS:
+        return f"status {entry.get('status')!r} in this run"
+    return None
+
+
+def compare(results: dict[str, Any], base: dict[str, Any], **decide_args: Any) -> verdict.Verdict:
+    """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
+    canaries = canary_checks(results)
+    ceiling = verdict.tier_ceiling(canaries)
+    stored = base["scenarios"]
+    compared: list[verdict.ScenarioVerdict] = []
+    notes: list[str] = []
+    if not canaries:
+        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
+    for sid, entry in scenario_map(results).items():
+        if entry.get("cliff"):
+            continue  # canaries are the self-test, not a subject of the comparison
+        why = skip_reason(entry, stored.get(sid))
+        if why:
+            notes.append(f"{sid}: {why}; not compared")
+            continue
+        metrics = verdict.METRICS
+        compared.append(verdict.compare_scenario(
+            sid, {m: runs_of(stored[sid], m) for m in metrics},
+            {m: runs_of(entry, m) for m in metrics}, ceiling, **decide_args))
+    if results.get("status") != "complete":
+        notes.append(f"the run's status is {results.get('status')!r}: only what it measured was compared")
+    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
 
 
 def save(doc: dict[str, Any], path: str | Path) -> None:

@@ -201,12 +201,16 @@ def check_unique(scenarios: list[Scenario]) -> None:
         seen[sc.id] = sc
 
 
-def scenarios_dir() -> Path:
-    """scenarios/ of the working directory if there is one, else the one shipped beside the package."""
-    here = Path.cwd() / "scenarios"
+def project_dir(name: str) -> Path:
+    """`name`/ of the working directory if there is one, else the one shipped beside the package."""
+    here = Path.cwd() / name
     if here.is_dir():
         return here
-    return Path(__file__).resolve().parents[2] / "scenarios"
+    return Path(__file__).resolve().parents[2] / name
+
+
+def scenarios_dir() -> Path:
+    return project_dir("scenarios")
 
 
 def resolve_suite(name: str, base: Path | None = None) -> Path:

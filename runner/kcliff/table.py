@@ -1,11 +1,13 @@
 """The end-of-run table: scenario, MB/s median and range, p99 median, ratio to the reference, and
-for canaries whether their cliff showed."""
+for canaries whether their cliff showed; then each scenario's verdict against the stored baseline."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from . import results
+from . import baseline as baselines
+from . import results, verdict
 from .scenario import REFERENCE_ID
 
 
@@ -67,3 +69,43 @@ def render(doc: dict[str, Any]) -> str:
     widths = [max(len(r[i]) for r in [HEADER, *body]) for i in range(len(HEADER))]
     line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
     return "\n".join([line(HEADER), line(["-" * w for w in widths]), *map(line, body)])
+
+
+def _judged(sv: verdict.ScenarioVerdict) -> str:
+    """One scenario's verdict in a line: 'ok (throughput 0.97x, p99 1.02x)', 'regression: <why>'."""
+    ratios = ", ".join(f"{d.metric} {d.ratio:.2f}x" for d in sv.decisions if d.ratio is not None)
+    why = "; ".join(sv.notes) if sv.verdict == "cliff" else verdict.unsettled(sv)
+    word = "ok" if sv.verdict == "pass" else sv.verdict
+    return f"{word}: {why}" if why else f"{word} ({ratios or 'no figures'})"
+
+
+def baseline_rows(doc: dict[str, Any], base: dict[str, Any]) -> list[list[str]]:
+    """[scenario, verdict] for every scenario of the run: kcliff compare's decision, or why there is none."""
+    judged = {sv.id: sv for sv in baselines.compare(doc, base).scenarios}
+    out = []
+    for sid, entry in baselines.scenario_map(doc).items():
+        if entry.get("cliff"):
+            text = "canary: judged against this run's reference (canary column)"
+        elif sid in judged:
+            text = _judged(judged[sid])
+        else:
+            text = baselines.skip_reason(entry, base["scenarios"].get(sid)) or "not compared"
+        out.append([sid, text])
+    return out
+
+
+def baseline_section(doc: dict[str, Any], path: Path, base: dict[str, Any] | None) -> str:
+    """What the run says against its stored baseline; a one-line note when there is none or it does not fit."""
+    env = doc["environment"]
+    if base is None:
+        return (f"vs baseline: none stored for Kafka {env['kafka_version']} on runner class "
+                f"'{env['runner_class']}' ({path})")
+    try:
+        baselines.check_compatible(doc, base, None)
+    except baselines.Refused as exc:
+        return f"vs baseline: {path} not used: {exc}"
+    body = baseline_rows(doc, base)
+    width = max(len(r[0]) for r in body) if body else 0
+    head = (f"vs baseline {path} ({len(base.get('sources', []))} past runs, updated {base.get('updated')}; "
+            "`kcliff compare` is the gate):")
+    return "\n".join([head, *(f"  {sid.ljust(width)}  {text}" for sid, text in body)])

@@ -261,6 +261,11 @@ def worst(verdicts: Sequence[str]) -> str:
     return max(verdicts, key=ORDER.index, default="pass")
 
 
+def unsettled(sv: ScenarioVerdict) -> str:
+    """The reasons of a scenario's regressed or inconclusive metrics, '' when there are none."""
+    return "; ".join(d.reason for d in sv.decisions if d.outcome in ("regression", "inconclusive"))
+
+
 def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryCheck] = (),
           rule_matches: Sequence[dict[str, Any]] = (), notes: Sequence[str] = (),
           settings: dict[str, Any] | None = None) -> Verdict:
@@ -275,7 +280,7 @@ def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryCheck] 
     for sv in scenarios:
         found.append(sv.verdict)
         if sv.verdict != "pass":
-            detail = "; ".join(d.reason for d in sv.decisions if d.outcome in ("regression", "inconclusive"))
+            detail = unsettled(sv)
             reasons.append(f"{sv.id}: {sv.verdict}" + (f" ({detail})" if detail else "")
                            + ("; " + "; ".join(sv.notes) if sv.notes and sv.verdict == "cliff" else ""))
     failed = [c for c in canaries if not c.shows_cliff]

@@ -1,7 +1,7 @@
 """`kcliff compare RESULTS --baseline PATH`: the gate's verdict for a run against its baseline.
 
 Each scenario in RESULTS that the baseline holds with the same settings hash is compared metric by
-metric (verdict.decide); canaries are checked against the reference measured in the same run.
+metric (baseline.compare, which `kcliff run` also prints); canaries are checked against the reference measured in the same run.
 Output: Markdown (stdout, or appended to --markdown FILE such as $GITHUB_STEP_SUMMARY) and a JSON
 verdict (--json FILE). Exit codes: 0 pass, 1 regression or cliff, 2 bad input (unreadable or
 newer-schema files, another runner class or Kafka version), 3 inconclusive.
@@ -56,37 +56,6 @@ def _baseline_file(given: str, results: dict[str, Any], runner_class: str | None
     return path
 
 
-def compare(results: dict[str, Any], base: dict[str, Any], **decide_args: Any) -> verdict.Verdict:
-    """Pure: the verdict for a results document against a baseline document."""
-    canaries = baselines.canary_checks(results)
-    ceiling = verdict.tier_ceiling(canaries)
-    stored = base["scenarios"]
-    compared: list[verdict.ScenarioVerdict] = []
-    notes: list[str] = []
-    if not canaries:
-        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
-    for sid, entry in baselines.scenario_map(results).items():
-        if entry.get("cliff"):
-            continue  # canaries are the self-test, not a subject of the comparison
-        if sid not in stored:
-            notes.append(f"{sid}: not in the baseline yet; not compared")
-            continue
-        if stored[sid].get("settings_hash") != entry.get("settings_hash"):
-            notes.append(f"{sid}: settings changed since the baseline (hash {stored[sid].get('settings_hash')} -> "
-                         f"{entry.get('settings_hash')}); not compared")
-            continue
-        if entry.get("status") not in baselines.USABLE_STATUS:
-            notes.append(f"{sid}: status {entry.get('status')!r} in this run; not compared")
-            continue
-        metrics = verdict.METRICS
-        compared.append(verdict.compare_scenario(
-            sid, {m: baselines.runs_of(stored[sid], m) for m in metrics},
-            {m: baselines.runs_of(entry, m) for m in metrics}, ceiling, **decide_args))
-    if results.get("status") != "complete":
-        notes.append(f"the run's status is {results.get('status')!r}: only what it measured was compared")
-    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
-
-
 def run(args: argparse.Namespace) -> int:
     _check_args(args)
     results = baselines.load_results(args.results)
@@ -96,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         baselines.check_compatible(results, base, args.runner_class)
     except baselines.Refused as exc:
         raise InputError(str(exc), args.results) from None
-    v = compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
+    v = baselines.compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
     env = results["environment"]
     context = (f"Run `{results.get('run_id')}` against the baseline for Kafka {base['kafka_version']} on runner "
                f"class `{base['runner_class']}` ({len(base.get('sources', []))} past runs, updated {base.get('updated')}).")

@@ -2,6 +2,8 @@
 
 The cluster is the one given (--bootstrap-servers), the one `kcliff cluster up` left running in the
 workdir, or one started for this run and always torn down again (also on Ctrl-C and errors).
+After the table, each scenario's verdict against the stored baseline of its Kafka version and runner
+class (baselines/, as `kcliff compare` decides it) is printed; it does not change the exit code.
 Exit: 0 all measured and every canary showed its cliff; 1 a canary did not, or a scenario failed or
 timed out; 2 bad input or no usable cluster; 130 interrupted.
 """
@@ -15,9 +17,11 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from .. import baseline as baselines
 from .. import environment, procs, results, table
 from ..backends.base import Cluster
 from ..backends.local import LocalCluster, start_local_cluster
+from ..errors import InputError
 from ..progress import Progress
 from ..scenario import REFERENCE_ID, Scenario, load_suites
 from ..suite import CLIFF_THRESHOLD, PRIME_S, Options, SuiteRunner, new_document
@@ -52,6 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--backend", choices=BACKENDS, help="default: external with --bootstrap-servers, else local")
     parser.add_argument("--bootstrap-servers", help="measure this existing cluster instead of starting one")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    against = parser.add_mutually_exclusive_group()
+    against.add_argument("--baselines", type=Path, metavar="DIR",
+                         help="stored baselines to print verdicts against, DIR/<kafka>/<runner class>.json "
+                              "(default: baselines/ found the way scenarios/ is)")
+    against.add_argument("--no-baselines", action="store_true", help="print no verdicts against a stored baseline")
     options.add_cluster_options(parser)
     parser.set_defaults(func=run)
 
@@ -70,10 +79,26 @@ def select(scenarios: list[Scenario], only: str | None, shard: tuple[int, int] |
     return scenarios
 
 
+def backend_of(args: argparse.Namespace) -> str:
+    return args.backend or ("external" if args.bootstrap_servers else "local")
+
+
+def stored_baseline(args: argparse.Namespace) -> tuple[Path, dict | None] | None:
+    """The stored baseline this run will be printed against (None: --no-baselines), read before
+    measuring so that an unreadable file stops the run at once instead of after it."""
+    if args.no_baselines:
+        return None
+    if args.baselines is not None and not args.baselines.is_dir():
+        raise InputError("--baselines: not a directory; expected one holding <kafka version>/<runner class>.json",
+                         str(args.baselines))
+    directory = args.baselines or baselines.default_dir()
+    return baselines.stored_for(directory, args.kafka_version, environment.runner_class(backend_of(args)))
+
+
 @contextlib.contextmanager
 def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> Iterator[Cluster]:
     """The cluster to measure; whatever this function started is torn down when the block ends."""
-    backend = args.backend or ("external" if args.bootstrap_servers else "local")
+    backend = backend_of(args)
     options.require(backend != "external" or bool(args.bootstrap_servers),
                     "--backend external needs --bootstrap-servers host:port[,...]")
     options.require(backend == "external" or not args.bootstrap_servers,
@@ -124,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
     previous = resumed(args)
     suites = args.suite or ["canaries"]
     scenarios = select(load_suites(suites), args.only, args.shard)
+    stored = stored_baseline(args)
     if previous is not None:
         previous["scenarios"] = [e for e in previous["scenarios"] if e["status"] not in UNFINISHED]
         done = {e["id"] for e in previous["scenarios"]}
@@ -145,7 +171,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             print(f"results: {out}", file=sys.stderr)
     print(table.render(doc))
-    return exit_code(doc)
+    if stored is not None:
+        print(table.baseline_section(doc, *stored))
+    return exit_code(doc)  # the baseline verdicts stay out of it: `kcliff compare` is the gate
 
 
 def continue_document(previous: dict, fresh: dict) -> dict:

@@ -1,0 +1,172 @@
+"""The committed baseline and what `kcliff run` prints against it, on REAL results files.
+
+The inputs are results files measured on the 2-core development VM (benchmarks/data/); where a test
+needs a slower run it scales one real run's figures and says so. No Kafka is started.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT, run_kcliff
+from kcliff import baseline, table
+
+STORED = ROOT / "baselines" / "4.2.0" / "local-2c-24g.json"
+NOTE = ROOT / "baselines" / "README.md"
+ON = ROOT / "benchmarks" / "data" / "early-stop-100k-on.json"
+OLD_CANARIES = ROOT / "benchmarks" / "data" / "results-canaries-local-2c.json"
+
+
+def named_sources() -> list[Path]:
+    """The results files the baselines note says the committed baseline was built from, in order."""
+    found = re.findall(r"^kcliff baseline update (\S+\.json)", NOTE.read_text(encoding="utf-8"), re.MULTILINE)
+    return [ROOT / f for f in found]
+
+
+def real(path: Path = ON) -> dict[str, Any]:
+    return baseline.load_results(path)
+
+
+def stored() -> dict[str, Any]:
+    return baseline.load_baseline(STORED)
+
+
+def rows(doc: dict[str, Any], base: dict[str, Any]) -> dict[str, str]:
+    return dict(table.baseline_rows(doc, base))
+
+
+# --- the committed baseline --------------------------------------------------------------------------
+
+
+def test_the_committed_baseline_is_for_the_class_and_version_its_path_names():
+    doc = stored()
+    assert (doc["kafka_version"], doc["runner_class"]) == (STORED.parent.name, STORED.stem) == ("4.2.0", "local-2c-24g")
+    assert baseline.stored_for(ROOT / "baselines", "4.2.0", "local-2c-24g") == (STORED, doc)
+
+
+def test_its_sources_are_the_runs_of_the_files_the_note_names():
+    files = named_sources()
+    assert len(files) == 2 and all(f.is_file() for f in files)
+    docs = [baseline.load_results(f) for f in files]
+    assert [s["run_id"] for s in stored()["sources"]] == [d["run_id"] for d in docs]
+    assert {d["environment"]["runner_class"] for d in docs} == {"local-2c-24g"}
+    assert {d["environment"]["kafka_version"] for d in docs} == {"4.2.0"}
+
+
+def test_every_figure_in_it_comes_from_those_runs():
+    # Rebuilding it with `baseline update`'s own function from the named files gives the same runs:
+    # no figure was typed in or edited by hand.
+    rebuilt = baseline.new_baseline("4.2.0", "local-2c-24g")
+    for path in named_sources():
+        rebuilt, _ = baseline.update(rebuilt, baseline.load_results(path))
+    doc = stored()
+    assert rebuilt["scenarios"] == doc["scenarios"] and rebuilt["sources"] == doc["sources"]
+
+
+def test_the_old_canaries_run_could_not_become_the_baseline(tmp_path):
+    done = run_kcliff("baseline", "update", str(OLD_CANARIES), "--dir", str(tmp_path))
+    assert done.returncode == 1 and "failed canary: flush-1" in done.stderr
+    assert not any(tmp_path.iterdir())
+
+
+# --- what kcliff run prints against it ---------------------------------------------------------------
+
+
+def test_each_scenario_gets_one_line_and_canaries_are_left_to_the_canary_column():
+    doc = real()
+    got = rows(doc, stored())
+    assert list(got) == [s["id"] for s in doc["scenarios"]]
+    assert got["reference"].startswith("ok (throughput ")
+    assert all(got[c].startswith("canary") for c in ("batching-off", "flush-1", "inflight-1"))
+    # pw-08 was stopped on its cliff after one run: too few to judge, which must be said, not passed
+    assert got["pw-08"].startswith("inconclusive: too few runs")
+
+
+def test_the_lines_say_what_kcliff_compare_decides():
+    doc, base = real(), stored()
+    decided = {sv.id: sv.verdict for sv in baseline.compare(doc, base).scenarios}
+    got = rows(doc, base)
+    assert decided and all(got[sid].startswith("ok" if v == "pass" else v) for sid, v in decided.items())
+
+
+def test_a_slower_run_is_a_regression_line():
+    doc = real()
+    for run in next(s for s in doc["scenarios"] if s["id"] == "pw-01")["runs"]:
+        run["mb_per_sec"] *= 0.5  # the real runs, scaled: halved, yet well above the canaries' tier
+    line = rows(doc, stored())["pw-01"]
+    assert line.startswith("regression: throughput down to 0.5"), line
+
+
+def test_a_run_fallen_to_the_canaries_tier_is_a_cliff_line():
+    doc = real()
+    for run in next(s for s in doc["scenarios"] if s["id"] == "pw-03")["runs"]:
+        run["mb_per_sec"] *= 0.3  # the real runs, scaled down to the flush canary's level
+    assert rows(doc, stored())["pw-03"].startswith("cliff: head throughput is at or below the slowest tier")
+
+
+def test_a_scenario_the_baseline_lacks_or_whose_settings_changed_says_so():
+    doc, base = real(), copy.deepcopy(stored())
+    del base["scenarios"]["pw-01"]
+    base["scenarios"]["pw-02"]["settings_hash"] = "0ld0ld0ld0ld"
+    got = rows(doc, base)
+    assert got["pw-01"] == "not in the baseline yet"
+    assert got["pw-02"].startswith("settings changed since the baseline (hash 0ld0ld0ld0ld ->")
+
+
+def test_section_headline_and_the_one_line_notes():
+    doc = real()
+    text = table.baseline_section(doc, STORED, stored())
+    assert text.splitlines()[0].startswith(f"vs baseline {STORED} (2 past runs")
+    assert len(text.splitlines()) == 1 + len(doc["scenarios"])
+    missing = table.baseline_section(doc, Path("b/4.2.0/local-2c-24g.json"), None)
+    assert missing == ("vs baseline: none stored for Kafka 4.2.0 on runner class 'local-2c-24g' "
+                       "(b/4.2.0/local-2c-24g.json)")
+    other = {**stored(), "runner_class": "big-16c"}
+    assert "\n" not in table.baseline_section(doc, STORED, other)
+    assert "not used: results come from runner class 'local-2c-24g'" in table.baseline_section(doc, STORED, other)
+
+
+# --- bad input to kcliff run: refused before any cluster starts --------------------------------------
+
+# An unreachable external cluster: if the baseline checks were skipped, the run fails fast elsewhere.
+NO_CLUSTER = ("run", "--backend", "external", "--bootstrap-servers", "127.0.0.1:9", "--prime", "0")
+
+
+def test_run_refuses_a_baselines_dir_that_does_not_exist(tmp_path):
+    done = run_kcliff(*NO_CLUSTER, "--baselines", str(tmp_path / "nowhere"), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'nowhere'}: --baselines: not a directory" in done.stderr
+
+
+@pytest.mark.parametrize("content, words", [
+    ('{"schema": "kcliff.baseline", "schema_v', "not valid JSON (truncated?)"),
+    ('{"schema": "kcliff.baseline", "schema_version": 99}', "newer than this kcliff reads"),
+])
+def test_run_refuses_an_unreadable_baseline_file_naming_it(tmp_path, content, words):
+    bad = tmp_path / "4.2.0" / "ci-pool.json"
+    bad.parent.mkdir()
+    bad.write_text(content)
+    done = run_kcliff(*NO_CLUSTER, "--baselines", str(tmp_path), "--kafka-version", "4.2.0", timeout=60,
+                      env={"KCLIFF_RUNNER_CLASS": "ci-pool"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert str(bad) in done.stderr and words in done.stderr and "cluster" not in done.stderr
+
+
+# --- kcliff compare on the committed baseline: the nightly's gate ------------------------------------
+
+
+def test_compare_fails_a_real_slower_run_and_appends_markdown(tmp_path):
+    # The old canaries run (30,000 records, no round trip) has a reference far below the baseline's.
+    summary = tmp_path / "summary.md"
+    summary.write_text("# nightly\n")
+    done = run_kcliff("compare", str(OLD_CANARIES), "--baseline", str(ROOT / "baselines"),
+                      "--markdown", str(summary), "--json", str(tmp_path / "v.json"))
+    assert done.returncode == 1, done.stderr
+    assert summary.read_text().startswith("# nightly\n## kcliff compare: regression")
+    assert json.loads((tmp_path / "v.json").read_text())["scenarios"][0]["id"] == "reference"
