@@ -3,7 +3,8 @@
 publish  files the night in the history, compares it with the runner class's baseline (kept beside
          the history on the gh-pages branch, seeded from the repository's baselines/ the first
          time), builds the report and the site's front page, and moves the baseline on only from a
-         complete night whose canaries all showed their cliff. Writes what it found to --outcome.
+         complete night whose canaries all showed their cliff and that is no regression. Writes
+         what it found to --outcome.
 verdict  reads that outcome after the site is published: exit 1 when the night must fail (the
          measuring job failed, a canary missed, a regression against the baseline), else 0.
 
@@ -24,7 +25,6 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from .. import baseline as baselines
 from .. import history, report_md, table
 from ..errors import InputError
-from .compare import compare
 from .history import newest_regressions
 
 
@@ -87,7 +87,7 @@ def _compare(outcome: NightOutcome, doc: dict[str, Any], path: Path, site: Path,
         markdown = f"### kcliff compare\n\nNo baseline for `{doc['environment']['runner_class']}` yet: this night starts it.\n"
     else:
         stored = baselines.load_baseline(path)
-        v = compare(doc, stored)
+        v = baselines.compare(doc, stored)
         outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, v.reasons
         markdown = report_md.render(v, title="kcliff compare with the stored baseline",
                                     context=f"Night `{doc['run_id']}` against `{outcome.baseline}` "
@@ -100,7 +100,8 @@ def _compare(outcome: NightOutcome, doc: dict[str, Any], path: Path, site: Path,
 
 
 def _update_baseline(outcome: NightOutcome, doc: dict[str, Any], path: Path) -> None:
-    if outcome.measured != "success" or outcome.status != "complete" or outcome.canaries_missed:
+    # a regression must not become the new normal; neither may a night the rig could not vouch for
+    if outcome.failures() or outcome.status != "complete":
         return
     current = baselines.load_baseline(path) if path.exists() else \
         baselines.new_baseline(doc["environment"]["kafka_version"], doc["environment"]["runner_class"])
