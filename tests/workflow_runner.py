@@ -68,6 +68,7 @@ class ActRun:
     events: list[dict[str, Any]]
     log: str
     record: Path
+    artifacts: Path  # act's artifact server's folder of this run: <artifact name>/<files>
 
     def job_results(self, job_id: str) -> list[str]:
         """The results of a job's runs (one per matrix entry); empty when it never ran."""
@@ -190,7 +191,8 @@ class GitHub:
             except ValueError:
                 continue
         (run_dir / "act.log").write_text(done.stdout + done.stderr)
-        return ActRun(done.returncode, events, done.stdout + done.stderr, self.record)
+        return ActRun(done.returncode, events, done.stdout + done.stderr, self.record,
+                      run_dir / "artifacts" / str(1000 + self.runs))
 
     @staticmethod
     def standin_map(work: Path) -> dict[str, Path]:

@@ -1,0 +1,110 @@
+"""config-check.yml run for real under nektos/act, called exactly as the README's caller workflow
+calls it, on pull requests of a config repository made from examples/config-repo.
+
+Heads: one that sets log.flush.interval.messages=1 (a cliff rule: lint fails on its line), one whose
+regression no rule knows (batch.size 65536 -> 8192, measured at 0.41x), and a benign one (a
+retention change, which kcliff does not measure).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from workflow_runner import ROOT, GitHub, commit_all, git
+
+pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]
+
+CONFIG = "kafka"
+CALLER = "acme/kafka-config"
+SERVER = f"{CONFIG}/brokers/server.properties"
+PRODUCER = f"{CONFIG}/producers/app-producer.properties"
+# sized for a test: the deepest canary only, few rounds; a 0.41x regression is decided in 4
+SMALL = {"records": '"4000"', "rounds": '"4"', "canaries": "batching-off", "prime": '"5"'}
+
+
+def caller_workflow(sha: str) -> str:
+    """The README's caller workflow, pointed at the kcliff under test, with the test's sizes added."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```yaml\n(name: kafka config\n.*?)```", readme, re.S)
+    assert block, "README has no caller workflow block"
+    text = block.group(1).replace("<owner>/kcliff", "kcliff/kcliff").replace("<40-char sha>", sha)
+    text = text.replace("<the same sha>", sha)
+    text = re.sub(r"config-path: \S+", f"config-path: {CONFIG}", text)
+    extra = "".join(f"      {k}: {v}\n" for k, v in SMALL.items())
+    return text.rstrip("\n") + "\n" + extra
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(text))
+
+
+@pytest.fixture(scope="module")
+def github(tmp_path_factory: pytest.TempPathFactory) -> GitHub:
+    return GitHub(tmp_path_factory.mktemp("config-check"))
+
+
+@pytest.fixture(scope="module")
+def kcliff(github: GitHub) -> tuple[Path, str]:
+    return github.kcliff()
+
+
+def pull_request(github: GitHub, kcliff: tuple[Path, str], name: str, change: dict[str, tuple[str, str]],
+                 number: int):
+    """A caller repository whose PR NUMBER changes FILE: (old line, new line); returns (act run, head clone)."""
+    kcliff_clone, sha = kcliff
+    files = {f"{CONFIG}/{p.relative_to(ROOT / 'examples/config-repo')}": p
+             for p in (ROOT / "examples/config-repo").rglob("*") if p.is_file()}
+    files[".github/workflows/kafka-config.yml"] = caller_workflow(sha)
+    work = github.repository(f"acme/{name}", files)
+    base = git("rev-parse", "HEAD", cwd=work)
+    for path, (old, new) in change.items():
+        target = work / path
+        text = target.read_text()
+        assert old in text
+        target.write_text(text.replace(old, new))
+    head = commit_all(work, f"PR {number}")
+    github.push(work, f"acme/{name}", f"pr-{number}")
+    repo = {"full_name": f"acme/{name}", "name": name, "owner": {"login": "acme"}}
+    event = {"action": "opened", "number": number, "repository": repo,
+             "pull_request": {"number": number, "head": {"sha": head, "ref": f"pr-{number}", "repo": repo},
+                              "base": {"sha": base, "ref": "main", "repo": repo}}}
+    run = github.act(work, ".github/workflows/kafka-config.yml", "pull_request", event,
+                     local={f"kcliff/kcliff@{sha}": kcliff_clone, **github.standin_map(kcliff_clone)})
+    return run, work
+
+
+def test_a_cliff_fails_on_its_line_in_the_callers_repository(github, kcliff) -> None:
+    run, work = pull_request(github, kcliff, "flush", {SERVER: ("compression.type=producer",
+                             "compression.type=producer\nlog.flush.interval.messages=1")}, 7)
+    assert run.returncode != 0 and run.job_result("lint") == "failure", run.explain()
+    errors = [a for a in run.annotations() if a.file]
+    assert [(a.file, a.line) for a in errors] == [(SERVER, line_of(work / SERVER, "log.flush.interval.messages"))], errors
+    assert run.job_result("check") is None, "the measured check must not run after lint found a cliff"
+
+
+def test_a_regression_no_rule_knows_fails_on_the_changed_line_with_its_ratios(github, kcliff) -> None:
+    run, work = pull_request(github, kcliff, "batch", {PRODUCER: ("batch.size=65536", "batch.size=8192")}, 8)
+    assert run.job_result("lint") == "success", run.explain()
+    assert run.returncode != 0 and run.job_result("check") == "failure", run.explain()
+    errors = [a for a in run.annotations() if a.file == PRODUCER]
+    assert [a.line for a in errors] == [line_of(work / PRODUCER, "batch.size")], run.explain()
+    assert re.search(r"throughput 0\.\d+x", errors[0].message), errors[0].message
+    comment = next((github.record / "comments").glob("8-*.md")).read_text()
+    assert "regression" in comment.lower()
+    assert "kcliff config check" in run.summary("check")
+
+
+def test_a_benign_head_passes_and_the_comment_is_written_fresh(github, kcliff) -> None:
+    run, _ = pull_request(github, kcliff, "retention", {SERVER: ("log.retention.hours=168",
+                          "log.retention.hours=336")}, 9)
+    assert run.returncode == 0, run.explain()
+    assert run.job_result("lint") == "success" and run.job_result("check") == "success", run.explain()
+    assert not [a for a in run.annotations() if a.file], run.annotations()
+    calls = [c for c in run.recorded("sticky-pull-request-comment") if c["number"] == "9"]
+    assert len(calls) == 1 and "regression" not in calls[0]["body"].lower(), calls
+    assert "pass" in calls[0]["body"].lower()
+    earlier = [c["body"] for c in run.recorded("sticky-pull-request-comment") if c["number"] != "9"]
+    assert all(body not in calls[0]["body"] for body in earlier), "the comment carries another PR's verdict"
