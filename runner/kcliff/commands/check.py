@@ -49,8 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--static-only", action="store_true", help="lint only; no cluster")
     parser.add_argument("--format", choices=("text", "github"),
                         default="github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    parser.add_argument("--summary", type=Path, help="write the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
-    parser.add_argument("--comment", type=Path, help="write the PR comment Markdown here")
+    parser.add_argument("--summary", type=Path, help="append the Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--comment", type=Path, help="write the PR comment Markdown here (replacing the file)")
     parser.add_argument("--json", type=Path, help="write the verdict as JSON here")
     parser.add_argument("--results", type=Path, help="results file of the measurements (default under --workdir)")
     parser.add_argument("--backend", choices=("local", "compose", "external"))
@@ -151,10 +151,11 @@ def judge(doc: dict[str, Any], rule_matches: list[dict[str, Any]], notes: list[s
 
 def _publish(outcome: verdict.Verdict, args: argparse.Namespace, doc: dict[str, Any] | None) -> int:
     markdown = report_md.render(outcome, title="kcliff config check", context=f"base `{args.base}` vs head `{args.head}`")
-    for target in (args.summary, args.comment):
-        if target:
-            with open(target, "a") as out:
-                out.write(markdown + "\n")
+    if args.summary:  # GITHUB_STEP_SUMMARY's contract: each step appends
+        with open(args.summary, "a") as out:
+            out.write(markdown + "\n")
+    if args.comment:  # fresh each run: a persistent runner must not post the previous PR's verdict
+        args.comment.write_text(markdown + "\n")
     if args.json:
         payload = outcome.to_dict()
         payload["run_id"] = doc["run_id"] if doc else None
