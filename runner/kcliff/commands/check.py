@@ -56,22 +56,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--backend", choices=("local", "compose", "external"))
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--quiet", action="store_true")
+    lint.add_repo_root_option(parser, "the head's checkout")
     options.add_cluster_options(parser)
     parser.set_defaults(func=run)
 
 
-def static_findings(base_dir: str, head_dir: str, fmt: str) -> tuple[Any, list[cliffs.Match], list[cliffs.Match]]:
+def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | None = None
+                    ) -> tuple[Any, list[cliffs.Match], list[cliffs.Match]]:
     """Read both repos, run the rules; return the head repo, the matches the head introduces, and
-    those already on the base. Introduced matches are printed (annotations with --format github)."""
+    those already on the base. Introduced matches are printed (annotations with --format github,
+    named relative to `head_root`, the head's checkout)."""
     rules = cliffs.load_rules()
-    base_repo, head_repo = configrepo.load([base_dir]), configrepo.load([head_dir])
+    base_repo, head_repo = configrepo.load([base_dir]), configrepo.load([head_dir], head_root)
     base_matches, head_matches = cliffs.evaluate(base_repo, rules), cliffs.evaluate(head_repo, rules)
     new = cliffs.introduced(base_matches, head_matches)
     for m in new:
         text = lint.describe(m, {})
         if fmt == "github":
-            print(lint.annotation(m.rule.severity if m.rule.severity == "error" else "warning", m.path, m.line,
-                                  f"kcliff: {m.rule.id}", text))
+            print(lint.annotation(m.rule.severity if m.rule.severity == "error" else "warning",
+                                  lint.github_path(m.path, head_root), m.line, f"kcliff: {m.rule.id}", text))
         else:
             print(f"{m.path}:{m.line}: {m.rule.severity}: {text}")
     kept = [m for m in head_matches if m not in new]
@@ -79,7 +82,7 @@ def static_findings(base_dir: str, head_dir: str, fmt: str) -> tuple[Any, list[c
 
 
 def run(args: argparse.Namespace) -> int:
-    (base_repo, head_repo), new, kept = static_findings(args.base, args.head, args.format)
+    (base_repo, head_repo), new, kept = static_findings(args.base, args.head, args.format, args.repo_root)
     notes = [f"already on the base branch: {m.condition()} at {m.path}:{m.line}" for m in kept]
     base_sc = to_scenario(base_repo, "base", f"base: {args.base}")
     head_sc = to_scenario(head_repo, "head", f"head: {args.head}")

@@ -7,11 +7,11 @@ Formats: .properties (broker, producer, consumer) and a topics YAML; see discove
 are found and READERS for adding formats (Strimzi Kafka/KafkaTopic resources are next).
 """
 
-from .discover import MANIFEST, READERS, ConfigRepo, discover, load, role_from_name
+from .discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name
 from .model import Entry, Note, RawEntry, ReadResult, RepoFile, TopicDecl
 from .repo_scenario import RepoScenario, to_scenario
 
 __all__ = [
     "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "RawEntry", "ReadResult", "RepoFile", "RepoScenario",
-    "TopicDecl", "discover", "load", "role_from_name", "to_scenario",
+    "TopicDecl", "checkout_root", "discover", "load", "role_from_name", "to_scenario",
 ]
