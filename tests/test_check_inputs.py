@@ -102,18 +102,32 @@ def test_a_measured_regression_is_annotated_on_each_changed_line(tmp_path, monke
                         r"producer compression\.type=lz4 added" + effect, found[1]), found[1]
 
 
-def test_a_pass_gets_no_measured_annotation(tmp_path, monkeypatch, capsys):
+def linger_check(tmp_path: Path, monkeypatch, capsys, linger: str, head_factor: float) -> tuple[int, list[str]]:
+    """A check of linger.ms 5 -> `linger` whose head measures `head_factor` x the base: its exit code
+    and its ::error lines."""
     base = make_repo(tmp_path / "base")
     head = make_repo(tmp_path / "head", {"clients/producer.properties":
-                                         BASE_REPO["clients/producer.properties"].replace("linger.ms=5", "linger.ms=10")})
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair: synthetic_doc(1.0))
-    assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github"]) == 0
-    assert "::error" not in capsys.readouterr().out
+                                         BASE_REPO["clients/producer.properties"].replace("linger.ms=5", linger)})
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair: synthetic_doc(head_factor))
+    code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github"])
+    return code, [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
+
+
+def test_a_pass_gets_no_measured_annotation(tmp_path, monkeypatch, capsys):
+    assert linger_check(tmp_path, monkeypatch, capsys, "linger.ms=10", 1.0) == (0, [])
 
 
 def _entries(tmp_path: Path, name: str, changes: dict[str, str]) -> tuple[str, configrepo.ConfigRepo]:
     root = make_repo(tmp_path / name, changes)
     return str(root), configrepo.load([str(root)])
+
+
+def changes_between(base_root: str, base: configrepo.ConfigRepo, head_root: str,
+                    head: configrepo.ConfigRepo) -> list[tuple[str, str, int | None]]:
+    """setting_changes as (what, head file relative to the head repo, line)."""
+    changes = configrepo.setting_changes(configrepo.measured_entries(base), configrepo.measured_entries(head),
+                                         base_root, head_root, head.files)
+    return [(c.describe(), os.path.relpath(c.path, head_root), c.line) for c in changes]
 
 
 def test_setting_changes_added_changed_removed_and_unmeasured(tmp_path):
@@ -127,35 +141,24 @@ def test_setting_changes_added_changed_removed_and_unmeasured(tmp_path):
         "clients/producer.properties": producer,
         "clients/zz-producer.properties": "linger.ms=100\n",  # not the measured producer
         "clients/consumer.properties": "max.poll.records=1\n"})  # consumers are not measured
-    changes = configrepo.setting_changes(configrepo.measured_entries(base), configrepo.measured_entries(head),
-                                         base_root, head_root, head.files)
-    assert [(c.describe(), os.path.relpath(c.path, head_root), c.line) for c in changes] == [
+    assert changes_between(base_root, base, head_root, head) == [
         ("broker num.network.threads 3 -> 6", "kafka/server-2.properties", 2),
         ("broker num.network.threads 3 -> 6", "kafka/server.properties", 5),
         ("producer linger.ms=5 removed", "clients/producer.properties", 1)]
 
 
 def test_setting_changes_of_identical_settings_is_empty_and_a_lost_file_goes_to_its_role(tmp_path):
-    base_root, base = _entries(tmp_path, "base", {"kafka/server-2.properties": "num.io.threads=8\n"})
-    head_root, head = _entries(tmp_path, "head", {})
-    assert configrepo.setting_changes(configrepo.measured_entries(base), configrepo.measured_entries(base),
-                                      base_root, base_root, base.files) == []
-    (Path(head_root) / "topics" / "topics.yaml").write_text("- name: orders\n  partitions: 12\n")
-    head = configrepo.load([head_root])
-    changes = configrepo.setting_changes(configrepo.measured_entries(base), configrepo.measured_entries(head),
-                                         base_root, head_root, head.files)
-    assert [(c.describe(), os.path.relpath(c.path, head_root), c.line) for c in changes] == [
-        ("topic min.insync.replicas=2 removed", "topics/topics.yaml", 1),
-        ("topic replication.factor=3 removed", "topics/topics.yaml", 1)]
+    base_root, base = _entries(tmp_path, "base", {})
+    assert changes_between(base_root, base, base_root, base) == []
+    head_root = str(make_repo(tmp_path / "head", {"apps/orders-producer.properties": "batch.size=65536\nacks=all\n"}))
+    (Path(head_root) / "clients" / "producer.properties").unlink()  # the producer moved, without its linger.ms
+    assert changes_between(base_root, base, head_root, configrepo.load([head_root])) == [
+        ("producer linger.ms=5 removed", "apps/orders-producer.properties", 1)]
 
 
 def test_a_measured_cliff_of_the_head_is_annotated_too(tmp_path, monkeypatch, capsys):
-    base = make_repo(tmp_path / "base")
-    head = make_repo(tmp_path / "head", {"clients/producer.properties":
-                                         BASE_REPO["clients/producer.properties"].replace("linger.ms=5", "linger.ms=0")})
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair: synthetic_doc(0.05))
-    assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github"]) == 1
-    [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
+    code, [line] = linger_check(tmp_path, monkeypatch, capsys, "linger.ms=0", 0.05)
+    assert code == 1
     assert "title=kcliff%3A measured cliff::producer linger.ms 5 -> 0: measured with this change" in line
     assert line.endswith("; head fell to the canaries' cliff tier")
 
