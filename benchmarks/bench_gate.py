@@ -232,8 +232,8 @@ def full_check(run_s: float, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         began = time.monotonic()
         done = subprocess.run([sys.executable, "-m", "kcliff.cli", "check", "--base", str(repo), "--head", str(repo),
-                               "--workdir", str(Path(tmp) / "w"), "--run-seconds", str(run_s), "--rounds", str(rounds),
-                               "--quiet", "--json", str(Path(tmp) / "v.json")], check=False)
+                               "--measure-unchanged", "--workdir", str(Path(tmp) / "w"), "--run-seconds", str(run_s),
+                               "--rounds", str(rounds), "--quiet", "--json", str(Path(tmp) / "v.json")], check=False)
         took = time.monotonic() - began
         found = json.loads((Path(tmp) / "v.json").read_text())["verdict"] if done.returncode in (0, 1, 3) else "-"
     print(f"one whole kcliff check (A/A, example repo): {took:.0f}s, exit {done.returncode}, verdict {found}")

@@ -268,9 +268,10 @@ def unsettled(sv: ScenarioVerdict) -> str:
 
 def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryCheck] = (),
           rule_matches: Sequence[dict[str, Any]] = (), notes: Sequence[str] = (),
-          settings: dict[str, Any] | None = None) -> Verdict:
+          settings: dict[str, Any] | None = None, unchanged: str | None = None) -> Verdict:
     """The gate's answer. `rule_matches` are static cliff-rule matches as dicts with at least
-    'severity', 'rule', 'path', 'line'; an error-severity match makes the verdict cliff."""
+    'severity', 'rule', 'path', 'line'; an error-severity match makes the verdict cliff. `unchanged`
+    says why nothing needed measuring: then having compared nothing is a pass, not inconclusive."""
     reasons: list[str] = []
     found = ["pass"]
     errors = [m for m in rule_matches if m.get("severity") == "error"]
@@ -288,7 +289,9 @@ def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryCheck] 
         found.append("inconclusive")
         reasons.extend(f"canary {c.id} did not show its cliff ({c.reason}): this rig could not have seen that cliff"
                        for c in failed)
-    if not scenarios and not rule_matches:
+    if unchanged:
+        reasons.append(unchanged)
+    elif not scenarios and not rule_matches:
         found.append("inconclusive")
         reasons.append("nothing was compared")
     return Verdict(worst(found), tuple(reasons), tuple(scenarios), tuple(canaries), tuple(rule_matches), tuple(notes),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .. import cliffs, configrepo
 from ..errors import InputError
@@ -25,7 +26,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--fail-on", choices=("error", "warning"), default="error",
                         help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("--verbose", action="store_true", help="also list the keys kcliff ignored")
+    add_repo_root_option(parser, "the checked-out repository")
     parser.set_defaults(func=run)
+
+
+def add_repo_root_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--repo-root", type=Path, metavar="DIR",
+                        help=f"root of {what}: --format github annotations name files relative to it, and "
+                             "no config file may lead out of it (default: the git checkout holding the path)")
+
+
+def github_path(path: str, root: Path | None = None) -> str:
+    """`path` as a GitHub annotation needs it: relative to the repository root (`root`, else the git
+    checkout holding it). Resolved, so a link inside the repo names the file holding the line; a link
+    leading out is named where it lies. Outside any checkout the path stays as given."""
+    top = root or (configrepo.checkout_root(Path(path)) if path else None)
+    if top is None:
+        return path
+    for candidate in (lambda p: p.resolve(), lambda p: p.parent.resolve() / p.name):
+        try:
+            return candidate(Path(path)).relative_to(top.resolve()).as_posix()
+        except (ValueError, OSError, RuntimeError):
+            continue
+    return path
 
 
 def escape_data(text: str) -> str:
@@ -39,7 +62,8 @@ def escape_property(text: str) -> str:
 
 
 def annotation(level: str, path: str, line: int | None, title: str, message: str) -> str:
-    props = [f"file={escape_property(path)}"]
+    """A workflow-command annotation; without a path it belongs to the run, not to a file."""
+    props = [f"file={escape_property(path)}"] if path else []
     if line:
         props.append(f"line={line}")
     props.append(f"title={escape_property(title)}")
@@ -70,15 +94,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         rules = cliffs.load_rules(args.rules)
         ratios = _canary_ratios(args.evidence) if args.evidence else {}
-        repo = configrepo.load(args.paths)
+        repo = configrepo.load(args.paths, args.repo_root)
     except InputError as exc:
         if args.format == "github":
-            print(annotation("error", exc.path or "", exc.line, "kcliff: bad input", exc.message))
+            print(annotation("error", github_path(exc.path or "", args.repo_root), exc.line, "kcliff: bad input",
+                             exc.message))
         raise
     matches = cliffs.evaluate(repo, rules)
     for m in matches:
         if args.format == "github":
-            print(annotation(m.rule.severity, m.path, m.line, f"kcliff {m.rule.id}: {m.rule.title}", describe(m, ratios)))
+            print(annotation(m.rule.severity, github_path(m.path, args.repo_root), m.line,
+                             f"kcliff {m.rule.id}: {m.rule.title}", describe(m, ratios)))
         else:
             print(f"{m.path}:{m.line}: {m.rule.severity}: {m.rule.title} [{m.rule.id}]")
             print(f"    {describe(m, ratios)}")

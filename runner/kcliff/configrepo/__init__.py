@@ -7,11 +7,13 @@ Formats: .properties (broker, producer, consumer) and a topics YAML; see discove
 are found and READERS for adding formats (Strimzi Kafka/KafkaTopic resources are next).
 """
 
-from .discover import MANIFEST, READERS, ConfigRepo, discover, load, role_from_name
+from .discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name
+from .diff import SettingChange, setting_changes
 from .model import Entry, Note, RawEntry, ReadResult, RepoFile, TopicDecl
-from .repo_scenario import RepoScenario, to_scenario
+from .repo_scenario import RepoScenario, measured_entries, to_scenario
 
 __all__ = [
     "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "RawEntry", "ReadResult", "RepoFile", "RepoScenario",
-    "TopicDecl", "discover", "load", "role_from_name", "to_scenario",
+    "SettingChange", "TopicDecl", "checkout_root", "discover", "load", "measured_entries", "role_from_name",
+    "setting_changes", "to_scenario",
 ]

@@ -13,10 +13,15 @@ Two ways, decided per directory:
                file stem or a part of it separated by '-', '_' or '.' (server-1.properties,
                orders.producer.properties, prod-topics.yaml). Kafka's own config/ names match.
 A file named on the command line gets its role from its name in the same way.
+
+Every file read must resolve inside the config repo directory (and a directory or file named on the
+command line inside the git checkout holding it): a symbolic link leading out is refused before
+anything behind it is read, since a setting's text can end up in a public pull-request annotation.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,13 +74,53 @@ def role_from_name(path: Path) -> str | None:
     return None
 
 
+def checkout_root(path: Path) -> Path | None:
+    """The git checkout holding `path`: the nearest directory above it, as written, with a .git. A
+    directory that is itself a link does not count, so a committed link cannot pose as the checkout."""
+    here = Path(os.path.abspath(path))
+    for directory in (here, *here.parents):
+        if not directory.is_symlink() and (directory / ".git").exists():
+            return directory if path.is_absolute() else Path(os.path.relpath(directory))  # errors name it as given
+    return None
+
+
+def _resolves_inside(path: Path, top: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(top)
+    except (OSError, RuntimeError):  # a link loop leads nowhere inside
+        return False
+
+
+def refuse_links_out(path: Path, boundary: Path) -> None:
+    """InputError when `path` resolves outside `boundary`, naming the link in the repo that leads out
+    (never its target; nothing behind it has been read)."""
+    top = boundary.resolve()
+    if _resolves_inside(path, top):
+        return
+    link = path
+    relative = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(boundary))).parts
+    for depth in range(1, len(relative) + 1):
+        step = boundary.joinpath(*relative[:depth])
+        if ".." not in relative[:depth] and step.is_symlink() and not _resolves_inside(step, top):
+            link = step
+            break
+    raise InputError(f"a symbolic link leading out of the config repo {boundary}: kcliff reads only files inside "
+                     "it (links that stay inside the repo are fine)", str(link))
+
+
 def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
     found: list[RepoFile] = []
     for path in sorted(root.rglob("*")):
-        if not path.is_file() or any(p in SKIP_DIRS or p.startswith(".") for p in path.relative_to(root).parts[:-1]):
+        if any(p in SKIP_DIRS or p.startswith(".") for p in path.relative_to(root).parts[:-1]):
+            continue
+        if path.is_symlink() and path.is_dir() and path.name not in SKIP_DIRS and not path.name.startswith("."):
+            refuse_links_out(path, root)  # rglob does not walk into it; one leading out is refused, not skipped
+            continue
+        if not path.is_file():
             continue
         role = role_from_name(path)
         if role:
+            refuse_links_out(path, root)
             found.append(RepoFile(str(path), role, ROLE_FORMAT[role]))
         elif path.suffix == ".properties":
             notes.append(Note(str(path), None, "not a broker/producer/consumer file by its name; skipped "
@@ -85,6 +130,7 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
 
 def _manifest(root: Path) -> tuple[list[RepoFile], str | None, str | None]:
     path = root / MANIFEST
+    refuse_links_out(path, root)
     data = yamlio.load(path)
     where = str(path)
     if not isinstance(data, dict):
@@ -119,6 +165,8 @@ def _manifest(root: Path) -> tuple[list[RepoFile], str | None, str | None]:
         matches = sorted(p for p in root.glob(pattern) if p.is_file())
         if not matches:
             raise InputError(f"path {pattern!r} matches no file under {root}", where, line)
+        for match in matches:
+            refuse_links_out(match, root)
         files.extend(RepoFile(str(p), role, fmt) for p in matches)
     measure = data.get("measure") or {}
     if not isinstance(measure, dict) or any(k not in ("topic", "producer") for k in measure):
@@ -127,12 +175,28 @@ def _manifest(root: Path) -> tuple[list[RepoFile], str | None, str | None]:
     return files, measure.get("topic"), str(root / producer) if producer else None
 
 
-def discover(paths: list[str]) -> tuple[list[RepoFile], list[Note], str | None, str | None]:
+def _repo_root_of(path: Path, root: Path | None) -> Path | None:
+    """The checkout `path` must stay inside: `root` when given (it must hold the path), else the git
+    checkout around it, if any."""
+    if root is None:
+        return checkout_root(path)
+    if not root.is_dir():
+        raise InputError("no such directory (the repository root)", str(root))
+    if not Path(os.path.abspath(path)).is_relative_to(os.path.abspath(root)):
+        raise InputError(f"is not inside the repository root {root}: give a path inside it", str(path))
+    return root
+
+
+def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile], list[Note], str | None, str | None]:
+    """The files to read; `root` is the repository root the paths lie in (default: their git checkout)."""
     files: list[RepoFile] = []
     notes: list[Note] = []
     topic = producer = None
     for given in paths:
         path = Path(given)
+        checkout = _repo_root_of(path, root)
+        if checkout is not None and path.exists():
+            refuse_links_out(path, checkout)
         if path.is_dir():
             if (path / MANIFEST).is_file():
                 found, topic, producer = _manifest(path)
@@ -155,9 +219,9 @@ def discover(paths: list[str]) -> tuple[list[RepoFile], list[Note], str | None, 
     return unique, notes, topic, producer
 
 
-def load(paths: list[str]) -> ConfigRepo:
+def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     """Discover, read and validate: InputError (file:line) for the first bad key or value."""
-    files, notes, topic, producer = discover(paths)
+    files, notes, topic, producer = discover(paths, root)
     raw_entries = []
     topics: list[TopicDecl] = []
     for f in files:

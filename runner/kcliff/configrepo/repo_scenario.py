@@ -74,6 +74,23 @@ def _choose(options: list[str], wanted: str | None, what: str, notes: list[str])
     return options[0]
 
 
+def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None,
+            notes: list[str]) -> tuple[list[Entry], list[Entry]]:
+    """The measured producer file's entries and the measured topic's (see to_scenario)."""
+    producer_file = _choose(repo.files_with_role("producer"), producer or repo.measure_producer, "producer", notes)
+    topic_name = _choose([t.name for t in repo.topics], topic or repo.measure_topic, "topic", notes)
+    return ([e for e in repo.in_scope("producer") if e.path == producer_file],
+            [e for e in repo.in_scope("topic") if e.topic == topic_name])
+
+
+def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str | None = None) -> list[Entry]:
+    """The entries to_scenario measures, each where it is written: modelled and durability settings
+    of every broker file, the measured producer file and the measured topic."""
+    producer_entries, topic_entries = _chosen(repo, topic, producer, [])
+    return [e for e in (*repo.in_scope("broker"), *producer_entries, *topic_entries)
+            if e.kind in ("modelled", "durability")]
+
+
 def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = "",
                 topic: str | None = None, producer: str | None = None) -> RepoScenario:
     """The scenario kcliff measures for this repo: broker settings from all broker files, the
@@ -83,10 +100,7 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         raise InputError(f"scenario id must match {ID_PATTERN.pattern}, got {scenario_id!r}")
     notes: list[str] = [str(n) for n in repo.notes]
     broker = _merge_broker(repo.in_scope("broker"))
-    producer_file = _choose(repo.files_with_role("producer"), producer or repo.measure_producer, "producer", notes)
-    topic_name = _choose([t.name for t in repo.topics], topic or repo.measure_topic, "topic", notes)
-    producer_entries = [e for e in repo.in_scope("producer") if e.path == producer_file]
-    topic_entries = [e for e in repo.in_scope("topic") if e.topic == topic_name]
+    producer_entries, topic_entries = _chosen(repo, topic, producer, notes)
     if repo.in_scope("consumer"):
         notes.append("consumer settings are linted, not measured (kcliff measures the producer path)")
 

@@ -1,0 +1,71 @@
+"""Which measured settings a pull request changes, each on the line the head writes it.
+
+A measured regression is this change's doing, so `kcliff check` annotates it on these lines. Pure:
+it compares the validated entries of base and head (configrepo.measured_entries), reads no file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .model import Entry, RepoFile
+
+# The role of the file a scope's settings are written in.
+SCOPE_ROLE = {"broker": "broker", "producer": "producer", "topic": "topics"}
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    scope: str
+    name: str
+    base: Any  # None: the head adds the setting
+    head: Any  # None: the head removes it
+    path: str  # the head file to annotate; "" when the head has no file of that role
+    line: int | None
+
+    def describe(self) -> str:
+        if self.base is None:
+            return f"{self.scope} {self.name}={self.head} added"
+        if self.head is None:
+            return f"{self.scope} {self.name}={self.base} removed"
+        return f"{self.scope} {self.name} {self.base} -> {self.head}"
+
+
+def _by_setting(entries: Sequence[Entry]) -> dict[tuple[str, str], list[Entry]]:
+    # One producer file and one topic are measured, so scope and name identify a setting; broker
+    # files must agree on it, so each broker file's line counts.
+    out: dict[tuple[str, str], list[Entry]] = {}
+    for e in entries:
+        out.setdefault((e.scope, e.name), []).append(e)
+    return out
+
+
+def _removed_at(entry: Entry, base_root: str, head_root: str, head_files: Sequence[RepoFile]) -> str:
+    """Where the head lacks a setting: the same file in the head, else its first file of that role."""
+    same = os.path.join(head_root, os.path.relpath(entry.path, base_root))
+    paths = [f.path for f in head_files]
+    if os.path.normpath(same) in map(os.path.normpath, paths):
+        return same
+    return next((f.path for f in head_files if f.role == SCOPE_ROLE[entry.scope]), "")
+
+
+def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str, head_root: str,
+                    head_files: Sequence[RepoFile]) -> list[SettingChange]:
+    """Settings whose value differs between base and head: added and changed ones on each head line
+    that writes them, removed ones at line 1 of the head file that lost them. `base_root` and
+    `head_root` are the repo directories, to pair a base file with its head counterpart."""
+    before, after = _by_setting(base), _by_setting(head)
+    changes: list[SettingChange] = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        old_value, new_value = (old[-1].value if old else None), (new[-1].value if new else None)
+        if old and new and old_value == new_value:
+            continue
+        if new:
+            changes += [SettingChange(*key, old_value, new_value, e.path, e.line) for e in new]
+        else:
+            where = _removed_at(old[0], base_root, head_root, head_files)
+            changes.append(SettingChange(*key, old_value, None, where, 1 if where else None))
+    return changes
