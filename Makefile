@@ -6,7 +6,7 @@ RTT_MS ?= 20
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-analysis docker-setup run test unit clean
+.PHONY: setup setup-analysis docker-setup run test unit workflows clean
 
 setup:
 	@scripts/setup.sh
@@ -36,6 +36,11 @@ test: setup docker-setup
 # The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
 unit: setup
 	.venv/bin/python -m pytest -m "not kafka and not docker and not browser and not workflows" $(PYTEST_ARGS)
+
+# The repository's workflows run under nektos/act, as make test runs them (docs/workflows.md).
+workflows: setup docker-setup
+	@scripts/setup-act.sh
+	.venv/bin/python -m pytest -m workflows $(PYTEST_ARGS)
 
 clean:
 	rm -rf .kcliff build
