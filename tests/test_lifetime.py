@@ -13,6 +13,7 @@ import pytest
 
 from kcliff import leftovers, load, procs
 from kcliff.backends import compose
+from kcliff.errors import InputError
 
 from conftest import ROOT, run_kcliff, wait_for
 
@@ -233,3 +234,58 @@ def test_a_cluster_left_up_on_purpose_survives_runs_and_is_not_other_load(tmp_pa
         down = run_kcliff("cluster", "down", "--workdir", str(work), timeout=120)
     assert down.returncode == 0, down.stderr
     wait_for(lambda: not _under(work), 30, "the cluster's processes to end")
+
+
+def _docker_ready() -> None:
+    """Skip (fail under KCLIFF_REQUIRE_DOCKER=1) without a Docker engine; never starts or stops one."""
+    try:
+        compose.compose_base_command()
+        ok = subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode == 0
+    except (InputError, OSError, subprocess.TimeoutExpired) as exc:
+        ok, why = False, str(exc)
+    else:
+        why = "no Docker engine answers"
+    if not ok:
+        if os.environ.get("KCLIFF_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"Docker is required here (KCLIFF_REQUIRE_DOCKER=1) but {why}")
+        pytest.skip(f"Docker unavailable: {why} (scripts/setup-docker.sh sets it up)")
+
+
+def _project_of(pid: int) -> str | None:
+    return next((p for p in compose.owned_projects() if compose.project_owner(p).pid == pid), None)
+
+
+def _docker_objects(project: str) -> list[str]:
+    label = f"label=com.docker.compose.project={project}"
+    found = []
+    for listing in (["ps", "--all", "--quiet"], ["network", "ls", "--quiet"], ["volume", "ls", "--quiet"]):
+        found += subprocess.run(["docker", *listing, "--filter", label], capture_output=True, text=True,
+                                timeout=60).stdout.split()
+    return found
+
+
+@pytest.mark.docker
+def test_sigkill_of_kcliff_mid_run_removes_its_compose_stack(tmp_path):
+    """The compose stack lives in dockerd, out of reach of the parent-death signal: the watchdog
+    removes it, the producer's one-off container included."""
+    _docker_ready()
+    with open(tmp_path / "kcliff.log", "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "kcliff.cli", "run", "--backend", "compose", "--only",
+                                 "reference", "--records", "300000", "--repeats", "1", "--prime", "0",
+                                 "--workdir", str(tmp_path / "w"), "--out", str(tmp_path / "r.json")],
+                                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    project = None
+    try:
+        project = wait_for(lambda: _project_of(proc.pid), 300, "the compose project")
+        wait_for(lambda: subprocess.run(["docker", "ps", "--quiet", "--filter", f"label=com.docker.compose.project={project}",
+                                         "--filter", "label=com.docker.compose.oneoff=True"],
+                                        capture_output=True, text=True).stdout.strip(), 600, "the producer container")
+        proc.kill()
+        proc.wait(timeout=30)
+        wait_for(lambda: not _docker_objects(project), 240, f"compose project {project} to be removed")
+        assert not _of_owner(proc.pid)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if project:
+            compose.remove_project(project)
