@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -210,7 +209,7 @@ def test_sigkill_of_kcliff_mid_run_leaves_nothing_running(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
-        leftovers.end_processes(list(_of_owner(proc.pid)) + _under(tmp_path))
+        procs.stop_pids(list(_of_owner(proc.pid)) + _under(tmp_path))
 
 
 @pytest.mark.kafka

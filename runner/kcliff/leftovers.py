@@ -10,14 +10,11 @@ Processes without a marker are never touched.
 from __future__ import annotations
 
 import os
-import signal
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import procs
 
-END_GRACE_S = 5.0
 _reaped: list[str] = []  # what this process ended, for the results' environment
 
 
@@ -104,20 +101,6 @@ def of_cluster(workdir: Path) -> list[int]:
             for pid in pids]
 
 
-def end_processes(pids: list[int]) -> None:
-    """SIGTERM each process and its group (kcliff starts each in its own), SIGKILL what is left."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in pids:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pid, sig)
-                except (ProcessLookupError, PermissionError):
-                    pass
-        deadline = time.monotonic() + END_GRACE_S
-        while sig == signal.SIGTERM and time.monotonic() < deadline and any(procs.pid_alive(p) for p in pids):
-            time.sleep(0.2)
-
-
 def command_of(pid: int) -> str:
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -138,7 +121,7 @@ def reap() -> list[str]:
     for owner, pids in by_owner().items():
         if leftover(owner):
             commands = sorted({command_of(pid) for pid in pids})
-            end_processes(pids)
+            procs.stop_pids(pids)
             said.append(f"ended {len(pids)} process(es) left running by {owner.describe()}, which is gone: "
                         f"{', '.join(commands)}")
     from .backends import compose

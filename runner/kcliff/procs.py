@@ -139,11 +139,21 @@ def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
 
 def stop_pid(pid: int, grace_s: float = 10.0) -> None:
     """End a process group we started in an earlier kcliff invocation (e.g. `kcliff cluster down`)."""
-    _signal_group(pid, signal.SIGTERM)
+    stop_pids([pid], grace_s)
+
+
+def stop_pids(pids: list[int], grace_s: float = 5.0) -> None:
+    """End these processes and their groups (kcliff starts each in its own; a marked grandchild may
+    lead none): SIGTERM to all at once, up to `grace_s` to go, then SIGKILL."""
+    for pid in pids:
+        _signal_group(pid, signal.SIGTERM)
+        _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and pid_alive(pid):
+    while time.monotonic() < deadline and any(pid_alive(pid) for pid in pids):
         time.sleep(0.2)
-    _signal_group(pid, signal.SIGKILL)
+    for pid in pids:
+        _signal_group(pid, signal.SIGKILL)
+        _signal(pid, signal.SIGKILL)
 
 
 def pid_alive(pid: int) -> bool:
@@ -176,6 +186,13 @@ def _is_zombie(pid: int) -> bool:
 def _signal_group(pid: int, sig: int) -> None:
     try:
         os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 

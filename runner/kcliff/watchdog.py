@@ -21,8 +21,8 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     projects = [line.split(None, 1)[1].strip() for line in sys.stdin if line.startswith("compose ")]
-    from . import leftovers  # imported after the fork: kcliff waits for the parent's exit only
-    leftovers.end_processes(leftovers.carrying(mark))
+    from . import leftovers, procs  # imported after the fork: kcliff waits for the parent's exit only
+    procs.stop_pids(leftovers.carrying(mark))
     for project in projects:
         leftovers.remove_compose_project(project)
     return 0

@@ -55,7 +55,7 @@ def run_down(args: argparse.Namespace) -> int:
         return 0
     if cluster is not None:
         cluster.down()
-    leftovers.end_processes(leftovers.of_cluster(cluster_dir(args.workdir)))  # e.g. a `cluster up` killed mid-start
+    procs.stop_pids(leftovers.of_cluster(cluster_dir(args.workdir)))  # e.g. a `cluster up` killed mid-start
     print("cluster stopped")
     return 0
 
