@@ -5,7 +5,7 @@ group, then SIGKILL) and runs at exit and on SIGTERM/SIGHUP, which are turned in
 KeyboardInterrupt so the normal `finally` teardown paths run.
 
 None of that runs when kcliff itself is SIGKILLed (a CI runner's cancel after its grace period), so
-three more layers make sure nothing outlives it:
+a marker and three layers make sure nothing outlives it:
 - every process carries a marker, KCLIFF_OWNER=<owner> in its environment (inherited by its own
   children), naming the kcliff process (pid and start time) or the `kcliff cluster up` it belongs to;
 - a process this one owns gets PR_SET_PDEATHSIG(SIGKILL): the kernel ends it the moment its parent
