@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import __version__, kafka_dist
+from . import __version__, kafka_dist, leftovers, load
 from .backends.base import Cluster
 
 
@@ -113,4 +113,11 @@ def collect(cluster: Cluster, kafka_version: str) -> dict[str, Any]:
         "ended": None,
         "cluster_bringup_s": cluster.bringup_s,
         "storage": storage(cluster.data_root()),
+        "load": load.survey(load.own_marks_of(cluster.process_mark()), cluster.container_ids(), leftovers.reaped()),
     }
+
+
+def load_warning(env: dict[str, Any]) -> str | None:
+    """What else was running when the run began (environment.load), when it matters; None otherwise
+    and for results written before kcliff looked."""
+    return (env.get("load") or {}).get("warning")

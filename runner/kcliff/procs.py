@@ -3,36 +3,125 @@
 Every process kcliff starts for a run is registered here; `stop_all` ends them (SIGTERM to the
 group, then SIGKILL) and runs at exit and on SIGTERM/SIGHUP, which are turned into
 KeyboardInterrupt so the normal `finally` teardown paths run.
+
+None of that runs when kcliff itself is SIGKILLed (a CI runner's cancel after its grace period), so
+a marker and three layers make sure nothing outlives it:
+- every process carries a marker, KCLIFF_OWNER=<owner> in its environment (inherited by its own
+  children), naming the kcliff process (pid and start time) or the `kcliff cluster up` it belongs to;
+- a process this one owns gets PR_SET_PDEATHSIG(SIGKILL): the kernel ends it the moment its parent
+  dies, with no helper that could itself be killed;
+- a watchdog (kcliff.watchdog) waits for EOF on a pipe only this process holds, then ends whatever
+  still carries this process's marker and removes its compose projects (containers live in dockerd,
+  out of PDEATHSIG's reach);
+- the next kcliff run reaps what carries the marker of an owner that is gone (kcliff.leftovers).
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import signal
 import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Callable
 
+from .errors import ClusterError
+
+MARK_VAR = "KCLIFF_OWNER"
+_PR_SET_PDEATHSIG = 1
 _live: set[subprocess.Popen] = set()
+_watchdog_pipe: int | None = None  # write end; the watchdog sees EOF when this process is gone
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the child after fork must not load anything
+except (OSError, AttributeError):
+    _prctl = None
+
+
+def process_start(pid: int) -> str | None:
+    """A process's start time in clock ticks since boot: with the pid it names one process, never a
+    later one that reuses the pid."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def run_mark() -> str:
+    """The marker of processes this kcliff process owns and ends."""
+    return f"run:{os.getpid()}:{process_start(os.getpid())}"
+
+
+def cluster_mark(workdir: Path) -> str:
+    """The marker of a `kcliff cluster up` cluster's processes: owned by design while its state file
+    in `workdir` exists, or while the command that starts it is still running."""
+    return f"cluster:{os.getpid()}:{process_start(os.getpid())}:{Path(workdir).resolve()}"
 
 
 def spawn(argv: list[str], log: Path | None = None, register: bool = True,
-          stdout: int | IO | None = None, cwd: Path | None = None) -> subprocess.Popen:
-    """Start `argv` (a list, never a shell string) in a new session. Output goes to `log` or `stdout`."""
+          stdout: int | IO | None = None, cwd: Path | None = None, mark: str | None = None) -> subprocess.Popen:
+    """Start `argv` (a list, never a shell string) in a new session. Output goes to `log` or `stdout`.
+    `register=False` is a process meant to outlive this one (`kcliff cluster up`): it gets `mark`
+    and no parent-death signal."""
     out: int | IO | None = stdout
     if log is not None:
         out = open(log, "ab")
+    if register:
+        start_watchdog()
     try:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT if log is not None else None,
-                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd,
+                                env={**os.environ, MARK_VAR: mark or run_mark()},
+                                preexec_fn=_die_with(os.getpid()) if register else None)
     finally:
         if log is not None:
             out.close()
     if register:
         _live.add(proc)
     return proc
+
+
+def _die_with(parent: int) -> Callable[[], None] | None:
+    """A preexec hook that has the kernel SIGKILL the child when this process dies. PDEATHSIG fires
+    when the forking *thread* exits, so children started from other threads go without it (the
+    watchdog still ends them)."""
+    if _prctl is None or threading.current_thread() is not threading.main_thread():
+        return None
+
+    def hook() -> None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os.kill(os.getpid(), signal.SIGKILL)
+    return hook
+
+
+def start_watchdog() -> None:
+    """Start this process's watchdog once (kcliff.watchdog): it ends what carries this process's
+    marker after this process is gone, however it went."""
+    global _watchdog_pipe
+    if _watchdog_pipe is not None:
+        return
+    read_end, write_end = os.pipe()  # both close-on-exec: no other child keeps the write end open
+    try:
+        starter = subprocess.Popen([sys.executable, "-m", "kcliff.watchdog", run_mark()], stdin=read_end,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                                   env={k: v for k, v in os.environ.items() if k != MARK_VAR})
+        code = starter.wait(timeout=60)  # it forks the real watchdog and returns at once
+    finally:
+        os.close(read_end)
+    if code != 0:
+        os.close(write_end)
+        raise ClusterError(f"could not start kcliff's watchdog ({sys.executable} -m kcliff.watchdog exit {code})")
+    _watchdog_pipe = write_end
+
+
+def watch_compose(project: str) -> None:
+    """Have the watchdog remove compose `project` if this process dies without taking it down."""
+    start_watchdog()
+    os.write(_watchdog_pipe, f"compose {project}\n".encode())
 
 
 def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
@@ -50,11 +139,21 @@ def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
 
 def stop_pid(pid: int, grace_s: float = 10.0) -> None:
     """End a process group we started in an earlier kcliff invocation (e.g. `kcliff cluster down`)."""
-    _signal_group(pid, signal.SIGTERM)
+    stop_pids([pid], grace_s)
+
+
+def stop_pids(pids: list[int], grace_s: float = 5.0) -> None:
+    """End these processes and their groups (kcliff starts each in its own; a marked grandchild may
+    lead none): SIGTERM to all at once, up to `grace_s` to go, then SIGKILL."""
+    for pid in pids:
+        _signal_group(pid, signal.SIGTERM)
+        _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and pid_alive(pid):
+    while time.monotonic() < deadline and any(pid_alive(pid) for pid in pids):
         time.sleep(0.2)
-    _signal_group(pid, signal.SIGKILL)
+    for pid in pids:
+        _signal_group(pid, signal.SIGKILL)
+        _signal(pid, signal.SIGKILL)
 
 
 def pid_alive(pid: int) -> bool:
@@ -87,6 +186,13 @@ def _is_zombie(pid: int) -> bool:
 def _signal_group(pid: int, sig: int) -> None:
     try:
         os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 

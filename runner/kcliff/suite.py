@@ -122,6 +122,7 @@ class SuiteRunner:
         group = interleaved_group(planned)
         rest = [sc for sc in planned if sc not in group]
         self._warn_about_storage()
+        self._warn_about_load()
         self._check_space(len(group))
         try:
             self.prime()
@@ -183,6 +184,11 @@ class SuiteRunner:
             self.progress.warn(f"an fsync in {probe['path']} ({probe['filesystem']}) takes "
                                f"{probe['fsync_us']:.0f} us, so it reaches no disk: fsync cliffs such as "
                                "log.flush.interval.messages=1 cannot show; put --workdir on a real disk")
+
+    def _warn_about_load(self) -> None:
+        busy = environment.load_warning(self.doc["environment"])
+        if busy:
+            self.progress.warn(f"the machine is not quiet: {busy}")
 
     def prime(self) -> None:
         """Unmeasured runs on a throwaway topic for prime_s seconds (at least one). Measured on the

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import baseline as baselines
-from . import results, verdict
+from . import environment, results, verdict
 from .scenario import REFERENCE_ID
 
 
@@ -68,7 +68,9 @@ def render(doc: dict[str, Any]) -> str:
     body = rows(doc)
     widths = [max(len(r[i]) for r in [HEADER, *body]) for i in range(len(HEADER))]
     line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    return "\n".join([line(HEADER), line(["-" * w for w in widths]), *map(line, body)])
+    busy = environment.load_warning(doc.get("environment") or {})
+    footer = [f"warning: measured on a busy machine: {busy}"] if busy else []
+    return "\n".join([line(HEADER), line(["-" * w for w in widths]), *map(line, body), *footer])
 
 
 def _judged(sv: verdict.ScenarioVerdict) -> str:

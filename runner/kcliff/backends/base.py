@@ -68,6 +68,14 @@ class Cluster(ABC):
     def down(self) -> None:
         """Stop everything this backend started; idempotent."""
 
+    def process_mark(self) -> str | None:
+        """procs.MARK_VAR of this cluster's processes on this host; None when none run here."""
+        return None
+
+    def container_ids(self) -> list[str]:
+        """Docker containers running this cluster: their CPU time is the run's own, not other load."""
+        return []
+
     def client_rtt_ms(self) -> float | None:
         """The producer-broker round trip when this backend knows it (None: a real network, unknown)."""
         return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import kafka_dist, settings
+from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
 from .base import STARTED_LINE, Cluster, free_ports
@@ -355,6 +356,9 @@ class ComposeCluster(Cluster):
             if names:
                 _docker(kind, "rm", *names, timeout=120, check=False)
 
+    def container_ids(self) -> list[str]:
+        return self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout.split()
+
     def client_rtt_ms(self) -> float | None:
         return 0.0  # one host's bridge network: round trips of microseconds
 
@@ -397,10 +401,58 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     workdir = Path(workdir).resolve()  # compose resolves relative paths against the compose file
     workdir.mkdir(parents=True, exist_ok=True)
     cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps or ComposeCaps.from_env(),
-                             project or f"kcliff-{os.getpid()}-{secrets.token_hex(3)}",
+                             project or owned_project_name(),
                              Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or COMPOSE_FILE),
                              free_ports(len(BROKERS)))
     cluster._base = base
     cluster.cluster_id = new_cluster_id()
+    procs.watch_compose(cluster.project)
     cluster.start(timeout_s)
     return cluster
+
+
+# -- lifetime: compose stacks live in dockerd, out of reach of kcliff's parent-death signal --------
+# A project named by owned_project_name carries its owner (this process's pid and start time), so a
+# later kcliff can tell a stack whose kcliff died (kcliff.leftovers) from one still in use.
+_OWNED_PROJECT = re.compile(r"^kcliff-(\d+)-(\d+)-[0-9a-f]{6}$")
+
+
+def owned_project_name() -> str:
+    return f"kcliff-{os.getpid()}-{procs.process_start(os.getpid())}-{secrets.token_hex(3)}"
+
+
+def project_owner(project: str) -> Any:
+    """The kcliff process (a leftovers.Owner) that started `project`, None for projects not named so."""
+    from ..leftovers import Owner
+    match = _OWNED_PROJECT.match(project)
+    return Owner("run", int(match[1]), match[2]) if match else None
+
+
+def owned_projects() -> list[str]:
+    """Compose projects on this Docker engine named by owned_project_name; none without Docker."""
+    if shutil.which("docker") is None:
+        return []
+    try:
+        done = _docker("ps", "--all", "--filter", "label=com.docker.compose.project",
+                       "--format", '{{.Label "com.docker.compose.project"}}', timeout=20, check=False)
+    except ClusterError:
+        return []
+    return sorted({p for p in done.stdout.split() if _OWNED_PROJECT.match(p)})
+
+
+def remove_project(project: str) -> bool:
+    """Remove every container (one-off producer runs included), network and volume of `project`
+    without the compose file, whose env files may be gone with the run. True if anything was there."""
+    label = f"label=com.docker.compose.project={project}"
+    found = False
+    for kind, listing, removal in (("container", ["ps", "--all", "--quiet"], ["rm", "--force", "--volumes"]),
+                                   ("network", ["network", "ls", "--quiet"], ["network", "rm"]),
+                                   ("volume", ["volume", "ls", "--quiet"], ["volume", "rm", "--force"])):
+        try:
+            ids = _docker(*listing, "--filter", label, timeout=60, check=False).stdout.split()
+            if ids:
+                found = True
+                _docker(*removal, *ids, timeout=180, check=False)
+        except (ClusterError, InputError):
+            return found
+    return found

@@ -44,6 +44,7 @@ class LatencyProxy:
     rtt_ms: float
     log: Path
     register: bool = True
+    mark: str | None = None  # procs.MARK_VAR for the proxy: its cluster's
     api_port: int = 0
     pid: int | None = None
     proc: subprocess.Popen | None = field(default=None, repr=False)
@@ -55,7 +56,8 @@ class LatencyProxy:
                                        "upstream": f"127.0.0.1:{upstream}", "enabled": True}
                                       for listen, upstream in routes.items()]))
         self.proc = procs.spawn([find_binary(), "-host", "127.0.0.1", "-port", str(self.api_port),
-                                 "-config", str(config)], log=self.log, register=self.register)
+                                 "-config", str(config)], log=self.log, register=self.register,
+                                 mark=self.mark)
         self.pid = self.proc.pid
         try:
             self._wait_for_api()

@@ -106,6 +106,7 @@ class LocalCluster(Cluster):
     backend: str = "local"
     owned: bool = True  # False for a cluster `kcliff cluster up` left running: it must outlive this process
     proxy: LatencyProxy | None = None
+    mark: str = ""  # procs.MARK_VAR of its processes: this run's, or the `cluster up` cluster's own
 
     @property
     def can_restart(self) -> bool:
@@ -125,6 +126,7 @@ class LocalCluster(Cluster):
         """Format and start all nodes, then wait until ready. On any failure, stop what started."""
         began = time.monotonic()
         self.workdir.mkdir(parents=True, exist_ok=True)
+        self.mark = procs.run_mark() if self.owned else procs.cluster_mark(self.workdir)
         ports = free_ports(4 * len(NODES))
         self.cluster_id = new_cluster_id()
         self.nodes = [Node(i, ports[4 * k], ports[4 * k + 1], self.workdir / f"node-{i}")
@@ -133,7 +135,8 @@ class LocalCluster(Cluster):
             if self.caps.client_rtt_ms > 0:
                 for k, node in enumerate(self.nodes):
                     node.client_port, node.proxy_port = ports[4 * k + 2], ports[4 * k + 3]
-                self.proxy = LatencyProxy(self.caps.client_rtt_ms, self.workdir / "toxiproxy.log", register=self.owned)
+                self.proxy = LatencyProxy(self.caps.client_rtt_ms, self.workdir / "toxiproxy.log", register=self.owned,
+                                          mark=self.mark)
                 self.proxy.start({n.proxy_port: n.client_port for n in self.nodes})
             self._write_configs()
             self._format()
@@ -161,7 +164,7 @@ class LocalCluster(Cluster):
             argv = kafka_dist.java_command(self.libs, "kafka.tools.StorageTool", 256) + [
                 "format", "-t", self.cluster_id, "-c", str(node.directory / "server.properties"),
                 "--ignore-formatted"]
-            running.append((node, procs.spawn(argv, log=node.directory / "format.log")))
+            running.append((node, procs.spawn(argv, log=node.directory / "format.log", mark=self.mark)))
         for node, proc in running:
             try:
                 code = proc.wait(timeout=120)
@@ -181,7 +184,7 @@ class LocalCluster(Cluster):
             argv = kafka_dist.java_command(self.libs, "kafka.Kafka", self.caps.broker_heap_mb, log_config,
                                            self.caps.broker_cpus) + [str(node.directory / "server.properties")]
             node.log_mark = node.log.stat().st_size if node.log.exists() else 0
-            node.proc = procs.spawn(argv, log=node.log, register=self.owned)
+            node.proc = procs.spawn(argv, log=node.log, register=self.owned, mark=self.mark)
             node.pid = node.proc.pid
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
@@ -240,6 +243,9 @@ class LocalCluster(Cluster):
     def data_root(self) -> Path | None:
         return self.workdir
 
+    def process_mark(self) -> str | None:
+        return self.mark
+
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms
 
@@ -249,7 +255,7 @@ class LocalCluster(Cluster):
 
     def save_state(self) -> None:
         state = {"backend": "local", "cluster_id": self.cluster_id, "libs": str(self.libs), "caps": vars(self.caps),
-                 "overrides": self.overrides, "bringup_s": self.bringup_s,
+                 "overrides": self.overrides, "bringup_s": self.bringup_s, "mark": self.mark,
                  "proxy": {"api_port": self.proxy.api_port, "pid": self.proxy.pid} if self.proxy else None,
                  "nodes": [{"node_id": n.node_id, "broker_port": n.broker_port, "controller_port": n.controller_port,
                             "client_port": n.client_port, "proxy_port": n.proxy_port,
@@ -266,10 +272,12 @@ class LocalCluster(Cluster):
         cluster = cls(workdir, Path(state["libs"]), Caps(**state["caps"]), state["overrides"],
                       [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]), None, n["pid"],
                             n.get("client_port"), n.get("proxy_port"))
-                       for n in state["nodes"]], state["cluster_id"], owned=False)
+                       for n in state["nodes"]], state["cluster_id"], owned=False,
+                      mark=state.get("mark") or procs.cluster_mark(workdir))
         if state.get("proxy"):
             cluster.proxy = LatencyProxy(cluster.caps.client_rtt_ms, workdir / "toxiproxy.log", register=False,
-                                         api_port=state["proxy"]["api_port"], pid=state["proxy"]["pid"])
+                                         mark=cluster.mark, api_port=state["proxy"]["api_port"],
+                                         pid=state["proxy"]["pid"])
         cluster.bringup_s = state.get("bringup_s")
         return cluster
 

@@ -4,9 +4,10 @@ exploring or for several `kcliff run` calls in a row."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from .. import procs
+from .. import leftovers, procs
 from ..admin import Admin
 from ..backends.local import LocalCluster, start_local_cluster
 from . import options
@@ -36,6 +37,8 @@ def run_up(args: argparse.Namespace) -> int:
         return 0
     if existing:
         existing.down()
+    for said in leftovers.reap():
+        print(f"warning: {said}", file=sys.stderr)
     procs.install_handlers()
     cluster = start_local_cluster(cluster_dir(args.workdir), args.kafka_version, options.caps(args),
                                   args.kafka_home, owned=False)
@@ -46,10 +49,13 @@ def run_up(args: argparse.Namespace) -> int:
 
 def run_down(args: argparse.Namespace) -> int:
     cluster = LocalCluster.from_state(cluster_dir(args.workdir))
-    if cluster is None:
+    strays = leftovers.of_cluster(cluster_dir(args.workdir))
+    if cluster is None and not strays:
         print("no cluster running")
         return 0
-    cluster.down()
+    if cluster is not None:
+        cluster.down()
+    procs.stop_pids(leftovers.of_cluster(cluster_dir(args.workdir)))  # e.g. a `cluster up` killed mid-start
     print("cluster stopped")
     return 0
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .. import baseline as baselines
-from .. import environment, procs, results, table
+from .. import environment, leftovers, procs, results, table
 from ..backends.base import Cluster
 from ..backends.local import LocalCluster, start_local_cluster
 from ..errors import InputError
@@ -105,6 +105,8 @@ def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> 
                     f"--bootstrap-servers is for the external backend, not {backend}")
     options.require(backend == "local" or not args.client_rtt_ms,
                     f"--client-rtt-ms is for the local backend, not {backend}")
+    for said in leftovers.reap():
+        progress.warn(said)
     if backend == "external":
         from ..backends.external import connect
         yield connect(args.bootstrap_servers, args.kafka_version, args.kafka_home, args.producer_heap_mb,
