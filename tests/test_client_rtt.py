@@ -50,5 +50,5 @@ def test_without_a_round_trip_the_in_flight_canary_is_skipped_with_the_reason(sh
 def test_client_rtt_is_refused_for_other_backends(tmp_path):
     done = run_kcliff("run", "--bootstrap-servers", "127.0.0.1:1", "--client-rtt-ms", "5",
                       "--workdir", str(tmp_path / "w"), timeout=60)
-    assert done.returncode == 2 and "--client-rtt-ms is for the local backend" in done.stderr
+    assert done.returncode == 2 and "--client-rtt-ms is for the local and compose backends" in done.stderr
     assert "Traceback" not in done.stderr

@@ -25,7 +25,7 @@ import pytest
 
 from kcliff import settings
 from kcliff.admin import Admin
-from kcliff.backends import base, compose
+from kcliff.backends import base, compose, latency
 from kcliff.errors import ClusterError, InputError
 from kcliff.perf_output import summary
 
@@ -124,6 +124,43 @@ def test_compose_file_takes_image_caps_and_overrides_from_variables(compose_base
     assert broker["image"] == f"{compose.STANDIN_IMAGE}:4.2.0" and broker["pull_policy"] == "never"
     assert float(broker["cpus"]) == 1.5 and int(broker["mem_limit"]) == 1024 ** 3
     assert broker["environment"]["KAFKA_SOCKET_SEND_BUFFER_BYTES"] == "8192"
+
+
+def test_client_rtt_puts_the_proxy_service_between_producer_and_client_listeners(compose_base: list[str],
+                                                                                  tmp_path: Path) -> None:
+    """The variables kcliff writes for --client-rtt-ms: the CLIENT listener advertised at the proxy
+    service (a container of the Kafka image running the host's static binary), replication direct."""
+    cluster = compose.ComposeCluster(tmp_path, "4.2.0", compose.STANDIN_IMAGE, "never",
+                                     compose.ComposeCaps(client_rtt_ms=20), project="kcliff-config", ports=[1, 2, 3])
+    cluster._base = compose_base
+    cluster._prepare_client_proxy()
+    cluster.write_env()
+    done = subprocess.run(cluster.compose_argv("--profile", "client-rtt", "config", "--format", "json"),
+                          capture_output=True, text=True, env=compose._compose_environment())
+    assert done.returncode == 0, done.stderr
+    services = json.loads(done.stdout)["services"]
+    proxy = services[compose.PROXY_SERVICE]
+    assert proxy["image"] == services["kafka-1"]["image"] == f"{compose.STANDIN_IMAGE}:4.2.0"
+    binds = {v["target"]: v["source"] for v in proxy["volumes"]}
+    assert binds[proxy["entrypoint"][0]] == latency.find_binary()
+    assert all(p["host_ip"] == "127.0.0.1" for p in proxy["ports"])
+    routes = compose.client_proxy_routes()
+    for i, (name, address) in enumerate(zip(compose.BROKERS, compose.proxy_addresses()), start=1):
+        env = services[name]["environment"]
+        assert f"CLIENT://{address}" in env["KAFKA_ADVERTISED_LISTENERS"].split(",")
+        assert f"CLIENT://:{compose.CLIENT_PORT}" in env["KAFKA_LISTENERS"].split(",")
+        assert env["KAFKA_INTER_BROKER_LISTENER_NAME"] == "INTERNAL"
+        assert routes[f"0.0.0.0:{address.rsplit(':', 1)[1]}"] == f"{name}:{compose.CLIENT_PORT}"
+    assert cluster.tool_bootstrap == ",".join(compose.proxy_addresses())
+    assert cluster.client_rtt_ms() == 20
+
+
+def test_a_dynamically_linked_toxiproxy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """apache/kafka is Alpine: a glibc-linked binary would fail only there, so it is refused everywhere."""
+    assert latency.is_static(latency.find_binary())
+    monkeypatch.setattr(latency, "find_binary", lambda: sys.executable)
+    with pytest.raises(InputError, match="dynamically linked"):
+        compose.static_toxiproxy()
 
 
 # -- a real stack ----------------------------------------------------------------------------------
@@ -265,6 +302,39 @@ def test_canaries_show_their_cliff_on_compose(engine: str, tmp_path: Path) -> No
     assert ratio < canary["cliff"]["max_ratio"], done.stdout[-1500:]
     assert done.returncode == 0, done.stderr[-2000:]
     assert _kcliff_containers() == before  # the run took its stack down
+
+
+# A round trip long enough that the in-flight limit, not the loaded shared cores, bounds the canary
+# in a short run: at 20 ms one 20,000-record round came out at 0.68x here, at 100 ms 0.00x
+# (docs/compose.md).
+RTT_MS = 100
+
+
+@pytest.mark.docker
+def test_in_flight_canary_shows_its_cliff_behind_a_round_trip_on_compose(engine: str, tmp_path: Path) -> None:
+    """`kcliff run --backend compose --client-rtt-ms 20`: the in-flight canary is measured (not
+    skipped for want of a round trip), lands below its max_ratio, every acknowledgement waited for
+    the round trip, and the results record it; the proxy service goes with the stack."""
+    out = tmp_path / "results.json"
+    kcliff = subprocess.Popen([sys.executable, "-m", "kcliff.cli", "run", "--backend", "compose", "--suite", "canaries",
+                               "--only", "inflight-1", "--client-rtt-ms", str(RTT_MS), "--records", "20000",
+                               "--repeats", "1", "--prime", "10", "--workdir", str(tmp_path / "work"), "--out", str(out)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    stdout, stderr = kcliff.communicate(timeout=600)
+    print(stdout[-1500:], stderr[-1500:])
+    doc = json.loads(out.read_text())
+    assert doc["environment"]["backend"] == "compose"
+    assert doc["environment"]["caps"]["client_rtt_ms"] == RTT_MS
+    by_id = {e["id"]: e for e in doc["scenarios"]}
+    reference, canary = by_id["reference"], by_id["inflight-1"]
+    assert canary["status"] != "skipped" and canary["runs"], canary["status_reason"]
+    assert reference["summary"]["p50_ms"]["median"] >= RTT_MS, reference["summary"]  # through the proxy
+    ratio = canary["summary"]["mb_per_sec"]["median"] / reference["summary"]["mb_per_sec"]["median"]
+    print(f"compose, {RTT_MS} ms round trip: inflight-1 ratio {ratio:.2f} (must be < {canary['cliff']['max_ratio']})")
+    assert ratio < canary["cliff"]["max_ratio"], stdout[-1500:]
+    assert kcliff.returncode == 0, stderr[-2000:]
+    # the run took its stack down, proxy included (its project is kcliff-<pid>-...; other sessions' stay)
+    assert not [p for p in _kcliff_containers() if p.startswith(f"kcliff-{kcliff.pid}-")]
 
 
 @pytest.mark.docker

@@ -29,6 +29,7 @@ from typing import Any
 from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
+from . import latency
 from .base import STARTED_LINE, Cluster, free_ports
 
 COMPOSE_FILE = Path(__file__).resolve().parents[3] / "compose" / "docker-compose.yml"
@@ -36,6 +37,9 @@ DEFAULT_IMAGE = "apache/kafka"
 STANDIN_IMAGE = "kcliff/kafka-standin"  # built by scripts/setup-docker.sh where no registry is reachable
 BROKERS = ("kafka-1", "kafka-2", "kafka-3")
 INTERNAL_PORT = 19092
+CLIENT_PORT = 19094  # the brokers' CLIENT listener, behind the toxiproxy service with --client-rtt-ms
+PROXY_SERVICE = "toxiproxy"
+PROXY_PORT_BASE = 19190  # the toxiproxy service listens on 19191.. for kafka-1..
 READY_TIMEOUT_S = 240.0
 COMPOSE_TIMEOUT_S = 600.0
 # Variables compose/docker-compose.yml reads; kcliff sets every one of them for its own stacks.
@@ -44,6 +48,8 @@ COMPOSE_VARIABLES = (
     "KCLIFF_BROKER_CPUS", "KCLIFF_BROKER_MEMORY", "KCLIFF_BROKER_HEAP_OPTS",
     "KCLIFF_PRODUCER_CPUS", "KCLIFF_PRODUCER_MEMORY", "KCLIFF_PRODUCER_HEAP_OPTS",
     "KCLIFF_HOST_PORT_1", "KCLIFF_HOST_PORT_2", "KCLIFF_HOST_PORT_3", "KCLIFF_BROKER_ENV_FILE",
+    "KCLIFF_CLIENT_ADDRESS_1", "KCLIFF_CLIENT_ADDRESS_2", "KCLIFF_CLIENT_ADDRESS_3",
+    "KCLIFF_TOXIPROXY_BIN", "KCLIFF_TOXIPROXY_CONFIG", "KCLIFF_TOXIPROXY_API_PORT",
 )
 
 
@@ -57,6 +63,7 @@ class ComposeCaps:
     producer_cpus: float = 2.0
     producer_memory_mb: int = 2048
     producer_heap_mb: int = 512
+    client_rtt_ms: float = 0.0  # producer <-> broker round trip added by the toxiproxy service
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ComposeCaps:
@@ -172,6 +179,7 @@ class ComposeCluster(Cluster):
     backend: str = "compose"
     _base: list[str] = field(default_factory=list)
     _down: bool = False
+    proxy: latency.LatencyProxy | None = None
 
     @property
     def can_restart(self) -> bool:
@@ -183,6 +191,8 @@ class ComposeCluster(Cluster):
 
     @property
     def tool_bootstrap(self) -> str:  # type: ignore[override]
+        if self.caps.client_rtt_ms > 0:
+            return ",".join(proxy_addresses())
         return ",".join(f"{name}:{INTERNAL_PORT}" for name in BROKERS)
 
     @property
@@ -216,6 +226,7 @@ class ComposeCluster(Cluster):
             "KCLIFF_PULL_POLICY": self.pull_policy, "KCLIFF_CLUSTER_ID": self.cluster_id,
             "KCLIFF_BROKER_ENV_FILE": str(self.broker_env_file), **self.caps.variables(),
             **{f"KCLIFF_HOST_PORT_{i}": str(p) for i, p in enumerate(self.ports, start=1)},
+            **self._client_proxy_variables(),
         }
         self.env_file.write_text("".join(f"{k}={_env_value(v)}\n" for k, v in variables.items()))
         self.write_overrides(self.overrides)
@@ -231,7 +242,9 @@ class ComposeCluster(Cluster):
         on any failure take everything down again before raising."""
         began = time.monotonic()
         try:
+            self._prepare_client_proxy()
             self.write_env()
+            self._start_client_proxy()
             self._up(timeout)
         except BaseException:
             self.down()
@@ -360,7 +373,39 @@ class ComposeCluster(Cluster):
         return self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout.split()
 
     def client_rtt_ms(self) -> float | None:
-        return 0.0  # one host's bridge network: round trips of microseconds
+        return self.caps.client_rtt_ms  # plus one host's bridge network: microseconds
+
+    # -- the client round trip (--client-rtt-ms): the toxiproxy service ------------------------------
+
+    def _prepare_client_proxy(self) -> None:
+        """With a round trip: the proxy's handle, with a free host port for its API (the env file
+        publishes it there)."""
+        if self.caps.client_rtt_ms > 0:
+            self.proxy = latency.LatencyProxy(self.caps.client_rtt_ms, self.workdir / "toxiproxy.log",
+                                              register=False, api_port=free_ports(1)[0])
+
+    def _client_proxy_variables(self) -> dict[str, str]:
+        """The compose file's variables for the CLIENT listener: advertised at the proxy with a round
+        trip (so a producer that bootstraps there stays behind it), else at the broker itself."""
+        if self.proxy is None:
+            return {f"KCLIFF_CLIENT_ADDRESS_{i}": f"{name}:{CLIENT_PORT}" for i, name in enumerate(BROKERS, start=1)}
+        return {**{f"KCLIFF_CLIENT_ADDRESS_{i}": address for i, address in enumerate(proxy_addresses(), start=1)},
+                "KCLIFF_TOXIPROXY_BIN": static_toxiproxy(), "KCLIFF_TOXIPROXY_CONFIG": str(self.proxy.log.with_suffix(".json")),
+                "KCLIFF_TOXIPROXY_API_PORT": str(self.proxy.api_port)}
+
+    def _start_client_proxy(self) -> None:
+        """Start the toxiproxy service before the brokers and give each proxy its latency. Only
+        `start` does this: restart and heal recreate brokers alone, and the proxy's toxics stay."""
+        if self.proxy is None:
+            return
+        names = latency.write_config(self.proxy.log.with_suffix(".json"), client_proxy_routes())
+        self.compose("up", "--detach", PROXY_SERVICE, timeout=120)
+        try:
+            self.proxy.add_latency(names)
+        except ClusterError:  # its message points at the proxy's log
+            logs = self.compose("logs", "--no-color", PROXY_SERVICE, timeout=60, check=False)
+            self.proxy.log.write_text(logs.stdout + logs.stderr)
+            raise
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "image": f"{self.image}:{self.kafka_version}",
@@ -368,6 +413,27 @@ class ComposeCluster(Cluster):
                                     check=False).stdout.strip() or None,
                 "project": self.project, "bootstrap": self.admin_bootstrap,
                 "caps": asdict(self.caps), "restarts_s": list(self.restarts)}
+
+
+def proxy_addresses() -> list[str]:
+    """Where the producer container reaches each broker through the toxiproxy service."""
+    return [f"{PROXY_SERVICE}:{PROXY_PORT_BASE + i}" for i in range(1, len(BROKERS) + 1)]
+
+
+def client_proxy_routes() -> dict[str, str]:
+    """toxiproxy's listen address -> the broker's CLIENT listener behind it, in broker order."""
+    return {f"0.0.0.0:{address.rsplit(':', 1)[1]}": f"{name}:{CLIENT_PORT}"
+            for address, name in zip(proxy_addresses(), BROKERS)}
+
+
+def static_toxiproxy() -> str:
+    """The toxiproxy-server binary, static: it runs inside a container of the Kafka image, and
+    apache/kafka (Alpine, musl) has no glibc loader for a dynamically linked one."""
+    binary = latency.find_binary()
+    if not latency.is_static(binary):
+        raise InputError(f"{binary} is dynamically linked and cannot run in the apache/kafka image: "
+                         "rebuild it with scripts/setup-toxiproxy.sh, which builds it static")
+    return binary
 
 
 def _env_value(value: str) -> str:
@@ -394,14 +460,16 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     `kafka_version`); by default apache/kafka, or the locally built stand-in where only that exists.
     The caller must call down() (also on errors); a failed start has already cleaned up."""
     kafka_dist.check_version(kafka_version)
+    caps = caps or ComposeCaps.from_env()
+    if caps.client_rtt_ms > 0:
+        static_toxiproxy()  # before anything starts
     base = compose_base_command()
     if _docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode != 0:
         raise InputError("no Docker engine answers: run scripts/setup-docker.sh")
     repository, pull_policy = choose_image(kafka_version, image)
     workdir = Path(workdir).resolve()  # compose resolves relative paths against the compose file
     workdir.mkdir(parents=True, exist_ok=True)
-    cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps or ComposeCaps.from_env(),
-                             project or owned_project_name(),
+    cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps, project or owned_project_name(),
                              Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or COMPOSE_FILE),
                              free_ports(len(BROKERS)))
     cluster._base = base

@@ -1,16 +1,19 @@
-"""A client round-trip time for the local cluster: toxiproxy in front of each broker's client listener.
+"""A client round-trip time: toxiproxy in front of each broker's client listener.
 
 On loopback a produce request costs no network time, so settings that only matter because of round
 trips (max.in.flight.requests.per.connection=1 above all) show no cliff there. With --client-rtt-ms
 the producer reaches every broker through a toxiproxy latency toxic, half the RTT each way; broker to
 broker replication stays direct. toxiproxy delays each chunk from the time it arrived, so requests in
-flight still overlap and a pipelining producer keeps its throughput.
+flight still overlap and a pipelining producer keeps its throughput. The local backend runs the
+server here (LatencyProxy.start); the compose backend runs the same binary in a container and only
+sets the toxics through this module (LatencyProxy.add_latency).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -25,6 +28,7 @@ from .base import free_ports
 
 BINARY = "toxiproxy-server"
 START_TIMEOUT_S = 15.0
+PT_INTERP = 3  # the ELF program header naming a dynamic loader
 
 
 def find_binary() -> str:
@@ -50,22 +54,27 @@ class LatencyProxy:
     proc: subprocess.Popen | None = field(default=None, repr=False)
 
     def start(self, routes: dict[int, int]) -> None:
+        """Run toxiproxy-server on loopback, each listen port proxying to the broker port behind it."""
         self.api_port = free_ports(1)[0]
         config = self.log.with_suffix(".json")  # also marks the process as this cluster's in its command line
-        config.write_text(json.dumps([{"name": _name(upstream), "listen": f"127.0.0.1:{listen}",
-                                       "upstream": f"127.0.0.1:{upstream}", "enabled": True}
-                                      for listen, upstream in routes.items()]))
+        names = write_config(config, {f"127.0.0.1:{listen}": f"127.0.0.1:{upstream}"
+                                      for listen, upstream in routes.items()})
         self.proc = procs.spawn([find_binary(), "-host", "127.0.0.1", "-port", str(self.api_port),
                                  "-config", str(config)], log=self.log, register=self.register,
                                  mark=self.mark)
         self.pid = self.proc.pid
         try:
-            self._wait_for_api()
-            for upstream in routes.values():
-                self._add_latency(_name(upstream))
+            self.add_latency(names)
         except BaseException:
             self.stop()
             raise
+
+    def add_latency(self, names: list[str]) -> None:
+        """Once the server's API answers on api_port, delay each named proxy by half the round trip
+        each way. The compose backend calls this for a server running in a container."""
+        self._wait_for_api()
+        for name in names:
+            self._add_latency(name)
 
     def _wait_for_api(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -104,5 +113,25 @@ class LatencyProxy:
         self.proc = self.pid = None
 
 
-def _name(upstream: int) -> str:
-    return f"broker-{upstream}"
+def write_config(path: Path, routes: dict[str, str]) -> list[str]:
+    """toxiproxy-server's -config file: a proxy per listen address ("host:port") to the upstream
+    address behind it, named broker-1, broker-2, ... in order. Returns the names."""
+    proxies = [{"name": f"broker-{i}", "listen": listen, "upstream": upstream, "enabled": True}
+               for i, (listen, upstream) in enumerate(routes.items(), start=1)]
+    path.write_text(json.dumps(proxies))
+    return [p["name"] for p in proxies]
+
+
+def is_static(binary: str) -> bool:
+    """Whether an ELF executable needs no dynamic loader (no PT_INTERP program header), so it runs
+    in any container whatever its libc."""
+    with open(binary, "rb") as f:
+        header = f.read(64)
+        if header[:4] != b"\x7fELF" or header[4] != 2:  # ELF, 64-bit
+            return False
+        order = "<" if header[5] == 1 else ">"
+        phoff, = struct.unpack_from(order + "Q", header, 32)
+        phentsize, phnum = struct.unpack_from(order + "HH", header, 54)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+    return all(struct.unpack_from(order + "I", table, k * phentsize)[0] != PT_INTERP for k in range(phnum))

@@ -72,8 +72,8 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--producer-heap-mb", type=positive_int, default=512)
     parser.add_argument("--producer-cpus", type=cpu_list, help="pin the producer to these CPUs (taskset)")
     parser.add_argument("--client-rtt-ms", type=rtt_ms, default=0.0,
-                        help="round trip added between producer and brokers (local backend, via toxiproxy); "
-                             "on bare loopback in-flight limits cost nothing (default 0: direct)")
+                        help="round trip added between producer and brokers (local and compose backends, "
+                             "via toxiproxy); on loopback in-flight limits cost nothing (default 0: direct)")
 
 
 def caps(args: argparse.Namespace) -> Caps:

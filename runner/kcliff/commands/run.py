@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -103,8 +104,8 @@ def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> 
                     "--backend external needs --bootstrap-servers host:port[,...]")
     options.require(backend == "external" or not args.bootstrap_servers,
                     f"--bootstrap-servers is for the external backend, not {backend}")
-    options.require(backend == "local" or not args.client_rtt_ms,
-                    f"--client-rtt-ms is for the local backend, not {backend}")
+    options.require(backend != "external" or not args.client_rtt_ms,
+                    "--client-rtt-ms is for the local and compose backends, not external")
     for said in leftovers.reap():
         progress.warn(said)
     if backend == "external":
@@ -113,8 +114,9 @@ def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> 
                       args.producer_cpus)
         return
     if backend == "compose":
-        from ..backends.compose import start_compose_cluster
-        started: Cluster = start_compose_cluster(run_dir / "compose", args.kafka_version)
+        from ..backends.compose import ComposeCaps, start_compose_cluster
+        caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=args.client_rtt_ms)
+        started: Cluster = start_compose_cluster(run_dir / "compose", args.kafka_version, caps=caps)
     else:
         running = LocalCluster.from_state(cluster_cmd.cluster_dir(args.workdir))
         if running is not None and not running.dead_nodes():
