@@ -11,12 +11,19 @@ version=v2.5.0
 build="$version static"  # a stamp without "static" is an older, glibc-linked build
 bin=.venv/bin/toxiproxy-server
 stamp=.venv/.toxiproxy-version  # built from the module proxy, the binary reports its version as "git"
+# built once per machine: every workflow job under the local runner sets up a fresh checkout
+cached=${KCLIFF_CACHE:-$HOME/.cache/kcliff}/toxiproxy-$version-static/toxiproxy-server
 if [ ! -x "$bin" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$build" ]; then
-  command -v go >/dev/null || { echo "setup-toxiproxy: Go is needed to build toxiproxy $version" >&2; exit 2; }
-  echo "setup-toxiproxy: building a static toxiproxy-server $version from the Go module proxy ..."
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  CGO_ENABLED=0 GOBIN="$tmp" go install "github.com/Shopify/toxiproxy/v2/cmd/server@$version"
-  mv "$tmp/server" "$bin"
+  if [ ! -x "$cached" ]; then
+    command -v go >/dev/null || { echo "setup-toxiproxy: Go is needed to build toxiproxy $version" >&2; exit 2; }
+    echo "setup-toxiproxy: building a static toxiproxy-server $version from the Go module proxy ..."
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    CGO_ENABLED=0 GOBIN="$tmp" go install "github.com/Shopify/toxiproxy/v2/cmd/server@$version"
+    mkdir -p "$(dirname "$cached")"
+    mv "$tmp/server" "$cached.tmp" && mv "$cached.tmp" "$cached"
+  fi
+  mkdir -p "$(dirname "$bin")"
+  cp "$cached" "$bin"
   echo "$build" > "$stamp"
 fi
