@@ -69,6 +69,7 @@ class ActRun:
     log: str
     record: Path
     artifacts: Path  # act's artifact server's folder of this run: <artifact name>/<files>
+    run_id: str      # GITHUB_RUN_ID of this run
 
     def job_results(self, job_id: str) -> list[str]:
         """The results of a job's runs (one per matrix entry); empty when it never ran."""
@@ -191,8 +192,9 @@ class GitHub:
             except ValueError:
                 continue
         (run_dir / "act.log").write_text(done.stdout + done.stderr)
+        run_id = str(1000 + self.runs)
         return ActRun(done.returncode, events, done.stdout + done.stderr, self.record,
-                      run_dir / "artifacts" / str(1000 + self.runs))
+                      run_dir / "artifacts" / run_id, run_id)
 
     @staticmethod
     def standin_map(work: Path) -> dict[str, Path]:
