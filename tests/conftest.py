@@ -43,3 +43,19 @@ def shared_cluster(tmp_path_factory) -> Path:
     yield work
     down = run_kcliff("cluster", "down", "--workdir", str(work), timeout=120)
     assert down.returncode == 0, down.stderr
+
+
+@pytest.fixture(scope="session")
+def docker_engine():
+    """A Docker engine that answers, for every test that needs one. At the end of the session the
+    engine scripts/setup-docker.sh started is stopped again (scripts/stop-docker.sh;
+    KCLIFF_KEEP_DOCKER=1 keeps it): once, so no later module finds it stopped."""
+    done = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True)
+    if done.returncode != 0:
+        reason = f"no Docker engine answers ({done.stderr.strip()[:200]})"
+        if os.environ.get("KCLIFF_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"Docker is required here (KCLIFF_REQUIRE_DOCKER=1) but {reason}")
+        pytest.skip(f"SKIPPED, Docker unavailable: {reason} (scripts/setup-docker.sh sets it up)")
+    yield done.stdout.strip()
+    if os.environ.get("KCLIFF_KEEP_DOCKER") != "1":
+        subprocess.run([str(ROOT / "scripts" / "stop-docker.sh")], check=False)

@@ -235,21 +235,6 @@ def test_a_cluster_left_up_on_purpose_survives_runs_and_is_not_other_load(tmp_pa
     wait_for(lambda: not _under(work), 30, "the cluster's processes to end")
 
 
-def _docker_ready() -> None:
-    """Skip (fail under KCLIFF_REQUIRE_DOCKER=1) without a Docker engine; never starts or stops one."""
-    try:
-        compose.compose_base_command()
-        ok = subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode == 0
-    except (InputError, OSError, subprocess.TimeoutExpired) as exc:
-        ok, why = False, str(exc)
-    else:
-        why = "no Docker engine answers"
-    if not ok:
-        if os.environ.get("KCLIFF_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"Docker is required here (KCLIFF_REQUIRE_DOCKER=1) but {why}")
-        pytest.skip(f"Docker unavailable: {why} (scripts/setup-docker.sh sets it up)")
-
-
 def _project_of(pid: int) -> str | None:
     return next((p for p in compose.owned_projects() if compose.project_owner(p).pid == pid), None)
 
@@ -264,10 +249,9 @@ def _docker_objects(project: str) -> list[str]:
 
 
 @pytest.mark.docker
-def test_sigkill_of_kcliff_mid_run_removes_its_compose_stack(tmp_path):
+def test_sigkill_of_kcliff_mid_run_removes_its_compose_stack(tmp_path, docker_engine):
     """The compose stack lives in dockerd, out of reach of the parent-death signal: the watchdog
     removes it, the producer's one-off container included."""
-    _docker_ready()
     with open(tmp_path / "kcliff.log", "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "kcliff.cli", "run", "--backend", "compose", "--only",
                                  "reference", "--records", "300000", "--repeats", "1", "--prime", "0",

@@ -18,7 +18,7 @@ INPUTS = {"suite": "tests/data/suites/campaign-small.yaml", "shards": "2", "reco
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory: pytest.TempPathFactory) -> GitHub:
+def campaign(tmp_path_factory: pytest.TempPathFactory, docker_engine: str) -> GitHub:
     github = GitHub(tmp_path_factory.mktemp("campaign"))
     github.kcliff()
     return github

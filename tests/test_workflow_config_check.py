@@ -42,7 +42,7 @@ def line_of(path: Path, text: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def github(tmp_path_factory: pytest.TempPathFactory) -> GitHub:
+def github(tmp_path_factory: pytest.TempPathFactory, docker_engine: str) -> GitHub:
     return GitHub(tmp_path_factory.mktemp("config-check"))
 
 

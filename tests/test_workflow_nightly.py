@@ -40,7 +40,7 @@ def _data_js(github: GitHub, kind: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def nights(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitHub, list]:
+def nights(tmp_path_factory: pytest.TempPathFactory, docker_engine: str) -> tuple[GitHub, list]:
     github = GitHub(tmp_path_factory.mktemp("nightly"))
     work, _ = github.kcliff()
     first = _night(github, work, "schedule", "tests/data/suites/nightly-small.yaml")
