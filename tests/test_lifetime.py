@@ -12,7 +12,6 @@ import pytest
 
 from kcliff import leftovers, load, procs
 from kcliff.backends import compose
-from kcliff.errors import InputError
 
 from conftest import ROOT, run_kcliff, wait_for
 
