@@ -212,7 +212,3 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
-
-def kcliff_workflows_mapping(kcliff_clone: Path) -> dict[str, Path]:
-    """The stand-ins for the actions kcliff's own workflows pin (for a caller repository's run)."""
-    return GitHub.standin_map(kcliff_clone)

@@ -121,3 +121,9 @@ def load_warning(env: dict[str, Any]) -> str | None:
     """What else was running when the run began (environment.load), when it matters; None otherwise
     and for results written before kcliff looked."""
     return (env.get("load") or {}).get("warning")
+
+
+def busy_note(env: dict[str, Any]) -> str | None:
+    """The sentence a run table and a check's notes carry when the run began on a busy machine."""
+    busy = load_warning(env)
+    return f"measured on a busy machine: {busy}" if busy else None

@@ -68,8 +68,8 @@ def render(doc: dict[str, Any]) -> str:
     body = rows(doc)
     widths = [max(len(r[i]) for r in [HEADER, *body]) for i in range(len(HEADER))]
     line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    busy = environment.load_warning(doc.get("environment") or {})
-    footer = [f"warning: measured on a busy machine: {busy}"] if busy else []
+    busy = environment.busy_note(doc.get("environment") or {})
+    footer = [f"warning: {busy}"] if busy else []
     return "\n".join([line(HEADER), line(["-" * w for w in widths]), *map(line, body), *footer])
 
 

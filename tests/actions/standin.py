@@ -219,9 +219,9 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 
 
-def search(patterns: list[str], include_hidden: bool) -> tuple[Path, dict[str, Path]]:
-    """upload-artifact's path rules: globs and !exclusions, relative to the workspace; the root is
-    the searched paths' least common ancestor; hidden files only with include-hidden-files."""
+def search(patterns: list[str], include_hidden: bool) -> dict[str, Path]:
+    """upload-artifact's path rules: globs and !exclusions, relative to the workspace; files are named
+    from the searched paths' least common ancestor; hidden files only with include-hidden-files."""
     base = workspace()
     includes = [p for p in patterns if not p.startswith("!")]
     excludes = [p[1:] for p in patterns if p.startswith("!")]
@@ -241,7 +241,7 @@ def search(patterns: list[str], include_hidden: bool) -> tuple[Path, dict[str, P
                                        for e in excludes)}
     root_dirs = [r if r.is_dir() else r.parent for r in roots]
     root = Path(os.path.commonpath(root_dirs)) if root_dirs else base
-    return root, {str(p.relative_to(root)): p for p in kept}
+    return {str(p.relative_to(root)): p for p in kept}
 
 
 def upload_artifact(inputs: dict[str, str]) -> None:
@@ -249,7 +249,7 @@ def upload_artifact(inputs: dict[str, str]) -> None:
     patterns = [line.strip() for line in inputs["path"].splitlines() if line.strip()]
     if not patterns:
         raise Failed("Input required and not supplied: path")
-    _, files = search(patterns, flag(inputs["include-hidden-files"]))
+    files = search(patterns, flag(inputs["include-hidden-files"]))
     if not files:
         message = f"No files were found with the provided path: {inputs['path'].strip()}. No artifacts will be uploaded."
         if inputs["if-no-files-found"] == "error":

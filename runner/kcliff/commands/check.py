@@ -108,9 +108,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc])
-    busy = environment.load_warning(doc["environment"])
-    outcome = judge(doc, rule_matches, notes + ([f"measured on a busy machine: {busy}"] if busy else []),
-                    args.min_effect)
+    busy = environment.busy_note(doc["environment"])
+    outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect)
     changes = configrepo.setting_changes(configrepo.measured_entries(base_repo), configrepo.measured_entries(head_repo),
                                          args.base, args.head, head_repo.files)
     for line in measured_findings(outcome, changes, args.format, args.repo_root):

@@ -146,8 +146,9 @@ def run_verdict(args: argparse.Namespace) -> int:
         outcome = NightOutcome(**json.loads(args.outcome.read_text()))
     except (OSError, ValueError, TypeError) as exc:
         raise InputError(f"not a night's outcome written by `kcliff nightly publish`: {exc}", str(args.outcome)) from None
-    for reason in outcome.failures():
+    failures = outcome.failures()
+    for reason in failures:
         print(f"::error title=kcliff nightly::{reason}")
-    if not outcome.failures():
+    if not failures:
         print(f"night {outcome.run_id}: pass")
-    return 1 if outcome.failures() else 0
+    return 1 if failures else 0
