@@ -41,7 +41,7 @@ def cpu_ticks(pid: int) -> int:
 
 def in_containers(container_ids: list[str]) -> set[int]:
     """Processes running inside these docker containers (their cgroup path names the id)."""
-    found = set()
+    found: set[int] = set()
     if not container_ids:
         return found
     for entry in Path("/proc").iterdir():
