@@ -6,9 +6,10 @@ confluent-kafka's AdminClient is used instead of Kafka's CLI tools: each CLI cal
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
 import uuid
-from typing import Any
+from typing import Any, Callable, Mapping, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ConfigSource,
@@ -18,6 +19,7 @@ from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, 
 from .errors import ClusterError
 
 TIMEOUT_S = 30.0
+K = TypeVar("K")  # what AdminClient keys its futures by: a topic name, a ConfigResource
 
 
 class Admin:
@@ -123,8 +125,9 @@ def _source(entry: ConfigEntry) -> ConfigSource:
     return ConfigSource(getattr(entry.source, "value", entry.source))
 
 
-def _wait(futures: dict[Any, Any], what: str, ok: tuple[int, ...] = ()) -> dict[Any, Any]:
-    results = {}
+# The futures' results are Any: confluent-kafka types its futures without a result type.
+def _wait(futures: Mapping[K, concurrent.futures.Future[Any]], what: str, ok: tuple[int, ...] = ()) -> dict[K, Any]:
+    results: dict[K, Any] = {}
     for key, future in futures.items():
         try:
             results[key] = future.result(timeout=TIMEOUT_S)
@@ -142,7 +145,8 @@ def _wait(futures: dict[Any, Any], what: str, ok: tuple[int, ...] = ()) -> dict[
     return results
 
 
-def _retrying(call: Any, what: str, attempts: int = 4) -> dict[Any, Any]:
+def _retrying(call: Callable[[], Mapping[K, concurrent.futures.Future[Any]]], what: str,
+              attempts: int = 4) -> dict[K, Any]:
     """Changing num.network.threads closes the connections its removed processors held, ours
     included: a dropped connection is retried (the change itself went through, and is read back)."""
     for attempt in range(attempts):
@@ -155,7 +159,7 @@ def _retrying(call: Any, what: str, attempts: int = 4) -> dict[Any, Any]:
     raise AssertionError("unreachable")
 
 
-def _quiet_logger() -> Any:
+def _quiet_logger() -> Any:  # a Logger; Any since confluent-kafka types its config's values as str | int | float
     import logging
     logger = logging.getLogger("kcliff.librdkafka")
     logger.addHandler(logging.NullHandler())

@@ -66,7 +66,7 @@ class BrokerState:
         for name in sorted(set(self.applied) | set(wanted)):
             if self.applied.get(name) == wanted.get(name) and name in wanted:
                 continue
-            setting = settings.lookup("broker", name)
+            setting = settings.require("broker", name)
             if setting.apply == "stepped":
                 initial = int(self.initial.get(name) or setting.default)
                 self._step(name, int(self.applied.get(name, initial)), int(wanted.get(name, initial)))

@@ -136,7 +136,8 @@ def _run_engine(batch: dict[str, list[float]], pvalue: float, permutations: int,
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise InputError(f"the change-point engine failed: {last}", str(python))
-    return json.loads(proc.stdout)["change_points"]
+    found: dict[str, list[int]] = json.loads(proc.stdout)["change_points"]  # the worker's, below
+    return found
 
 
 def _notes(before: Point, after: Point) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from signal_processing_algorithms.energy_statistics import cext_calculator
 from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
 
 
-def _detect(job):
+def _detect(job: tuple[list[float], float, int, int]) -> list[int]:
     values, pvalue, permutations, seed = job
     # The permutation test shuffles with numpy's global generator: seed it per series so a report
     # built twice from the same history shows the same change points.

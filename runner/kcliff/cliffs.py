@@ -12,7 +12,7 @@ import itertools
 import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Protocol
 
 from . import settings, yamlio
 from .configrepo import ConfigRepo, Entry
@@ -201,7 +201,9 @@ def load_rules(path: str | Path | None = None) -> list[Rule]:
 
 # --- evaluation -----------------------------------------------------------------------------------
 
-Lookup = Callable[..., tuple[Any, Entry | None]]
+class Lookup(Protocol):
+    """A setting's value in one context, and the entry that set it (None: Kafka's default)."""
+    def __call__(self, scope: str, name: str, inherit: bool = False) -> tuple[Any, Entry | None]: ...
 
 
 def _context(broker: list[Entry], producer: list[Entry], topic: list[Entry]) -> Lookup:
@@ -221,7 +223,7 @@ def _context(broker: list[Entry], producer: list[Entry], topic: list[Entry]) -> 
     return lookup
 
 
-def _same(name: str, value: Any) -> Any:
+def _same(name: str, value: Any) -> object:
     return _SAME.get((name, value), value)
 
 
@@ -266,9 +268,9 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
 
     Contexts are every broker file x producer file x topic, so a producer file is checked against
     each topic it could write to; files of a role the repo lacks contribute Kafka's defaults."""
-    broker_files = repo.files_with_role("broker") or [None]
-    producer_files = repo.files_with_role("producer") or [None]
-    topics = [t.name for t in repo.topics] or [None]
+    broker_files: list[str | None] = list(repo.files_with_role("broker")) or [None]
+    producer_files: list[str | None] = list(repo.files_with_role("producer")) or [None]
+    topics: list[str | None] = [t.name for t in repo.topics] or [None]
     found: dict[tuple[str, str, int | None], Match] = {}
     for bfile, pfile, topic in itertools.product(broker_files, producer_files, topics):
         lookup = _context([e for e in repo.in_scope("broker") if e.path == bfile],

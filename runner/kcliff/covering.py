@@ -31,7 +31,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 import numpy as np
 from allpairspy import AllPairs
@@ -93,7 +93,7 @@ class _Rules:
         free = [p for p, v in enumerate(row) if v is None]
         if not self.forbids:
             return [0 if v is None else v for v in row]
-        return row if self._fill(row, free, 0) else None
+        return cast("list[int]", row) if self._fill(row, free, 0) else None  # _fill set every free cell
 
     def _fill(self, row: list[int | None], free: list[int], i: int) -> bool:
         if i == len(free):
@@ -236,7 +236,8 @@ class _Suite:
     def unique_counts(self) -> np.ndarray:
         """Per row, the allowed tuples only that row covers: what removing it would cost."""
         ids = self.row_ids
-        return np.count_nonzero(self.lonely[ids], axis=1)
+        counts: np.ndarray = np.count_nonzero(self.lonely[ids], axis=1)
+        return counts
 
     def price(self, params: Sequence[int], values: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """For every row: the change in uncovered allowed tuples if its `params` cells became
@@ -279,16 +280,25 @@ def _greedy_fill(partial: list[int | None], suite: _Suite, rules: _Rules, order:
                 continue
             gain = 0
             for k, _ in tuples.by_param[param]:
-                combo = tuples.combos[k]
-                if any(row[p] is None for p in combo):
+                cells = [row[p] for p in tuples.combos[k]]
+                filled = [c for c in cells if c is not None]
+                if len(filled) < len(cells):
                     continue
-                tid = tuples.offsets[k] + sum(row[p] * s for p, s in zip(combo, tuples.strides[k]))
+                tid = tuples.offsets[k] + sum(c * s for c, s in zip(filled, tuples.strides[k]))
                 if counts[tid] == 0 and allowed[tid]:
                     gain += 1
             if gain > best_gain:
                 best_value, best_gain = value, gain
         row[param] = best_value
-    return [int(v) for v in row]  # type: ignore[arg-type]
+    return _full(row)
+
+
+def _full(row: Sequence[int | None]) -> list[int]:
+    """`row` as ints, every cell set: a cell left None is a bug here, named instead of int(None)'s TypeError."""
+    out = [int(v) for v in row if v is not None]
+    if len(out) != len(row):
+        raise ValueError(f"covering: row {row} has cells without a level")
+    return out
 
 
 def _start(model: Model, strength: int, suite: _Suite, rules: _Rules, rng: random.Random) -> int | None:
@@ -322,7 +332,7 @@ def _start(model: Model, strength: int, suite: _Suite, rules: _Rules, rng: rando
         for values in generated:
             row = unorder(values)
             if not rules.breaks(row, range(n)):  # never trust, always verify
-                suite.append([int(v) for v in row])  # type: ignore[arg-type]
+                suite.append(_full(row))
     while suite.uncovered:
         # Build around the lowest-numbered uncovered tuple: deterministic, and each row covers >= 1.
         params, values = suite.tuples.decode(min(suite.uncovered))

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from . import __version__, kafka_dist, leftovers, load
 from .backends.base import Cluster
@@ -83,7 +83,13 @@ def fsync_us(directory: Path, samples: int = 50) -> float:
     return round(sorted(times)[len(times) // 2] * 1e6, 1)
 
 
-def storage(directory: Path | None) -> dict[str, Any] | None:
+class Storage(TypedDict):
+    path: str
+    filesystem: str
+    fsync_us: float
+
+
+def storage(directory: Path | None) -> Storage | None:
     """Where the brokers' logs are and what an fsync costs there; None when not on this host."""
     if directory is None:
         return None
@@ -91,8 +97,11 @@ def storage(directory: Path | None) -> dict[str, Any] | None:
 
 
 def fsync_is_free(env: dict[str, Any]) -> bool:
-    probe = env.get("storage")
-    return bool(probe) and probe["fsync_us"] < FSYNC_FREE_US
+    probe = env.get("storage")  # JSON from a results file; None or absent: nothing was probed
+    if not probe:
+        return False
+    fsync: float = probe["fsync_us"]
+    return fsync < FSYNC_FREE_US
 
 
 def collect(cluster: Cluster, kafka_version: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from . import leftovers, procs
 
@@ -41,7 +41,7 @@ def cpu_ticks(pid: int) -> int:
 
 def in_containers(container_ids: list[str]) -> set[int]:
     """Processes running inside these docker containers (their cgroup path names the id)."""
-    found = set()
+    found: set[int] = set()
     if not container_ids:
         return found
     for entry in Path("/proc").iterdir():
@@ -91,7 +91,17 @@ def warning(foreign_cores: float, cores: int, other_kcliff: list[str]) -> str | 
     return "; ".join(parts) + " - throughput measured now is lower and noisier than on a quiet machine"
 
 
-def survey(own_marks: set[str], container_ids: list[str], reaped: list[str]) -> dict[str, Any]:
+class Survey(TypedDict):
+    cores: int
+    foreign_busy_cores: float
+    busy_limit_cores: float
+    loadavg_1m: float
+    other_kcliff: list[str]
+    reaped: list[str]
+    warning: str | None
+
+
+def survey(own_marks: set[str], container_ids: list[str], reaped: list[str]) -> Survey:
     """The results' environment.load block."""
     cores = os.cpu_count() or 1
     foreign = foreign_busy_cores(own_marks, container_ids)

@@ -58,7 +58,7 @@ def broker_friendly_order(space: Space, rows: Sequence[tuple[int, ...]]) -> list
     differ in the fewest places from the previous one (then the lowest row), so rows sharing broker
     settings run back to back and a run makes fewer dynamic broker changes."""
     broker = [i for i, s in enumerate(space.settings) if s.scope == "broker"]
-    current: tuple[Any, ...] = tuple(settings.lookup("broker", space.settings[i].name).default for i in broker)
+    current: tuple[Any, ...] = tuple(settings.require("broker", space.settings[i].name).default for i in broker)
     left = sorted(range(len(rows)), key=lambda r: rows[r])
     order: list[int] = []
     while left:

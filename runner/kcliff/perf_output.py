@@ -59,4 +59,5 @@ def summary(lines: list[str]) -> PerfLine | None:
     """The run's summary: the steady-state one when present, else the last full summary line."""
     found = [p for p in map(parse_line, lines) if p is not None and p.is_summary]
     steady = [p for p in found if p.steady_state]
-    return (steady or found or [None])[-1]
+    last = steady or found
+    return last[-1] if last else None

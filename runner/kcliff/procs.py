@@ -27,14 +27,15 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Any, Callable
 
 from .errors import ClusterError
 
 MARK_VAR = "KCLIFF_OWNER"
 _PR_SET_PDEATHSIG = 1
-_live: set[subprocess.Popen] = set()
+_live: set[subprocess.Popen[bytes]] = set()
 _watchdog_pipe: int | None = None  # write end; the watchdog sees EOF when this process is gone
+_prctl: Callable[..., object] | None
 try:
     _prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the child after fork must not load anything
 except (OSError, AttributeError):
@@ -62,13 +63,13 @@ def cluster_mark(workdir: Path) -> str:
 
 
 def spawn(argv: list[str], log: Path | None = None, register: bool = True,
-          stdout: int | IO | None = None, cwd: Path | None = None, mark: str | None = None) -> subprocess.Popen:
+          stdout: int | IO[Any] | None = None, cwd: Path | None = None,
+          mark: str | None = None) -> subprocess.Popen[bytes]:
     """Start `argv` (a list, never a shell string) in a new session. Output goes to `log` or `stdout`.
     `register=False` is a process meant to outlive this one (`kcliff cluster up`): it gets `mark`
     and no parent-death signal."""
-    out: int | IO | None = stdout
-    if log is not None:
-        out = open(log, "ab")
+    logfile = open(log, "ab") if log is not None else None
+    out = logfile if logfile is not None else stdout
     if register:
         start_watchdog()
     try:
@@ -77,8 +78,8 @@ def spawn(argv: list[str], log: Path | None = None, register: bool = True,
                                 env={**os.environ, MARK_VAR: mark or run_mark()},
                                 preexec_fn=_die_with(os.getpid()) if register else None)
     finally:
-        if log is not None:
-            out.close()
+        if logfile is not None:
+            logfile.close()
     if register:
         _live.add(proc)
     return proc
@@ -98,12 +99,12 @@ def _die_with(parent: int) -> Callable[[], None] | None:
     return hook
 
 
-def start_watchdog() -> None:
+def start_watchdog() -> int:
     """Start this process's watchdog once (kcliff.watchdog): it ends what carries this process's
-    marker after this process is gone, however it went."""
+    marker after this process is gone, however it went. Returns the write end of its pipe."""
     global _watchdog_pipe
     if _watchdog_pipe is not None:
-        return
+        return _watchdog_pipe
     read_end, write_end = os.pipe()  # both close-on-exec: no other child keeps the write end open
     try:
         starter = subprocess.Popen([sys.executable, "-m", "kcliff.watchdog", run_mark()], stdin=read_end,
@@ -116,15 +117,15 @@ def start_watchdog() -> None:
         os.close(write_end)
         raise ClusterError(f"could not start kcliff's watchdog ({sys.executable} -m kcliff.watchdog exit {code})")
     _watchdog_pipe = write_end
+    return write_end
 
 
 def watch_compose(project: str) -> None:
     """Have the watchdog remove compose `project` if this process dies without taking it down."""
-    start_watchdog()
-    os.write(_watchdog_pipe, f"compose {project}\n".encode())
+    os.write(start_watchdog(), f"compose {project}\n".encode())
 
 
-def stop(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+def stop(proc: subprocess.Popen[bytes], grace_s: float = 10.0) -> None:
     """End `proc` and its process group: SIGTERM, wait up to `grace_s`, then SIGKILL."""
     _live.discard(proc)
     if proc.poll() is None:

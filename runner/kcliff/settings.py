@@ -130,6 +130,15 @@ def lookup(scope: str, name: str) -> Setting | None:
     return _BY_SCOPE.get(scope, {}).get(name)
 
 
+def require(scope: str, name: str) -> Setting:
+    """The catalogue's entry for a name that was validated on input (a scenario's, a space's): a
+    missing one is kcliff's bug, not the user's, so it raises KeyError rather than returning None."""
+    found = lookup(scope, name)
+    if found is None:
+        raise KeyError(f"{scope} setting {name!r} is not in kcliff's catalogue")
+    return found
+
+
 def names(scope: str) -> list[str]:
     return sorted(_BY_SCOPE[scope])
 

@@ -169,7 +169,7 @@ def _error(message: str, path: str, node: Any, key: Any = None) -> InputError:
     return InputError(message, path, line)
 
 
-def _text(raw: dict, key: str, what: str, path: str, parent: Any, parent_key: Any) -> str:
+def _text(raw: dict[str, Any], key: str, what: str, path: str, parent: Any, parent_key: Any) -> str:
     value = raw.get(key)
     if not isinstance(value, str) or not value.strip():
         where = (raw, key) if key in raw else (parent, parent_key)
@@ -198,7 +198,7 @@ def _parse_settings(raw: Any, path: str, parent: Any) -> tuple[SpaceSetting, ...
     return tuple(found)
 
 
-def _parse_setting(entry: Any, path: str, parent: list, index: int) -> SpaceSetting:
+def _parse_setting(entry: Any, path: str, parent: list[Any], index: int) -> SpaceSetting:
     if not isinstance(entry, dict):
         raise _error("each setting is a mapping with scope, name, short, levels", path, parent, index)
     for key in entry:
@@ -226,7 +226,7 @@ def _parse_setting(entry: Any, path: str, parent: list, index: int) -> SpaceSett
     return SpaceSetting(scope, name, short, levels, yamlio.key_line(parent, index))
 
 
-def _parse_levels(raw: Any, known: settings.Setting, path: str, entry: dict) -> tuple[Level, ...]:
+def _parse_levels(raw: Any, known: settings.Setting, path: str, entry: dict[str, Any]) -> tuple[Level, ...]:
     label = f"{known.scope} {known.name}"
     if "levels" not in entry:
         raise _error(f"{label} has no 'levels:' list", path, entry, "name")

@@ -17,9 +17,12 @@ alpha=0.01).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
+
+# head_is -> scipy's one-sided `alternative`
+_ALTERNATIVE: dict[str, Literal["less", "greater"]] = {"lower": "less", "higher": "greater"}
 
 
 def clean(values: Sequence[float | None]) -> list[float]:
@@ -50,7 +53,8 @@ def bootstrap_ratio_interval(base: Sequence[float], head: Sequence[float], confi
     Seeded, so the same runs always give the same interval (a verdict must be reproducible).
     Percentile rather than BCa: with 3-5 runs a side BCa's jackknife degenerates on medians."""
     def ratio(h: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
-        return np.median(h, axis=axis) / np.median(b, axis=axis)
+        out: np.ndarray = np.median(h, axis=axis) / np.median(b, axis=axis)
+        return out
 
     from scipy import stats as sps  # imported here: scipy.stats takes seconds to import, lint needs none of it
 
@@ -67,14 +71,15 @@ def shift_p_value(base: Sequence[float], head: Sequence[float], head_is: str, ma
     approximation otherwise (scipy's auto)."""
     from scipy import stats as sps
 
-    alternative = {"lower": "less", "higher": "greater"}[head_is]
+    alternative = _ALTERNATIVE[head_is]
     shifted = np.asarray(base, dtype=float) * margin
     return float(sps.mannwhitneyu(head, shifted, alternative=alternative, method="auto").pvalue)
 
 
 def log_ratios(base: Sequence[float | None], head: Sequence[float | None]) -> list[float]:
     """ln(head / base) for each round (the i-th run of each side) where both measured something."""
-    return [math.log(h / b) for b, h in zip(base, head) if clean([b]) and clean([h])]
+    return [math.log(h / b) for b, h in zip(base, head)
+            if b is not None and h is not None and clean([b]) and clean([h])]
 
 
 def paired_ratio(logs: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
@@ -97,5 +102,5 @@ def paired_p_value(logs: Sequence[float], head_is: str, margin: float = 1.0) -> 
     if len(arr) < 2 or float(arr.std()) == 0.0:  # no spread: which side of the margin the mean is on decides
         mean = float(arr.mean()) if len(arr) else null
         return 0.0 if (mean < null if head_is == "lower" else mean > null) else 1.0
-    alternative = {"lower": "less", "higher": "greater"}[head_is]
+    alternative = _ALTERNATIVE[head_is]
     return float(sps.ttest_1samp(arr, null, alternative=alternative).pvalue)

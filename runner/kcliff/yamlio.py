@@ -45,10 +45,13 @@ def load(path: str | Path) -> Any:
 def key_line(node: Any, key: Any) -> int | None:
     """1-based line of `key` in a mapping loaded by `load`, or of the item `key` in a sequence."""
     try:
+        line: int  # 0-based, as ruamel keeps it
         if isinstance(node, CommentedMap):
-            return node.lc.key(key)[0] + 1
+            line = node.lc.key(key)[0]
+            return line + 1
         if isinstance(node, CommentedSeq):
-            return node.lc.item(key)[0] + 1
+            line = node.lc.item(key)[0]
+            return line + 1
     except (KeyError, IndexError, TypeError):
         return None
     return None

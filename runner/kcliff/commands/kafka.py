@@ -7,7 +7,7 @@ import argparse
 from .. import kafka_dist
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("kafka", help="manage the Kafka jars kcliff runs")
     verbs = parser.add_subparsers(dest="verb", required=True)
     fetch = verbs.add_parser("fetch", help="fetch Kafka's jars from Maven Central into the cache")

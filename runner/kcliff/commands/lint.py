@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable
 
 from .. import cliffs, configrepo
 from ..errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("lint", help="check Kafka config files against the static cliff rules (no cluster)")
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="config repo directories or files (server.properties, producer.properties, topics.yaml)")
@@ -43,7 +44,8 @@ def github_path(path: str, root: Path | None = None) -> str:
     top = root or (configrepo.checkout_root(Path(path)) if path else None)
     if top is None:
         return path
-    for candidate in (lambda p: p.resolve(), lambda p: p.parent.resolve() / p.name):
+    candidates: tuple[Callable[[Path], Path], ...] = (lambda p: p.resolve(), lambda p: p.parent.resolve() / p.name)
+    for candidate in candidates:
         try:
             return candidate(Path(path)).relative_to(top.resolve()).as_posix()
         except (ValueError, OSError, RuntimeError):

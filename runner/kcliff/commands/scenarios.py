@@ -24,7 +24,7 @@ DEFAULT_OUT = {2: "pairwise.yaml", 3: "pairwise-3way.yaml"}
 _DIGEST = re.compile(r"^# From: .*\(sha256 ([0-9a-f]{12})\)", re.MULTILINE)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("scenarios", help="generate, check and show the pairwise suite")
     verbs = parser.add_subparsers(dest="verb", required=True)
 

@@ -66,6 +66,7 @@ def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str
         if new:
             changes += [SettingChange(*key, old_value, new_value, e.path, e.line) for e in new]
         else:
+            assert old  # the key is in before or after, and not in after
             where = _removed_at(old[0], base_root, head_root, head_files)
             changes.append(SettingChange(*key, old_value, None, where, 1 if where else None))
     return changes

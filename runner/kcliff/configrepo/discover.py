@@ -25,18 +25,25 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from .. import yamlio
 from ..errors import InputError
-from .model import Entry, Note, RepoFile, TopicDecl
+from .model import Entry, Note, ReadResult, RepoFile, TopicDecl
 from .properties import PropertiesReader
 from .topics import TopicsYamlReader
 from .validate import validate
 
 MANIFEST = "kcliff.yaml"
+
+
+class Reader(Protocol):
+    def read(self, path: Path, role: str) -> ReadResult: ...
+
+
 # format name -> reader. A new format (strimzi next: Kafka and KafkaTopic resources) is a reader
 # whose read(path, role) returns RawEntry items with their scope; register it here and give it a role.
-READERS = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader()}
+READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}

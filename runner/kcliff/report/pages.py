@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 import pandas as pd
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -33,7 +33,7 @@ def table(df: pd.DataFrame, css: str = "") -> Markup:
     """A pandas table as escaped HTML, numbers formatted per column."""
     if df.empty:
         return Markup("")
-    formatters = {c: FORMATS[c] for c in df.columns if c in FORMATS}
+    formatters: dict[Hashable, Callable[[Any], str]] = {c: FORMATS[c] for c in df.columns if c in FORMATS}
     html = df.to_html(index=False, border=0, classes=f"data {css}".strip(), na_rep="", formatters=formatters,
                       escape=True)
     return Markup(html)
