@@ -40,6 +40,7 @@ test: setup typecheck docker-setup
 
 # The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
 unit: setup typecheck
+	@scripts/setup-actionlint.sh
 	.venv/bin/python -m pytest -m "not kafka and not docker and not browser and not workflows" $(PYTEST_ARGS)
 
 # The repository's workflows run under nektos/act, as make test runs them (docs/workflows.md).
