@@ -39,6 +39,7 @@ test: setup typecheck docker-setup
 	.venv/bin/python -m pytest $(PYTEST_ARGS)
 
 # The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
+# actionlint is a static check of the workflows (tests/test_workflows.py), so it belongs here too.
 unit: setup typecheck
 	@scripts/setup-actionlint.sh
 	.venv/bin/python -m pytest -m "not kafka and not docker and not browser and not workflows" $(PYTEST_ARGS)

@@ -1,7 +1,7 @@
 """Admin calls against a running cluster (topics, cluster-wide dynamic broker configs, read-back).
 
-confluent-kafka's AdminClient is used instead of Kafka's CLI tools: each CLI call would start a JVM
-(1-2 s on this machine), several times per scenario.
+confluent-kafka's AdminClient is used instead of Kafka's CLI tools: each CLI call would start a JVM,
+seconds each, several times per scenario.
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 """Covering arrays for the pairwise (t=2) and 3-way (t=3) suites: a sound start, then a seeded search.
 
-The model is abstract: parameter i has `levels[i]` values 0..levels[i]-1. A *tuple* is t parameters
-with one value each; the suite must contain every *allowed* tuple in some row. A tuple is allowed
-when at least one full row that holds it breaks no constraint (so tuples ruled out only indirectly,
-through a chain of constraints, are not demanded).
-
-Generation, in order:
-1. Start. For t=2, allpairspy (a well-kept greedy generator). It is not trusted alone: with a
-   `filter_func` it silently drops allowed pairs, so whatever it missed is added by step 2. For t=3
-   allpairspy's n=3 output is not 3-way (upstream issue #2), so the start is a greedy row builder
-   here instead. Seeded rows come first, their free cells filled greedily.
-2. Complete. Every allowed tuple still uncovered gets a new row built around it (greedy fill of the
-   other cells, always a row that breaks no constraint), so the start always covers 100%.
-3. Shrink. The stock generators measured (allpairspy, covertable, PICT, coverwise, nwisepy) stop
-   at 22-27 rows on the study's shape where 18 is reachable (docs/pairwise.md), and every row is a
-   whole scenario in CI; none of them offers a reduction pass. So: drop the row whose loss uncovers
-   the fewest tuples, then repair with simulated annealing whose moves rewrite the cells of one row
-   to cover a random uncovered tuple (the row chosen among a random half of the rows, where it
-   costs least); when the repair reaches zero uncovered, keep that suite and drop another row.
-   Constraints are kept by refusing moves that would break one; seeded cells are never moved.
-
-Everything is driven by one `random.Random(seed)` and budgets counted in search steps, never in
-wall-clock time, so the same model, strength, seed and budgets give the identical suite.
+The model is abstract: parameter i has `levels[i]` values 0..levels[i]-1, and the suite must hold
+every *allowed* tuple (t parameters with one value each that some full row breaking no constraint
+holds). Generation starts from allpairspy (t=2) or a greedy builder (t=3), seeded rows first; adds a
+row for every allowed tuple still uncovered, so the start always covers 100%; then shrinks by
+dropping rows and repairing with simulated annealing, because every row is a whole scenario in CI
+and the stock generators stop rows above what is reachable. One `random.Random(seed)` and budgets
+counted in search steps, never wall-clock time, make the same inputs give the identical suite.
+The steps, and why allpairspy is not trusted alone: docs/pairwise.md.
 """
 
 from __future__ import annotations

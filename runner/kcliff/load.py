@@ -1,7 +1,7 @@
 """Other load on the machine before measuring: what else keeps the CPUs busy, and which other kcliff
 runs or clusters are alive. A throughput measured beside them is low and noisy without any config
-being at fault (a second cluster beside leftovers measured the reference at 5.8 MB/s instead of
-13-14), so the run warns loudly and records it in the results' environment.
+being at fault, so the run warns loudly and records it in the results' environment (what such load
+cost on the development machine: docs/measurements.md).
 
 Only CPU time of processes that are not this run's counts: the run's own cluster may still be busy
 from its start-up, which is no reason to warn.

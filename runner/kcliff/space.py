@@ -1,26 +1,9 @@
 """The settings space a pairwise suite covers: settings with their levels, constraints and seeded rows.
 
-A space file (scenarios/space.yaml) looks like:
-
-    description: what the space is for
-    settings:
-      - scope: producer            # broker | topic | producer
-        name: batch.size           # must be in kcliff's settings catalogue (settings.py)
-        short: batch               # label used in scenario descriptions (default: the name)
-        levels:
-          - {value: 16384, reason: Kafka's default; the study's worst level}
-          - {value: 262144, reason: the study's best level}
-    constraints:                   # optional: partial rows no scenario may contain
-      - forbid:
-          producer: {linger.ms: 0, batch.size: [262144, 1048576]}   # a list means any of these
-        reason: why the combination is invalid or pointless
-    seeds:                         # optional: (partial) rows that must appear as given
-      - name: study-best
-        reason: the best row the study measured
-        broker: {log.flush.interval.messages: 10000}
-        producer: {batch.size: 65536}
-
-Every problem is an InputError naming the file and line.
+A space file (scenarios/space.yaml; its format is in docs/pairwise.md, "The space file") names
+settings from kcliff's catalogue (settings.py) with the levels to cover and a reason for each,
+optional constraints (partial rows no scenario may contain) and optional seeds (rows that must
+appear as given). Every problem is an InputError naming the file and line.
 """
 
 from __future__ import annotations

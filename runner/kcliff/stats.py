@@ -8,10 +8,9 @@ Two questions, two tools each (the reasoning is in docs/gate.md):
                                   percentile-bootstrap interval      ratios, t interval
 Mann-Whitney needs no assumption about the noise's shape. When base and head were measured in the
 same rounds (kcliff check), drift hits both runs of a round alike and the per-round ratio cancels
-it (on the 2-core rig one side's runs scattered by 23% over an hour, the per-round ratio by 17%);
-what is left is roughly symmetric scatter, which a t-test on logs handles (Wilcoxon's signed-rank
-would be the shape-free choice, but with 5-6 rounds its smallest possible p is 1/32-1/64, above
-alpha=0.01).
+it; what is left is roughly symmetric scatter, which a t-test on logs handles (Wilcoxon's
+signed-rank test cannot reach a small enough p with a handful of rounds). The development
+machine's figures behind this are in docs/measurements.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Find the Kafka config files in a repo directory and read them.
 
-Two ways, decided per directory:
-  kcliff.yaml  if the directory has one, it alone says which files play which role:
-                   version: 1
-                   files:
-                     - {path: brokers/*.properties, role: broker}
-                     - {path: apps/orders/producer.conf, role: producer}
-                     - {path: topics/*.yaml, role: topics}
-                   measure: {topic: orders, producer: apps/orders/producer.conf}   # optional
-  convention   otherwise every file below it whose name says its role: server / broker (broker),
-               producer, consumer (.properties), topics (.yaml/.yml); the role word is the whole
-               file stem or a part of it separated by '-', '_' or '.' (server-1.properties,
-               orders.producer.properties, prod-topics.yaml). Kafka's own config/ names match.
-A file named on the command line gets its role from its name in the same way.
+Decided per directory: a kcliff.yaml there alone says which files play which role; otherwise every
+file below it whose name says its role (server/broker, producer, consumer, topics: the whole file
+stem or a part of it separated by '-', '_' or '.') is read. A file named on the command line gets
+its role from its name the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding
+the files").
 
 Every file read must resolve inside the config repo directory (and a directory or file named on the
 command line inside the git checkout holding it): a symbolic link leading out is refused before
