@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from kcliff import results, table
+from kcliff import results
+from kcliff.model import Status
 from kcliff.scenario import REFERENCE_ID
 from kcliff.suite import attempts
 
@@ -38,6 +39,16 @@ def measure(work: Path, out: Path, suites: list[str], records: int, repeats: int
     return time.monotonic() - began
 
 
+def side(entry: dict, reference_mb: float | None, threshold: float) -> str | None:
+    """'cliff' when stopped on a cliff or below threshold x the reference's MB/s, else 'healthy'."""
+    if Status(entry["status"]) is Status.CLIFF:
+        return "cliff"
+    mb = results.median(entry, "mb_per_sec")
+    if mb is None or not reference_mb:
+        return None
+    return "cliff" if mb < threshold * reference_mb else "healthy"
+
+
 def tiers(doc: dict) -> dict[str, dict]:
     """Each scenario's tier, ratio to the reference, stopped attempts, and the seconds its own perf
     runs took (warm-up included): the reference and canaries share one interleaved group's wall
@@ -48,7 +59,7 @@ def tiers(doc: dict) -> dict[str, dict]:
     for e in doc["scenarios"]:
         mb = results.median(e, "mb_per_sec")
         runs = attempts(e)
-        out[e["id"]] = {"tier": table.tier(e, ref, threshold), "ratio": mb / ref if mb and ref else float("nan"),
+        out[e["id"]] = {"tier": side(e, ref, threshold), "ratio": mb / ref if mb and ref else float("nan"),
                         "stopped": sum(r["stopped_early"] for r in runs), "seconds": sum(r["elapsed_s"] for r in runs)}
     return out
 

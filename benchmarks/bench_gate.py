@@ -39,7 +39,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from kcliff import procs, stats, verdict
+from kcliff import model, procs, stats, verdict
 from kcliff.backends.local import start_local_cluster
 from kcliff.commands.check import ROUNDS, RUN_S
 from kcliff.progress import Progress
@@ -132,7 +132,7 @@ def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
 
 
 def judge(base: list[dict], head: list[dict], paired: bool) -> str:
-    sides = [{m: [r[f] for r in runs] for m, f in verdict.RESULT_FIELD.items()} for runs in (base, head)]
+    sides = [{m.name: [r[m.key] for r in runs] for m in model.METRICS.values()} for runs in (base, head)]
     return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import run_kcliff
 from kcliff import baseline
+from kcliff.model import ResultsDoc
 
 CANARIES = {"flush-1": ("throughput", 0.5), "inflight-1": ("throughput", 0.7)}
 SPEEDS = {"reference": 40.0, "flush-1": 2.0, "inflight-1": 14.0, "tuned": 55.0}
@@ -140,7 +141,7 @@ def test_unusable_results_are_refused_without_writing(tmp_path, mangle, words):
 def test_a_newer_baseline_file_is_never_overwritten(tmp_path):
     target = baseline_file(tmp_path)
     target.parent.mkdir(parents=True)
-    newer = {**baseline.new_baseline("4.2.0", "synthetic-2c"), "schema_version": baseline.SCHEMA_VERSION + 1}
+    newer = {**baseline.new_baseline("4.2.0", "synthetic-2c").to_json(), "schema_version": baseline.SCHEMA_VERSION + 1}
     target.write_text(json.dumps(newer))
     before = target.read_bytes()
     done = update(tmp_path, synthetic_results(0))
@@ -162,7 +163,7 @@ def seeded_baseline(tmp_path: Path, runs: int = 4) -> Path:
     """A baseline of `runs` synthetic runs, built with the library (the update CLI is tested above)."""
     doc = baseline.new_baseline("4.2.0", "synthetic-2c")
     for n in range(runs):
-        doc, _ = baseline.update(doc, synthetic_results(n, runs=5))
+        doc, _ = baseline.update(doc, ResultsDoc.model_validate(synthetic_results(n, runs=5)))
     baseline.save(doc, baseline_file(tmp_path))
     return tmp_path / "baselines"
 

@@ -5,7 +5,8 @@ import random
 import pytest
 
 from kcliff import changepoint
-from kcliff.changepoint import METRICS, Point, Series
+from kcliff.changepoint import Point, Series
+from kcliff.model import METRICS
 from kcliff.errors import InputError
 
 

@@ -74,7 +74,7 @@ def synthetic_doc(head_factor: float, rounds: int = 18) -> dict:
 
     def entry(sid, mbs, p99s, cliff=None):
         return {"id": sid, "status": "ok", "status_reason": None, "cliff": cliff,
-                "runs": [{"mb_per_sec": m, "p99_ms": p} for m, p in zip(mbs, p99s)]}
+                "runs": [{"records": 30000, "mb_per_sec": m, "p99_ms": p} for m, p in zip(mbs, p99s)]}
 
     return {"run_id": "synthetic", "parameters": {"records": 30000}, "environment": {"runner_class": "test-2c"},
             "scenarios": [entry("reference", [20.0] * 3, [800.0] * 3),

@@ -6,10 +6,11 @@ import pytest
 
 import synthetic
 from kcliff import factors
+from kcliff.model import ResultsDoc
 
 
 def _analysis(noise=0.0, seed=1):
-    return factors.analyse(synthetic.results(0, synthetic.START, seed=seed, noise=noise))
+    return factors.analyse(ResultsDoc.model_validate(synthetic.results(0, synthetic.START, seed=seed, noise=noise)))
 
 
 def _effect(fa, setting, level):
@@ -30,7 +31,7 @@ def test_the_regression_recovers_the_true_effects_of_a_noise_free_run():
 
 def test_per_level_averages_are_plain_means_of_scenario_medians():
     doc = synthetic.results(0, synthetic.START, seed=4)
-    fa = factors.analyse(doc)
+    fa = factors.analyse(ResultsDoc.model_validate(doc))
     medians = [sc["summary"]["mb_per_sec"]["median"] for sc in doc["scenarios"]
                if sc["applied"]["producer"].get("batch.size") == 262144]
     row = _effect(fa, "batch.size", "262144")
@@ -65,5 +66,5 @@ def test_with_standard_errors_when_there_is_noise_to_measure():
 def test_a_run_without_varied_settings_has_no_analysis_and_says_why():
     doc = synthetic.results(0, synthetic.START, seed=1)
     doc["scenarios"] = doc["scenarios"][:1]
-    fa = factors.analyse(doc)
+    fa = factors.analyse(ResultsDoc.model_validate(doc))
     assert fa.empty and "No factor analysis" in fa.warnings[0]

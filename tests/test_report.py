@@ -10,7 +10,7 @@ import synthetic
 from kcliff import history
 from kcliff.errors import InputError
 from kcliff.report import build_site
-from kcliff.report.latest import TIERS
+from kcliff.tiers import TIERS
 
 STEP_RUN = 7
 STEP_RUN_ID = "20260108T030000Z-syn007"

@@ -6,16 +6,15 @@ needs a slower run it scales one real run's figures and says so. No Kafka is sta
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conftest import ROOT, run_kcliff
 from kcliff import baseline, table
+from kcliff.model import ResultsDoc
 
 STORED = ROOT / "baselines" / "4.2.0" / "local-2c-24g.json"
 NOTE = ROOT / "baselines" / "README.md"
@@ -29,15 +28,15 @@ def named_sources() -> list[Path]:
     return [ROOT / f for f in found]
 
 
-def real(path: Path = ON) -> dict[str, Any]:
+def real(path: Path = ON) -> ResultsDoc:
     return baseline.load_results(path)
 
 
-def stored() -> dict[str, Any]:
+def stored() -> baseline.Baseline:
     return baseline.load_baseline(STORED)
 
 
-def rows(doc: dict[str, Any], base: dict[str, Any]) -> dict[str, str]:
+def rows(doc: ResultsDoc, base: baseline.Baseline) -> dict[str, str]:
     return dict(table.baseline_rows(doc, base))
 
 
@@ -46,7 +45,7 @@ def rows(doc: dict[str, Any], base: dict[str, Any]) -> dict[str, str]:
 
 def test_the_committed_baseline_is_for_the_class_and_version_its_path_names():
     doc = stored()
-    assert (doc["kafka_version"], doc["runner_class"]) == (STORED.parent.name, STORED.stem) == ("4.2.0", "local-2c-24g")
+    assert (doc.kafka_version, doc.runner_class) == (STORED.parent.name, STORED.stem) == ("4.2.0", "local-2c-24g")
     assert baseline.stored_for(ROOT / "baselines", "4.2.0", "local-2c-24g") == (STORED, doc)
 
 
@@ -54,9 +53,9 @@ def test_its_sources_are_the_runs_of_the_files_the_note_names():
     files = named_sources()
     assert len(files) == 2 and all(f.is_file() for f in files)
     docs = [baseline.load_results(f) for f in files]
-    assert [s["run_id"] for s in stored()["sources"]] == [d["run_id"] for d in docs]
-    assert {d["environment"]["runner_class"] for d in docs} == {"local-2c-24g"}
-    assert {d["environment"]["kafka_version"] for d in docs} == {"4.2.0"}
+    assert [s.run_id for s in stored().sources] == [d.run_id for d in docs]
+    assert {d.environment["runner_class"] for d in docs} == {"local-2c-24g"}
+    assert {d.environment["kafka_version"] for d in docs} == {"4.2.0"}
 
 
 def test_every_figure_in_it_comes_from_those_runs():
@@ -66,7 +65,7 @@ def test_every_figure_in_it_comes_from_those_runs():
     for path in named_sources():
         rebuilt, _ = baseline.update(rebuilt, baseline.load_results(path))
     doc = stored()
-    assert rebuilt["scenarios"] == doc["scenarios"] and rebuilt["sources"] == doc["sources"]
+    assert rebuilt.scenarios == doc.scenarios and rebuilt.sources == doc.sources
 
 
 def test_the_old_canaries_run_could_not_become_the_baseline(tmp_path):
@@ -81,7 +80,7 @@ def test_the_old_canaries_run_could_not_become_the_baseline(tmp_path):
 def test_each_scenario_gets_one_line_and_canaries_are_left_to_the_canary_column():
     doc = real()
     got = rows(doc, stored())
-    assert list(got) == [s["id"] for s in doc["scenarios"]]
+    assert list(got) == [s.id for s in doc.scenarios]
     assert got["reference"].startswith("ok (throughput ")
     assert all(got[c].startswith("canary") for c in ("batching-off", "flush-1", "inflight-1"))
     # pw-08 was stopped on its cliff after one run: too few to judge, which must be said, not passed
@@ -97,23 +96,23 @@ def test_the_lines_say_what_kcliff_compare_decides():
 
 def test_a_slower_run_is_a_regression_line():
     doc = real()
-    for run in next(s for s in doc["scenarios"] if s["id"] == "pw-01")["runs"]:
-        run["mb_per_sec"] *= 0.5  # the real runs, scaled: halved, yet well above the canaries' tier
+    for run in doc.scenarios[[s.id for s in doc.scenarios].index("pw-01")].runs:
+        run.mb_per_sec *= 0.5  # the real runs, scaled: halved, yet well above the canaries' tier
     line = rows(doc, stored())["pw-01"]
     assert line.startswith("regression: throughput down to 0.5"), line
 
 
 def test_a_run_fallen_to_the_canaries_tier_is_a_cliff_line():
     doc = real()
-    for run in next(s for s in doc["scenarios"] if s["id"] == "pw-03")["runs"]:
-        run["mb_per_sec"] *= 0.3  # the real runs, scaled down to the flush canary's level
+    for run in doc.scenarios[[s.id for s in doc.scenarios].index("pw-03")].runs:
+        run.mb_per_sec *= 0.3  # the real runs, scaled down to the flush canary's level
     assert rows(doc, stored())["pw-03"].startswith("cliff: head throughput is at or below the slowest tier")
 
 
 def test_a_scenario_the_baseline_lacks_or_whose_settings_changed_says_so():
-    doc, base = real(), copy.deepcopy(stored())
-    del base["scenarios"]["pw-01"]
-    base["scenarios"]["pw-02"]["settings_hash"] = "0ld0ld0ld0ld"
+    doc, base = real(), stored().model_copy(deep=True)
+    del base.scenarios["pw-01"]
+    base.scenarios["pw-02"].settings_hash = "0ld0ld0ld0ld"
     got = rows(doc, base)
     assert got["pw-01"] == "not in the baseline yet"
     assert got["pw-02"].startswith("settings changed since the baseline (hash 0ld0ld0ld0ld ->")
@@ -123,11 +122,11 @@ def test_section_headline_and_the_one_line_notes():
     doc = real()
     text = table.baseline_section(doc, STORED, stored())
     assert text.splitlines()[0].startswith(f"vs baseline {STORED} (2 past runs")
-    assert len(text.splitlines()) == 1 + len(doc["scenarios"])
+    assert len(text.splitlines()) == 1 + len(doc.scenarios)
     missing = table.baseline_section(doc, Path("b/4.2.0/local-2c-24g.json"), None)
     assert missing == ("vs baseline: none stored for Kafka 4.2.0 on runner class 'local-2c-24g' "
                        "(b/4.2.0/local-2c-24g.json)")
-    other = {**stored(), "runner_class": "big-16c"}
+    other = stored().model_copy(update={"runner_class": "big-16c"})
     assert "\n" not in table.baseline_section(doc, STORED, other)
     assert "not used: results come from runner class 'local-2c-24g'" in table.baseline_section(doc, STORED, other)
 

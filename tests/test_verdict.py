@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from kcliff import verdict
+from kcliff import model, verdict
 
 BASE = [40.0, 41.0, 39.5, 40.5, 40.2, 39.8, 40.7, 39.9]
 
@@ -88,21 +88,34 @@ def test_unknown_metric_is_a_programming_error():
         verdict.decide(BASE, BASE, "p50")
 
 
+def entry(sid: str, metric: str, values: list[float], max_ratio: float | None = None) -> model.Entry:
+    """A results entry whose runs have `values` of `metric`; a canary when `max_ratio` is given."""
+    key = model.METRICS[metric].key
+    cliff = model.CliffSpec(stands_for="test", metric=metric, max_ratio=max_ratio) if max_ratio else None
+    return model.Entry(id=sid, cliff=cliff, runs=[model.Run(records=1000, **{key: v}) for v in values])
+
+
+def check_canary(sid: str, metric: str, max_ratio: float, canary: list[float],
+                 reference: list[float]) -> model.CanaryVerdict:
+    return model.canary_verdict(entry(sid, metric, canary, max_ratio), entry("reference", metric, reference))
+
+
 def test_canary_checks_follow_the_cliff_definition():
     reference = [40.0, 41.0, 39.0]
-    shows = verdict.check_canary("flush-1", "throughput", 0.5, [2.0, 2.1, 1.9], reference)
-    assert shows.shows_cliff and shows.ratio == pytest.approx(0.05)
-    fails = verdict.check_canary("inflight-1", "throughput", 0.7, [35.0, 36.0, 34.0], reference)
-    assert not fails.shows_cliff and "not below 0.7" in fails.reason
+    shows = check_canary("flush-1", "throughput", 0.5, [2.0, 2.1, 1.9], reference)
+    assert shows.seen and shows.ratio == pytest.approx(0.05)
+    fails = check_canary("inflight-1", "throughput", 0.7, [35.0, 36.0, 34.0], reference)
+    assert not fails.seen and fails.shows_cliff is False and "not below 0.7" in fails.reason
     # p99 canary: the reference's p99 must be below max_ratio x the canary's.
-    assert verdict.check_canary("slow", "p99", 0.5, [1000.0] * 3, [100.0] * 3).shows_cliff
-    assert not verdict.check_canary("empty", "throughput", 0.5, [], reference).shows_cliff
+    assert check_canary("slow", "p99", 0.5, [1000.0] * 3, [100.0] * 3).seen
+    empty = check_canary("empty", "throughput", 0.5, [], reference)
+    assert not empty.seen and empty.shows_cliff is None  # not measured proves nothing
 
 
-def test_landing_in_the_canaries_tier_is_a_cliff():
-    canaries = [verdict.check_canary("flush-1", "throughput", 0.5, [2.0] * 3, [40.0] * 3),
-                verdict.check_canary("inflight-1", "throughput", 0.7, [14.0, 14.5, 13.5], [40.0] * 3)]
-    ceiling = verdict.tier_ceiling(canaries)
+def test_landing_in_the_canaries_cliff_ceiling_is_a_cliff():
+    canaries = [check_canary("flush-1", "throughput", 0.5, [2.0] * 3, [40.0] * 3),
+                check_canary("inflight-1", "throughput", 0.7, [14.0, 14.5, 13.5], [40.0] * 3)]
+    ceiling = verdict.cliff_ceiling(canaries)
     assert ceiling == 14.0
     fell = verdict.compare_scenario("repo", {"throughput": BASE}, {"throughput": [12.0, 12.5, 11.8, 12.2]}, ceiling)
     assert fell.verdict == "cliff" and fell.head_in_tier and not fell.base_in_tier
@@ -115,8 +128,8 @@ def test_judge_precedence_and_exit_codes():
     ok = verdict.compare_scenario("a", {"throughput": BASE}, {"throughput": BASE})
     bad = verdict.compare_scenario("b", {"throughput": BASE}, {"throughput": scaled(BASE, 0.6)})
     few = verdict.compare_scenario("c", {"throughput": BASE}, {"throughput": BASE[:2]})
-    good_canary = verdict.check_canary("flush-1", "throughput", 0.5, [2.0] * 3, [40.0] * 3)
-    failed_canary = verdict.check_canary("flush-1", "throughput", 0.5, [39.0] * 3, [40.0] * 3)
+    good_canary = check_canary("flush-1", "throughput", 0.5, [2.0] * 3, [40.0] * 3)
+    failed_canary = check_canary("flush-1", "throughput", 0.5, [39.0] * 3, [40.0] * 3)
     assert verdict.judge([ok], [good_canary]).verdict == "pass"
     assert verdict.judge([ok], [good_canary]).exit_code == 0
     assert verdict.judge([ok, few]).verdict == "inconclusive"

@@ -15,23 +15,87 @@ changed starts a new history (asv does the same with benchmark definition hashes
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import results as results_file
-from . import scenario, verdict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import model, scenario, verdict
 from .errors import InputError
+from .model import Entry, Metric, ResultsDoc, Run, Status
 
 SCHEMA = "kcliff.baseline"
 SCHEMA_VERSION = 1
 DEFAULT_DIR = "baselines"
 DEFAULT_WINDOW = 30
-REFERENCE_ID = "reference"
-USABLE_STATUS = ("ok", "cliff")  # scenario statuses whose runs are measurements
+
+
+class _Model(BaseModel):
+    # fields a newer kcliff wrote (same schema version) are kept as they are
+    model_config = ConfigDict(extra="allow", validate_assignment=True, populate_by_name=True)
+
+
+class StoredRun(_Model):
+    """One measured run kept in a baseline: its run and the figures the verdicts judge."""
+
+    run_id: str
+    mb_per_sec: float | None = None
+    p99_ms: float | None = None
+    complete: bool = True
+
+    def value(self, metric: Metric) -> float | None:
+        found = getattr(self, metric.key)
+        return None if found is None else float(found)
+
+
+class StoredScenario(_Model):
+    """A scenario's runs from past results, the newest `window` of them, for one settings hash."""
+
+    settings_hash: str | None = None
+    description: str = ""
+    cliff: model.CliffSpec | None = None
+    runs: list[StoredRun] = []
+
+    def values(self, metric: Metric) -> list[float | None]:
+        return [r.value(metric) for r in self.runs]
+
+    def as_entry(self, scenario_id: str) -> Entry:
+        """The stored runs as a results entry, so a canary kept here is judged by model.canary_verdict."""
+        runs = [Run(records=0, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms, complete=r.complete,
+                    stopped_early=not r.complete) for r in self.runs]
+        return Entry(id=scenario_id, description=self.description, settings_hash=self.settings_hash,
+                     cliff=self.cliff, status=Status.OK, runs=runs, summary=model.summarise(runs))
+
+
+class Source(_Model):
+    run_id: str
+    kcliff_revision: str | None = None
+    hostname: str | None = None
+    started: str | None = None
+
+
+class Baseline(_Model):
+    """A baseline file: one Kafka version and runner class, the runs of its past results."""
+
+    schema_: str = Field(SCHEMA, alias="schema")
+    schema_version: int = SCHEMA_VERSION
+    kafka_version: str
+    runner_class: str
+    window: int = DEFAULT_WINDOW
+    updated: str | None = None
+    sources: list[Source] = []
+    scenarios: dict[str, StoredScenario] = {}
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    def canaries(self) -> list[Entry]:
+        return [s.as_entry(sid) for sid, s in self.scenarios.items() if s.cliff is not None]
+
+    def reference(self) -> Entry | None:
+        stored = self.scenarios.get(model.REFERENCE_ID)
+        return stored.as_entry(model.REFERENCE_ID) if stored is not None else None
 
 
 def _check_schema(doc: dict[str, Any], path: Path, schema: str, version: int) -> None:
@@ -45,55 +109,25 @@ def _check_schema(doc: dict[str, Any], path: Path, schema: str, version: int) ->
                          "upgrade kcliff (the file was left as it is)", str(path))
 
 
-def load_results(path: str | Path) -> dict[str, Any]:
+def load_results(path: str | Path) -> ResultsDoc:
     """A results file (docs/results-schema.md) that names its Kafka version and runner class;
-    truncated, foreign or newer-schema files are refused by results.load."""
-    doc = results_file.load(path)
-    env = doc["environment"]
+    truncated, foreign, newer-schema or malformed files are refused by model.load."""
+    doc = model.load(path)
     for key in ("kafka_version", "runner_class"):
-        if not isinstance(env.get(key), str) or not env[key]:
+        if not isinstance(doc.environment.get(key), str) or not doc.environment[key]:
             raise InputError(f"results file lacks environment.{key}", str(path))
     return doc
-
-
-def runs_of(entry: dict[str, Any], metric: str) -> list[float | None]:
-    """One metric's per-run values from a results scenario or a baseline scenario."""
-    field = verdict.RESULT_FIELD[metric]
-    return [r.get(field) for r in entry.get("runs") or [] if isinstance(r, dict)]
-
-
-def scenario_map(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Scenarios by id: a results document's list, or a baseline's mapping."""
-    if doc.get("schema") == SCHEMA:
-        return dict(doc.get("scenarios") or {})
-    return {s["id"]: s for s in doc.get("scenarios", []) if isinstance(s, dict) and "id" in s}
-
-
-def canary_checks(doc: dict[str, Any]) -> list[verdict.CanaryCheck]:
-    """Each canary (a scenario with a cliff block) against the reference measured beside it."""
-    found = scenario_map(doc)
-    reference = found.get(REFERENCE_ID)
-    checks = []
-    for sid, entry in found.items():
-        cliff = entry.get("cliff")
-        if not cliff:
-            continue
-        metric = cliff.get("metric", "throughput")
-        checks.append(verdict.check_canary(sid, metric, float(cliff.get("max_ratio", 0.5)), runs_of(entry, metric),
-                                           runs_of(reference, metric) if reference else []))
-    return checks
 
 
 def canary_ratios(path: str | Path) -> dict[str, float]:
     """Measured canary ratios (throughput: canary/reference) from a results or a baseline file, for
     the evidence column of the cliff rules."""
     path = Path(path)
-    doc = results_file.read_json(path, "results or baseline file")
-    if doc.get("schema") == SCHEMA:
-        _check_schema(doc, path, SCHEMA, SCHEMA_VERSION)
-    else:
-        doc = load_results(path)
-    return {c.id: c.ratio for c in canary_checks(doc) if c.ratio is not None}
+    raw = model.read_json(path, "results or baseline file")
+    found: ResultsDoc | Baseline = load_baseline(path) if raw.get("schema") == SCHEMA else load_results(path)
+    reference = found.reference()
+    verdicts = [model.canary_verdict(c, reference) for c in found.canaries()]
+    return {v.id: v.ratio for v in verdicts if v.ratio is not None}
 
 
 def baseline_path(directory: str | Path, kafka_version: str, runner_class: str) -> Path:
@@ -108,24 +142,27 @@ def default_dir() -> Path:
     return scenario.project_dir(DEFAULT_DIR)
 
 
-def stored_for(directory: str | Path, kafka_version: str, runner_class: str) -> tuple[Path, dict[str, Any] | None]:
+def stored_for(directory: str | Path, kafka_version: str, runner_class: str) -> tuple[Path, Baseline | None]:
     """The baseline file for this Kafka version and runner class, and its contents (None: none stored yet)."""
     path = baseline_path(directory, kafka_version, runner_class)
     return path, (load_baseline(path) if path.exists() else None)
 
 
-def load_baseline(path: str | Path) -> dict[str, Any]:
+def load_baseline(path: str | Path) -> Baseline:
+    """The one reader of a baseline file: truncated, foreign, newer-schema or malformed files raise InputError."""
     path = Path(path)
-    doc = results_file.read_json(path, "baseline file")
-    _check_schema(doc, path, SCHEMA, SCHEMA_VERSION)
-    if not isinstance(doc.get("scenarios"), dict) or not isinstance(doc.get("runner_class"), str):
-        raise InputError("baseline file lacks 'scenarios' or 'runner_class' (truncated?)", str(path))
-    return doc
+    raw = model.read_json(path, "baseline file")
+    _check_schema(raw, path, SCHEMA, SCHEMA_VERSION)
+    try:
+        return Baseline.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "document"
+        raise InputError(f"not a valid baseline file (truncated?): {where}: {error['msg']}", str(path)) from None
 
 
-def new_baseline(kafka_version: str, runner_class: str, window: int = DEFAULT_WINDOW) -> dict[str, Any]:
-    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "kafka_version": kafka_version,
-            "runner_class": runner_class, "window": window, "updated": None, "sources": [], "scenarios": {}}
+def new_baseline(kafka_version: str, runner_class: str, window: int = DEFAULT_WINDOW) -> Baseline:
+    return Baseline(kafka_version=kafka_version, runner_class=runner_class, window=window)
 
 
 class Refused(Exception):
@@ -136,107 +173,95 @@ class Refused(Exception):
         self.code = code
 
 
-def check_compatible(results: dict[str, Any], baseline: dict[str, Any], runner_class: str | None) -> str:
+def check_compatible(results: ResultsDoc, baseline: Baseline, runner_class: str | None) -> str:
     """The runner class the results count as; Refused (2) when class or Kafka version differ."""
-    env = results["environment"]
+    env = results.environment
     claimed = runner_class or env["runner_class"]
-    if baseline["runner_class"] != claimed:
+    if baseline.runner_class != claimed:
         raise Refused(f"results come from runner class '{env['runner_class']}' but the baseline holds "
-                      f"'{baseline['runner_class']}'; runner classes are never mixed silently "
-                      f"(pass --runner-class {baseline['runner_class']} if they really are the same hardware)", 2)
-    if baseline.get("kafka_version") != env["kafka_version"]:
+                      f"'{baseline.runner_class}'; runner classes are never mixed silently "
+                      f"(pass --runner-class {baseline.runner_class} if they really are the same hardware)", 2)
+    if baseline.kafka_version != env["kafka_version"]:
         raise Refused(f"results are for Kafka {env['kafka_version']} but the baseline is for "
-                      f"{baseline.get('kafka_version')}", 2)
+                      f"{baseline.kafka_version}", 2)
     return claimed
 
 
-def update(baseline: dict[str, Any], results: dict[str, Any], window: int | None = None) -> tuple[dict[str, Any], list[str]]:
+def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -> tuple[Baseline, list[str]]:
     """A new baseline with the results' runs added (pure: `baseline` is not changed). Refused (1) for
     a failed canary, (2) for a run that is not complete; the caller checks compatibility first."""
-    status = results.get("status")
-    if status != "complete":
-        raise Refused(f"the run's status is {status!r}: only complete runs update a baseline", 2)
-    failed = [c for c in canary_checks(results) if not c.shows_cliff]
+    if results.status is not model.RunStatus.COMPLETE:
+        raise Refused(f"the run's status is '{results.status}': only complete runs update a baseline", 2)
+    failed = [c for c in model.canary_verdicts(results) if not c.seen]
     if failed:
         raise Refused("failed canary: " + "; ".join(f"{c.id} ({c.reason})" for c in failed)
                       + " - a run that cannot see known cliffs must not become the baseline", 1)
-    run_id = str(results.get("run_id") or "")
-    new = json.loads(json.dumps(baseline))  # deep copy of plain JSON data
+    run_id = results.run_id
+    new = baseline.model_copy(deep=True)
     notes: list[str] = []
-    if run_id and any(s.get("run_id") == run_id for s in new["sources"]):
+    if run_id and any(s.run_id == run_id for s in new.sources):
         return new, [f"run {run_id} is already in this baseline; nothing changed"]
-    window = window or int(new.get("window") or DEFAULT_WINDOW)
-    new["window"] = window
-    for sid, entry in scenario_map(results).items():
-        if entry.get("status") not in USABLE_STATUS or not entry.get("runs"):
-            notes.append(f"{sid}: status {entry.get('status')!r}, not added")
+    window = window or new.window or DEFAULT_WINDOW
+    new.window = window
+    for entry in results.scenarios:
+        sid = entry.id
+        if not entry.counts or not entry.runs:
+            notes.append(f"{sid}: status '{entry.status}', not added")
             continue
-        stored = new["scenarios"].get(sid)
-        if stored and stored.get("settings_hash") != entry.get("settings_hash"):
-            notes.append(f"{sid}: settings changed (hash {stored.get('settings_hash')} -> "
-                         f"{entry.get('settings_hash')}); its history starts again")
+        stored = new.scenarios.get(sid)
+        if stored and stored.settings_hash != entry.settings_hash:
+            notes.append(f"{sid}: settings changed (hash {stored.settings_hash} -> "
+                         f"{entry.settings_hash}); its history starts again")
             stored = None
-        stored = stored or {"settings_hash": entry.get("settings_hash"), "runs": []}
-        stored["description"] = entry.get("description", "")
-        stored["cliff"] = entry.get("cliff")
-        stored["runs"] = (stored["runs"] + [{"run_id": run_id, "mb_per_sec": r.get("mb_per_sec"),
-                                              "p99_ms": r.get("p99_ms"), "complete": bool(r.get("complete", True))}
-                                             for r in entry["runs"] if isinstance(r, dict)])[-window:]
-        new["scenarios"][sid] = stored
-    env = results["environment"]
-    new["sources"] = (new["sources"] + [{"run_id": run_id, "kcliff_revision": env.get("kcliff_revision"),
-                                         "hostname": env.get("hostname"), "started": env.get("started")}])[-window:]
-    new["updated"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stored = stored or StoredScenario(settings_hash=entry.settings_hash)
+        stored.description = entry.description
+        stored.cliff = entry.cliff
+        stored.runs = (stored.runs + [StoredRun(run_id=run_id, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms,
+                                                complete=r.complete) for r in entry.runs])[-window:]
+        new.scenarios[sid] = stored
+    env = results.environment
+    new.sources = (new.sources + [Source(run_id=run_id, kcliff_revision=env.get("kcliff_revision"),
+                                         hostname=env.get("hostname"), started=env.get("started"))])[-window:]
+    new.updated = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return new, notes
 
 
-def skip_reason(entry: dict[str, Any], stored: dict[str, Any] | None) -> str | None:
+def skip_reason(entry: Entry, stored: StoredScenario | None) -> str | None:
     """Why a results scenario (not a canary) is not compared with its stored runs; None when it is."""
     if stored is None:
         return "not in the baseline yet"
-    if stored.get("settings_hash") != entry.get("settings_hash"):
-        return (f"settings changed since the baseline (hash {stored.get('settings_hash')} -> "
-                f"{entry.get('settings_hash')})")
-    if entry.get("status") not in USABLE_STATUS:
-        return f"status {entry.get('status')!r} in this run"
+    if stored.settings_hash != entry.settings_hash:
+        return (f"settings changed since the baseline (hash {stored.settings_hash} -> "
+                f"{entry.settings_hash})")
+    if not entry.counts:
+        return f"status '{entry.status}' in this run"
     return None
 
 
-def compare(results: dict[str, Any], base: dict[str, Any], **decide_args: Any) -> verdict.Verdict:
+def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.Verdict:
     """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
-    canaries = canary_checks(results)
-    ceiling = verdict.tier_ceiling(canaries)
-    stored = base["scenarios"]
+    canaries = model.canary_verdicts(results)
+    ceiling = verdict.cliff_ceiling(canaries)
     compared: list[verdict.ScenarioVerdict] = []
     notes: list[str] = []
     if not canaries:
         notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
-    for sid, entry in scenario_map(results).items():
-        if entry.get("cliff"):
+    for entry in results.scenarios:
+        if entry.is_canary:
             continue  # canaries are the self-test, not a subject of the comparison
-        why = skip_reason(entry, stored.get(sid))
-        if why:
-            notes.append(f"{sid}: {why}; not compared")
+        stored = base.scenarios.get(entry.id)
+        why = skip_reason(entry, stored)
+        if why or stored is None:
+            notes.append(f"{entry.id}: {why}; not compared")
             continue
-        metrics = verdict.METRICS
         compared.append(verdict.compare_scenario(
-            sid, {m: runs_of(stored[sid], m) for m in metrics},
-            {m: runs_of(entry, m) for m in metrics}, ceiling, **decide_args))
-    if results.get("status") != "complete":
-        notes.append(f"the run's status is {results.get('status')!r}: only what it measured was compared")
+            entry.id, {m.name: stored.values(m) for m in model.METRICS.values()},
+            {m.name: entry.values(m) for m in model.METRICS.values()}, ceiling, **decide_args))
+    if results.status is not model.RunStatus.COMPLETE:
+        notes.append(f"the run's status is '{results.status}': only what it measured was compared")
     return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
 
 
-def save(doc: dict[str, Any], path: str | Path) -> None:
+def save(doc: Baseline, path: str | Path) -> None:
     """Write atomically (temp file + rename): a reader never sees half a baseline."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(doc, out, indent=1)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    model.write_json(doc.to_json(), Path(path))

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .errors import InputError
+from .model import Metric
 
 PVALUE = 0.01
 PERMUTATIONS = 99  # p-values resolve to 0.01, enough for PVALUE; cost is linear in this
@@ -35,20 +36,6 @@ MIN_MAGNITUDE = 0.05
 SEED = 1234
 ENGINE_ENV = "KCLIFF_CHANGEPOINT_PYTHON"
 WORKER = Path(__file__).with_name("changepoint_worker.py")
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str       # as in names and charts: "throughput", "p99"
-    key: str        # key in a RUN and in summary
-    unit: str
-    direction: int  # +1 bigger is better, -1 smaller is better
-
-
-METRICS: dict[str, Metric] = {
-    "throughput": Metric("throughput", "mb_per_sec", "MB/s", +1),
-    "p99": Metric("p99", "p99_ms", "ms", -1),
-}
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .changepoint import METRICS, Metric
-from .history import MEASURED, read_results
-from .scenario import REFERENCE_ID
+from .history import read_results
+from .model import METRICS, Entry, Metric, ResultsDoc
 
 FILES = {"throughput": "throughput.json", "p99": "p99.json"}
 
@@ -25,28 +24,26 @@ def _fmt(value: float) -> str:
     return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
 
 
-def _entry(sc: dict[str, Any], metric: Metric, reference: float | None) -> dict[str, Any] | None:
-    stats = (sc.get("summary") or {}).get(metric.key) or {}
-    median = stats.get("median")
-    if sc.get("status") not in MEASURED or not isinstance(median, (int, float)):
+def _entry(sc: Entry, metric: Metric, reference: float | None) -> dict[str, Any] | None:
+    median = sc.median(metric)  # only an entry whose runs count has one
+    stats = (sc.summary or {}).get(metric.key)
+    if median is None or stats is None:
         return None
-    low, high = stats.get("min", median), stats.get("max", median)
-    extra = [f"median of {len(sc.get('runs') or [])} runs, min {_fmt(low)} max {_fmt(high)} {metric.unit}",
-             f"status {sc['status']}"]
+    extra = [f"median of {len(sc.runs)} runs, min {_fmt(stats.min)} max {_fmt(stats.max)} {metric.unit}",
+             f"status {sc.status}"]
     if reference:
         extra.append(f"{median / reference:.2f}x reference")
-    if sc.get("settings_hash"):
-        extra.append(f"settings {sc['settings_hash']}")
-    return {"name": f"{sc['id']} {metric.name}", "unit": metric.unit, "value": round(float(median), 4),
-            "range": f"± {_fmt((high - low) / 2)}", "extra": "; ".join(extra)}
+    if sc.settings_hash:
+        extra.append(f"settings {sc.settings_hash}")
+    return {"name": f"{sc.id} {metric.name}", "unit": metric.unit, "value": round(median, 4),
+            "range": f"± {_fmt((stats.max - stats.min) / 2)}", "extra": "; ".join(extra)}
 
 
-def entries(doc: dict[str, Any], metric: Metric) -> list[dict[str, Any]]:
+def entries(doc: ResultsDoc, metric: Metric) -> list[dict[str, Any]]:
     """One entry per measured scenario, in results order; unmeasured scenarios are left out."""
-    ref = next((sc for sc in doc["scenarios"] if sc["id"] == REFERENCE_ID), None)
-    ref_stats = ((ref or {}).get("summary") or {}).get(metric.key) or {}
-    reference = ref_stats.get("median") if isinstance(ref_stats.get("median"), (int, float)) else None
-    found = (_entry(sc, metric, reference) for sc in doc["scenarios"])
+    ref = doc.reference()
+    reference = ref.median(metric) if ref is not None else None
+    found = (_entry(sc, metric, reference) for sc in doc.scenarios)
     return [e for e in found if e is not None]
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import settings
-from .history import MEASURED
+from .model import THROUGHPUT, ResultsDoc
 
 WARNING = ("Pairwise designs cover every pair of levels, not every combination, so settings are not "
            "independent of each other: per-level averages mix in the other settings' levels (confounded), "
@@ -47,15 +47,15 @@ def _label(value: Any) -> str:
     return str(value)
 
 
-def _settings_table(doc: dict[str, Any]) -> pd.DataFrame:
+def _settings_table(doc: ResultsDoc) -> pd.DataFrame:
     """One row per measured scenario: every catalogue setting's level (defaults filled in) and MB/s."""
     rows = []
-    for sc in doc["scenarios"]:
-        mb = ((sc.get("summary") or {}).get("mb_per_sec") or {}).get("median")
-        applied = sc.get("applied")
-        if sc.get("status") not in MEASURED or not isinstance(mb, (int, float)) or mb <= 0 or not isinstance(applied, dict):
+    for sc in doc.scenarios:
+        mb = sc.median(THROUGHPUT)  # only an entry whose runs count has one
+        applied = sc.applied
+        if mb is None or mb <= 0:
             continue
-        row: dict[str, Any] = {"_scenario": sc["id"], "_mb": float(mb)}
+        row: dict[str, Any] = {"_scenario": sc.id, "_mb": mb}
         for scope in settings.SCOPES:
             levels = {**settings.defaults(scope), **(applied.get(scope) or {})}
             for name, value in levels.items():
@@ -102,7 +102,7 @@ def _fit(table: pd.DataFrame, factors: list, baselines: dict) -> tuple[dict, dic
     return effects, errors, int(rank), x.shape[1], int(dof)
 
 
-def analyse(doc: dict[str, Any]) -> FactorAnalysis:
+def analyse(doc: ResultsDoc) -> FactorAnalysis:
     """Per-level averages, regression main effects and a ranking for the settings a run varied."""
     table = _settings_table(doc)
     factors = [c for c in table.columns if not c.startswith("_") and table[c].nunique() > 1] if not table.empty else []

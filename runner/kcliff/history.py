@@ -15,13 +15,12 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from . import results
-from .changepoint import METRICS, Metric, Point, Series
+from . import model
+from .changepoint import Point, Series
 from .errors import InputError
+from .model import METRICS, Entry, Metric, ResultsDoc, RunStatus
 
-RUN_STATUSES = ("running", "complete", "interrupted", "failed")
 DEFAULT_DIR = Path("history")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -46,42 +45,30 @@ class RunKey:
 class HistoryRun:
     key: RunKey
     path: Path
-    doc: dict[str, Any]
+    doc: ResultsDoc
 
     @property
-    def status(self) -> str:
-        return str(self.doc.get("status"))
+    def status(self) -> RunStatus:
+        return self.doc.status
 
 
-def read_results(path: str | Path) -> dict[str, Any]:
-    """Read one results file: results.load refuses truncated, foreign and newer-schema files; the
-    fields the history keys on are checked here."""
-    doc = results.load(path)
+def read_results(path: str | Path) -> ResultsDoc:
+    """Read one results file: model.load refuses truncated, foreign, newer-schema and malformed
+    files; the fields the history keys on are checked here."""
+    doc = model.load(path)
     check_results(doc, str(path))
     return doc
 
 
-def check_results(doc: dict[str, Any], where: str) -> None:
-    """The parts of docs/results-schema.md that history, export and report rely on."""
-    if doc.get("status") not in RUN_STATUSES:
-        raise InputError(f"status must be one of {', '.join(RUN_STATUSES)}, got {doc.get('status')!r}", where)
-    env = doc.get("environment")
-    if not isinstance(env, dict):
-        raise InputError("missing \"environment\" object", where)
+def check_results(doc: ResultsDoc, where: str) -> None:
+    """The parts of docs/results-schema.md that history, export and report rely on beyond its types."""
+    env = doc.environment
     for field in ("kafka_version", "runner_class", "started"):
         if not isinstance(env.get(field), str) or not env[field]:
             raise InputError(f"environment.{field} must be a non-empty string", where)
     _parse_time(env["started"], where)
-    if not isinstance(doc.get("run_id"), str) or not doc["run_id"]:
+    if not doc.run_id:
         raise InputError("run_id must be a non-empty string", where)
-    scenarios = doc.get("scenarios")
-    if not isinstance(scenarios, list):
-        raise InputError("\"scenarios\" must be a list", where)
-    for i, sc in enumerate(scenarios):
-        if not isinstance(sc, dict) or not isinstance(sc.get("id"), str):
-            raise InputError(f"scenarios[{i}] must be an object with a string \"id\"", where)
-        if sc.get("summary") is not None and not isinstance(sc["summary"], dict):
-            raise InputError(f"scenarios[{i}] ({sc['id']}): summary must be an object or null", where)
 
 
 def _parse_time(value: str, where: str) -> datetime:
@@ -91,14 +78,14 @@ def _parse_time(value: str, where: str) -> datetime:
         raise InputError(f"environment.started is not an ISO 8601 time: {value!r}", where) from None
 
 
-def run_key(doc: dict[str, Any], where: str = "results") -> RunKey:
-    env = doc["environment"]
+def run_key(doc: ResultsDoc, where: str = "results") -> RunKey:
+    env = doc.environment
     return RunKey(
         started=_parse_time(env["started"], where),
         revision=str(env.get("kcliff_revision") or "unknown"),
         kafka_version=env["kafka_version"],
         runner_class=env["runner_class"],
-        run_id=doc["run_id"],
+        run_id=doc.run_id,
     )
 
 
@@ -109,7 +96,7 @@ def add(results: str | Path, history_dir: str | Path = DEFAULT_DIR, allow_runnin
     since history is append-only."""
     results = Path(results)
     doc = read_results(results)
-    if doc["status"] == "running" and not allow_running:
+    if doc.status is RunStatus.RUNNING and not allow_running:
         raise InputError("this run is still running (status \"running\"); add it when it has finished, "
                          "or pass --allow-running for a run that was killed", str(results))
     key = run_key(doc, str(results))
@@ -147,27 +134,16 @@ def load(history_dir: str | Path = DEFAULT_DIR) -> list[HistoryRun]:
     return runs
 
 
-MEASURED = ("ok", "cliff", "timed_out")  # scenario statuses whose summary is a measurement
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _point(run: HistoryRun, sc: dict[str, Any], metric: Metric) -> Point | None:
-    summary = sc.get("summary") or {}
-    stats = summary.get(metric.key) or {}
-    if sc.get("status") not in MEASURED or not _number(stats.get("median")):
+def _point(run: HistoryRun, sc: Entry, metric: Metric) -> Point | None:
+    median = sc.median(metric)  # only an entry whose runs count has one
+    stats = (sc.summary or {}).get(metric.key)
+    if median is None or stats is None:
         return None
-    observations = tuple(float(r[metric.key]) for r in sc.get("runs") or []
-                         if isinstance(r, dict) and _number(r.get(metric.key)))
-    median = float(stats["median"])
+    observations = tuple(v for v in sc.values(metric) if v is not None)
     return Point(
         run_id=run.key.run_id, date=run.key.started.strftime("%Y-%m-%d %H:%M"), revision=run.key.revision,
-        kafka_version=run.key.kafka_version, settings_hash=str(sc.get("settings_hash", "")), median=median,
-        low=float(stats["min"]) if _number(stats.get("min")) else median,
-        high=float(stats["max"]) if _number(stats.get("max")) else median,
-        observations=observations)
+        kafka_version=run.key.kafka_version, settings_hash=str(sc.settings_hash or ""), median=median,
+        low=stats.min, high=stats.max, observations=observations)
 
 
 def build_series(runs: list[HistoryRun], runner_class: str | None = None) -> list[Series]:
@@ -181,9 +157,9 @@ def build_series(runs: list[HistoryRun], runner_class: str | None = None) -> lis
     for run in runs:
         if run.key.runner_class != runner_class:
             continue
-        for sc in run.doc["scenarios"]:
+        for sc in run.doc.scenarios:
             for metric in METRICS.values():
                 point = _point(run, sc, metric)
                 if point is not None:
-                    points.setdefault((sc["id"], metric.name), []).append(point)
+                    points.setdefault((sc.id, metric.name), []).append(point)
     return [Series(scenario, METRICS[metric], tuple(pts)) for (scenario, metric), pts in points.items()]

@@ -193,6 +193,13 @@ class Entry(_Model):
     summary: dict[str, Stat] | None = None
     faulted_attempt: Entry | None = None
 
+    @model_validator(mode="after")
+    def _summary_from_runs(self) -> Entry:
+        """A summary left out (a hand-built or older file) is the one its runs give."""
+        if self.summary is None and self.runs:
+            self.summary = summarise(self.runs)
+        return self
+
     @property
     def counts(self) -> bool:
         return self.status.counts
@@ -332,11 +339,16 @@ def _first_error(exc: ValidationError) -> str:
 
 def save(doc: ResultsDoc, path: Path) -> None:
     """Write `doc` atomically: a reader never sees a half-written file."""
+    write_json(doc.to_json(), path)
+
+
+def write_json(data: dict[str, Any], path: Path) -> None:
+    """Write a JSON document atomically (temp file, fsync, rename): results and baseline files."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as out:
-            json.dump(doc.to_json(), out, indent=1)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1)
             out.write("\n")
             out.flush()
             os.fsync(out.fileno())

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .verdict import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, UNITS, Decision, Verdict, default_tolerance
+from .model import METRICS
+from .verdict import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, Decision, Outcome, Verdict, default_tolerance
 
-MARK = {"pass": "✅", "regression": "❌", "cliff": "❌", "inconclusive": "⚠️"}
+MARK = {Outcome.PASS: "✅", Outcome.REGRESSION: "❌", Outcome.CLIFF: "❌", Outcome.INCONCLUSIVE: "⚠️"}
 HEADLINE = {
-    "pass": "no regression beyond noise",
-    "regression": "a regression beyond noise and the minimum effect",
-    "cliff": "a performance cliff",
-    "inconclusive": "inconclusive: this run cannot tell",
+    Outcome.PASS: "no regression beyond noise",
+    Outcome.REGRESSION: "a regression beyond noise and the minimum effect",
+    Outcome.CLIFF: "a performance cliff",
+    Outcome.INCONCLUSIVE: "inconclusive: this run cannot tell",
 }
 
 
@@ -32,7 +33,7 @@ def _decision_row(scenario_id: str, d: Decision) -> str:
     ratio = "-" if d.ratio is None else f"{d.ratio:.2f}x"
     noise = "/".join("-" if c is None else f"{c:.0%}" for c in (d.cv_base, d.cv_head))
     return "| " + " | ".join(_cell(x) for x in (
-        scenario_id, f"{d.metric} ({UNITS[d.metric]})", f"{_num(d.base_median)} (n={d.n_base})",
+        scenario_id, f"{d.metric} ({METRICS[d.metric].unit})", f"{_num(d.base_median)} (n={d.n_base})",
         f"{_num(d.head_median)} (n={d.n_head})", ratio, interval, _num(d.p_value, 2), noise,
         f"{MARK.get(d.outcome, '')} {d.outcome}".strip())) + " |"
 
@@ -44,23 +45,23 @@ def advice(v: Verdict) -> list[str]:
         if m.get("severity") == "error":
             out.append(f"`{m['path']}:{m['line']}`: {m.get('fix', 'see scenarios/cliffs.yaml')}")
     for sv in v.scenarios:
-        if sv.verdict == "cliff":
+        if sv.verdict is Outcome.CLIFF:
             out.append(f"`{sv.id}` fell to the canaries' throughput tier: run `kcliff lint` on the config and look "
                        "for the settings scenarios/cliffs.yaml names (flush, in-flight, batching, threads).")
-        elif sv.verdict == "regression":
-            bad = ", ".join(f"{d.metric} {d.ratio:.2f}x" for d in sv.decisions if d.outcome == "regression")
+        elif sv.verdict is Outcome.REGRESSION:
+            bad = ", ".join(f"{d.metric} {d.ratio:.2f}x" for d in sv.decisions if d.outcome is Outcome.REGRESSION)
             out.append(f"`{sv.id}` regressed ({bad}): revert or rethink the change that caused it; if the cost "
                        "is intended, say so in the pull request and record the new level with "
                        "`kcliff baseline update RESULTS` once merged.")
-        elif sv.verdict == "inconclusive":
-            unsure = [d for d in sv.decisions if d.outcome == "inconclusive"]
+        elif sv.verdict is Outcome.INCONCLUSIVE:
+            unsure = [d for d in sv.decisions if d.outcome is Outcome.INCONCLUSIVE]
             few = any(d.reason.startswith("too few runs") for d in unsure)
             out.append(f"`{sv.id}`: " + ("measure more runs a side (at least 5 each, or compare with a baseline "
                                          "of many runs)." if few else
                        "re-run with more repeats (quadrupling the runs halves the interval) or on a quieter "
                        "runner; run-to-run noise is in the table's noise column."))
     for c in v.canaries:
-        if not c.shows_cliff:
+        if not c.seen:
             out.append(f"canary `{c.id}` did not show its cliff ({c.reason}): the runner may be throttled or "
                        "shared, or the canary no longer stands for a cliff; re-run before trusting any pass.")
     return out
@@ -86,8 +87,8 @@ def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
                   "|---|---|---:|---:|---:|---|---:|---|---|"]
         for sv in v.scenarios:
             lines += [_decision_row(sv.id, d) for d in sv.decisions]
-            if sv.verdict == "cliff":
-                lines.append(f"| {_cell(sv.id)} | tier | | | | | | | {MARK['cliff']} cliff |")
+            if sv.verdict is Outcome.CLIFF:
+                lines.append(f"| {_cell(sv.id)} | tier | | | | | | | {MARK[Outcome.CLIFF]} cliff |")
         lines.append("")
     if v.canaries:
         lines += ["**Canaries** (sensitivity self-test: each must land below its ratio to the reference)", "",
@@ -96,7 +97,7 @@ def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
         for c in v.canaries:
             lines.append("| " + " | ".join(_cell(x) for x in (
                 c.id, c.metric, "-" if c.ratio is None else f"{c.ratio:.2f}", c.max_ratio,
-                "✅ yes" if c.shows_cliff else "⚠️ no")) + " |")
+                "✅ yes" if c.seen else "⚠️ no")) + " |")
         lines.append("")
     if v.rule_matches:
         lines += ["**Cliff rules**", ""]

@@ -17,12 +17,12 @@ from typing import Any
 
 from . import settings, yamlio
 from .errors import InputError
+from .model import REFERENCE_ID
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "cliff")
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
 CLIFF_METRICS = ("throughput", "p99")
-REFERENCE_ID = "reference"
 
 
 @dataclass(frozen=True)

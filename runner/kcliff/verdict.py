@@ -1,7 +1,7 @@
 """Verdicts for base vs head: pure functions over plain lists of per-run values (and plain dicts).
 
     decide(base, head, metric)                -> Decision      one metric, one scenario
-    check_canary(id, metric, max_ratio, ...)  -> CanaryCheck   did the canary show its cliff?
+    model.canary_verdict(canary, reference)   -> CanaryVerdict did the canary show its cliff?
     compare_scenario(id, base, head, ...)     -> ScenarioVerdict
     judge(scenarios, canaries, rule_matches)  -> Verdict       the gate's answer and exit code
 
@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Sequence
 
 from . import stats
-
-METRICS = ("throughput", "p99")
-RESULT_FIELD = {"throughput": "mb_per_sec", "p99": "p99_ms"}  # the RUN key each metric reads
-HIGHER_IS_BETTER = {"throughput": True, "p99": False}
-UNITS = {"throughput": "MB/s", "p99": "ms"}
+from .model import METRICS, THROUGHPUT, CanaryVerdict
 
 DEFAULT_MIN_EFFECT = 0.10
 DEFAULT_ALPHA = 0.025  # one-sided, against `tolerance`: the whole 95% interval beyond it
@@ -40,14 +37,37 @@ TOLERANCE_SHARE = 0.5
 # any effect worth gating on, so an unresolved p99 does not by itself make the verdict inconclusive.
 DEFAULT_RESOLUTION: dict[str, float | None] = {"throughput": 2 * DEFAULT_MIN_EFFECT, "p99": None}
 
-ORDER = ("pass", "inconclusive", "regression", "cliff")  # worst last
-EXIT_CODES = {"pass": 0, "regression": 1, "cliff": 1, "inconclusive": 3}
+
+
+class Outcome(StrEnum):
+    """A metric's decision (pass, improvement, regression, inconclusive) or a scenario's or the gate's
+    verdict (pass, inconclusive, regression, cliff)."""
+
+    PASS = "pass"
+    IMPROVEMENT = "improvement"  # a metric's decision only: a scenario that improved passes
+    INCONCLUSIVE = "inconclusive"
+    REGRESSION = "regression"
+    CLIFF = "cliff"
+
+    @property
+    def fails(self) -> bool:
+        """A measured regression or cliff: the head's change is what costs."""
+        return self in (Outcome.REGRESSION, Outcome.CLIFF)
+
+    @property
+    def unsettled(self) -> bool:
+        """A metric that regressed or could not be decided."""
+        return self in (Outcome.REGRESSION, Outcome.INCONCLUSIVE)
+
+
+ORDER = (Outcome.PASS, Outcome.INCONCLUSIVE, Outcome.REGRESSION, Outcome.CLIFF)  # worst last
+EXIT_CODES = {Outcome.PASS: 0, Outcome.REGRESSION: 1, Outcome.CLIFF: 1, Outcome.INCONCLUSIVE: 3}
 
 
 @dataclass(frozen=True)
 class Decision:
     metric: str
-    outcome: str  # pass | improvement | regression | inconclusive
+    outcome: Outcome  # pass | improvement | regression | inconclusive
     reason: str
     n_base: int
     n_head: int
@@ -73,11 +93,11 @@ def default_tolerance(min_effect: float) -> float:
 
 
 def _worse(metric: str, ratio: float, min_effect: float) -> bool:
-    return ratio < 1 - min_effect if HIGHER_IS_BETTER[metric] else ratio > 1 + min_effect
+    return ratio < 1 - min_effect if METRICS[metric].higher_is_better else ratio > 1 + min_effect
 
 
 def _better(metric: str, ratio: float, min_effect: float) -> bool:
-    return ratio > 1 + min_effect if HIGHER_IS_BETTER[metric] else ratio < 1 - min_effect
+    return ratio > 1 + min_effect if METRICS[metric].higher_is_better else ratio < 1 - min_effect
 
 
 def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None], metric: str = "throughput",
@@ -92,7 +112,7 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
     Unpaired: Mann-Whitney and the ratio of medians. `paired` (the i-th runs of base and head were
     measured in the same round): a t-test on the per-round log ratios and their geometric mean."""
     if metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+        raise ValueError(f"metric must be one of {tuple(METRICS)}, got {metric!r}")
     if resolution == "default":
         resolution = DEFAULT_RESOLUTION[metric]
     base, head = stats.clean(base_runs), stats.clean(head_runs)
@@ -102,16 +122,16 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
         logs = stats.log_ratios(base_runs, head_runs)
         common["n_pairs"] = len(logs)
         if len(logs) < min_runs:
-            return Decision(outcome="inconclusive", reason=f"too few rounds with both sides measured ({len(logs)}; "
+            return Decision(outcome=Outcome.INCONCLUSIVE, reason=f"too few rounds with both sides measured ({len(logs)}; "
                                                            f"need {min_runs})", **common)
     elif len(base) < min_runs or len(head) < min_runs:
-        return Decision(outcome="inconclusive", reason=f"too few runs (base {len(base)}, head {len(head)}; "
+        return Decision(outcome=Outcome.INCONCLUSIVE, reason=f"too few runs (base {len(base)}, head {len(head)}; "
                                                        f"need {min_runs} a side)", **common)
     elif 1 / math.comb(len(base) + len(head), len(head)) >= alpha:
         # Mann-Whitney's smallest possible p for these sample sizes: no result could reach alpha.
-        return Decision(outcome="inconclusive", reason=f"too few runs (base {len(base)}, head {len(head)}) for any "
+        return Decision(outcome=Outcome.INCONCLUSIVE, reason=f"too few runs (base {len(base)}, head {len(head)}) for any "
                         f"result to reach p < {alpha}", **common)
-    higher = HIGHER_IS_BETTER[metric]
+    higher = METRICS[metric].higher_is_better
     worse, better = ("lower", "higher") if higher else ("higher", "lower")
     tolerance = default_tolerance(min_effect) if tolerance is None else tolerance
     worse_margin, better_margin = (1 - tolerance, 1 + tolerance) if higher else (1 + tolerance, 1 - tolerance)
@@ -134,71 +154,42 @@ def _outcome(figures: dict[str, Any], p_better: float, alpha: float, confidence:
     """Regression, improvement, inconclusive or pass, from the ratio, its interval and the p values."""
     metric, ratio, low, high = figures["metric"], figures["ratio"], figures["low"], figures["high"]
     p_worse, min_effect, tolerance = figures["p_value"], figures["min_effect"], figures["tolerance"]
-    higher = HIGHER_IS_BETTER[metric]
+    higher = METRICS[metric].higher_is_better
     direction = "down" if higher else "up"
     if _worse(metric, ratio, min_effect) and p_worse < alpha:
-        return Decision(outcome="regression", reason=f"{metric} {direction} to {ratio:.2f}x "
+        return Decision(outcome=Outcome.REGRESSION, reason=f"{metric} {direction} to {ratio:.2f}x "
                         f"(beyond the {min_effect:.0%} minimum effect, and more than {tolerance:.0%} worse: "
                         f"p={p_worse:.3g} < {alpha})", **figures)
     if _better(metric, ratio, min_effect) and p_better < alpha:
-        return Decision(outcome="improvement", reason=f"{metric} improved to {ratio:.2f}x (p={p_better:.3g})", **figures)
+        return Decision(outcome=Outcome.IMPROVEMENT, reason=f"{metric} improved to {ratio:.2f}x (p={p_better:.3g})", **figures)
     if resolution is not None:
         bound = low if higher else high
         if (higher and bound < 1 - resolution) or (not higher and bound > 1 + resolution):
-            return Decision(outcome="inconclusive", reason=(
+            return Decision(outcome=Outcome.INCONCLUSIVE, reason=(
                 f"too noisy to tell: the {confidence:.0%} interval {low:.2f}-{high:.2f} cannot rule out "
                 f"a {resolution:.0%} worsening; more runs are needed"), **figures)
         if _worse(metric, ratio, min_effect):
-            return Decision(outcome="inconclusive", reason=(
+            return Decision(outcome=Outcome.INCONCLUSIVE, reason=(
                 f"{metric} {direction} to {ratio:.2f}x, but these runs cannot show it is more than {tolerance:.0%} "
                 f"worse (p={p_worse:.3g} >= {alpha}); more runs are needed"), **figures)
     if _worse(metric, ratio, min_effect):
         reason = f"{ratio:.2f}x is not shown to be more than {tolerance:.0%} worse (p={p_worse:.3g} >= {alpha})"
     else:
         reason = f"{ratio:.2f}x is within the {min_effect:.0%} minimum effect"
-    return Decision(outcome="pass", reason=reason, **figures)
+    return Decision(outcome=Outcome.PASS, reason=reason, **figures)
 
 
-@dataclass(frozen=True)
-class CanaryCheck:
-    id: str
-    metric: str
-    max_ratio: float
-    ratio: float | None  # throughput: canary/reference; p99: reference/canary (as scenario.Cliff says)
-    shows_cliff: bool
-    canary_median: float | None
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def check_canary(canary_id: str, metric: str, max_ratio: float, canary_runs: Sequence[float | None],
-                 reference_runs: Sequence[float | None]) -> CanaryCheck:
-    """A canary shows its cliff when its median is beyond max_ratio of the reference's (medians, as
-    the results schema defines it). One that does not means the rig could not see that cliff."""
-    canary, reference = stats.clean(canary_runs), stats.clean(reference_runs)
-    if not canary or not reference:
-        return CanaryCheck(canary_id, metric, max_ratio, None, False, None,
-                           "no measured runs" if not canary else "no reference runs to compare with")
-    c_med, r_med = stats.median(canary), stats.median(reference)
-    ratio = c_med / r_med if metric == "throughput" else r_med / c_med
-    shows = ratio < max_ratio
-    word = "below" if shows else "not below"
-    return CanaryCheck(canary_id, metric, max_ratio, ratio, shows, c_med,
-                       f"{metric} ratio {ratio:.2f} is {word} {max_ratio}")
-
-
-def tier_ceiling(canaries: Sequence[CanaryCheck]) -> float | None:
-    """The canaries' tier: throughput at or below the fastest throughput canary that showed its cliff."""
-    medians = [c.canary_median for c in canaries if c.metric == "throughput" and c.shows_cliff and c.canary_median]
+def cliff_ceiling(canaries: Sequence[CanaryVerdict]) -> float | None:
+    """Throughput at or below the fastest throughput canary that showed its cliff: a scenario this
+    slow is on a cliff the rig has just proved it can see."""
+    medians = [c.canary_median for c in canaries if c.metric == THROUGHPUT.name and c.seen and c.canary_median]
     return max(medians) if medians else None
 
 
 @dataclass(frozen=True)
 class ScenarioVerdict:
     id: str
-    verdict: str
+    verdict: Outcome
     decisions: tuple[Decision, ...]
     head_in_tier: bool = False
     base_in_tier: bool = False
@@ -212,35 +203,35 @@ class ScenarioVerdict:
 
 def compare_scenario(scenario_id: str, base: dict[str, Sequence[float | None]], head: dict[str, Sequence[float | None]],
                      ceiling: float | None = None, **decide_args: Any) -> ScenarioVerdict:
-    """Decide each metric present on both sides; `ceiling` is tier_ceiling() of this job's canaries."""
+    """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries."""
     decisions = tuple(decide(base[m], head[m], m, **decide_args) for m in METRICS if m in base and m in head)
     notes: list[str] = []
     head_in = base_in = False
-    if ceiling is not None and "throughput" in head and "throughput" in base:
-        h, b = stats.clean(head["throughput"]), stats.clean(base["throughput"])
+    if ceiling is not None and THROUGHPUT.name in head and THROUGHPUT.name in base:
+        h, b = stats.clean(head[THROUGHPUT.name]), stats.clean(base[THROUGHPUT.name])
         head_in = bool(h) and stats.median(h) <= ceiling
         base_in = bool(b) and stats.median(b) <= ceiling
         if head_in and base_in:
             notes.append("base is already in the canaries' cliff tier")
     outcomes = {d.outcome for d in decisions}
     if head_in and not base_in:
-        verdict = "cliff"
+        verdict = Outcome.CLIFF
         notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
-    elif "regression" in outcomes:
-        verdict = "regression"
-    elif not decisions or "inconclusive" in outcomes:
-        verdict = "inconclusive"
+    elif Outcome.REGRESSION in outcomes:
+        verdict = Outcome.REGRESSION
+    elif not decisions or Outcome.INCONCLUSIVE in outcomes:
+        verdict = Outcome.INCONCLUSIVE
     else:
-        verdict = "pass"
+        verdict = Outcome.PASS
     return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes))
 
 
 @dataclass(frozen=True)
 class Verdict:
-    verdict: str
+    verdict: Outcome
     reasons: tuple[str, ...]
     scenarios: tuple[ScenarioVerdict, ...] = ()
-    canaries: tuple[CanaryCheck, ...] = ()
+    canaries: tuple[CanaryVerdict, ...] = ()
     rule_matches: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
@@ -253,46 +244,46 @@ class Verdict:
         return {"schema": "kcliff.verdict", "schema_version": 1, "verdict": self.verdict, "exit_code": self.exit_code,
                 "reasons": list(self.reasons), "settings": self.settings,
                 "scenarios": [s.to_dict() for s in self.scenarios],
-                "canaries": [c.to_dict() for c in self.canaries],
+                "canaries": [asdict(c) for c in self.canaries],
                 "rule_matches": list(self.rule_matches), "notes": list(self.notes)}
 
 
-def worst(verdicts: Sequence[str]) -> str:
-    return max(verdicts, key=ORDER.index, default="pass")
+def worst(verdicts: Sequence[Outcome]) -> Outcome:
+    return max(verdicts, key=ORDER.index, default=Outcome.PASS)
 
 
 def unsettled(sv: ScenarioVerdict) -> str:
     """The reasons of a scenario's regressed or inconclusive metrics, '' when there are none."""
-    return "; ".join(d.reason for d in sv.decisions if d.outcome in ("regression", "inconclusive"))
+    return "; ".join(d.reason for d in sv.decisions if d.outcome.unsettled)
 
 
-def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryCheck] = (),
+def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryVerdict] = (),
           rule_matches: Sequence[dict[str, Any]] = (), notes: Sequence[str] = (),
           settings: dict[str, Any] | None = None, unchanged: str | None = None) -> Verdict:
     """The gate's answer. `rule_matches` are static cliff-rule matches as dicts with at least
     'severity', 'rule', 'path', 'line'; an error-severity match makes the verdict cliff. `unchanged`
     says why nothing needed measuring: then having compared nothing is a pass, not inconclusive."""
     reasons: list[str] = []
-    found = ["pass"]
+    found = [Outcome.PASS]
     errors = [m for m in rule_matches if m.get("severity") == "error"]
     if errors:
-        found.append("cliff")
+        found.append(Outcome.CLIFF)
         reasons.extend(f"cliff rule {m['rule']} matched at {m['path']}:{m['line']}" for m in errors)
     for sv in scenarios:
         found.append(sv.verdict)
-        if sv.verdict != "pass":
+        if sv.verdict is not Outcome.PASS:
             detail = unsettled(sv)
             reasons.append(f"{sv.id}: {sv.verdict}" + (f" ({detail})" if detail else "")
-                           + ("; " + "; ".join(sv.notes) if sv.notes and sv.verdict == "cliff" else ""))
-    failed = [c for c in canaries if not c.shows_cliff]
+                           + ("; " + "; ".join(sv.notes) if sv.notes and sv.verdict is Outcome.CLIFF else ""))
+    failed = [c for c in canaries if not c.seen]
     if failed:
-        found.append("inconclusive")
+        found.append(Outcome.INCONCLUSIVE)
         reasons.extend(f"canary {c.id} did not show its cliff ({c.reason}): this rig could not have seen that cliff"
                        for c in failed)
     if unchanged:
         reasons.append(unchanged)
     elif not scenarios and not rule_matches:
-        found.append("inconclusive")
+        found.append(Outcome.INCONCLUSIVE)
         reasons.append("nothing was compared")
     return Verdict(worst(found), tuple(reasons), tuple(scenarios), tuple(canaries), tuple(rule_matches), tuple(notes),
                    dict(settings or {}))

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_update(args: argparse.Namespace) -> int:
     results = baselines.load_results(args.results)
-    env = results["environment"]
+    env = results.environment
     claimed = args.runner_class or env["runner_class"]
     path = Path(args.file) if args.file else baselines.baseline_path(args.dir, env["kafka_version"], claimed)
     if path.exists():
@@ -49,8 +49,8 @@ def run_update(args: argparse.Namespace) -> int:
         notes.insert(0, f"results from runner class '{env['runner_class']}' recorded as '{claimed}' (--runner-class)")
     for note in notes:
         print(f"note: {note}")
-    if updated["sources"] != current["sources"]:
+    if updated.sources != current.sources:
         baselines.save(updated, path)
-        counts = ", ".join(f"{sid} {len(s['runs'])}" for sid, s in sorted(updated["scenarios"].items()))
-        print(f"baseline {path}: run {results.get('run_id')} added; runs per scenario: {counts}")
+        counts = ", ".join(f"{sid} {len(s.runs)}" for sid, s in sorted(updated.scenarios.items()))
+        print(f"baseline {path}: run {results.run_id} added; runs per scenario: {counts}")
     return 0

@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import cliffs, configrepo, environment, procs, report_md, results, verdict
+from .. import cliffs, configrepo, environment, model, procs, report_md, results, verdict
 from ..configrepo.repo_scenario import to_scenario
+from ..model import ResultsDoc
 from ..progress import Progress
 from ..scenario import REFERENCE_ID, load_suites
 from ..suite import PRIME_S, Options, SuiteRunner, new_document
@@ -108,8 +109,9 @@ def run(args: argparse.Namespace) -> int:
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc])
-    busy = environment.busy_note(doc["environment"])
-    outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect)
+    measured = ResultsDoc.model_validate(doc)  # boundary: removed when suite.py writes ResultsDoc
+    busy = environment.busy_note(measured.environment)
+    outcome = judge(measured, rule_matches, notes + ([busy] if busy else []), args.min_effect)
     changes = configrepo.setting_changes(configrepo.measured_entries(base_repo), configrepo.measured_entries(head_repo),
                                          args.base, args.head, head_repo.files)
     for line in measured_findings(outcome, changes, args.format, args.repo_root):
@@ -129,7 +131,7 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
                       head_root: Path | None = None) -> list[str]:
     """One finding per changed setting line when the head measured a regression or a cliff: the diff
     shows where the cost came from. With no changed line found, one finding for the run."""
-    head = next((sv for sv in outcome.scenarios if sv.id == "head" and sv.verdict in ("regression", "cliff")), None)
+    head = next((sv for sv in outcome.scenarios if sv.id == "head" and sv.verdict.fails), None)
     if head is None:
         return []
     effect = measured_effect(head)
@@ -161,33 +163,21 @@ def measure(args: argparse.Namespace, self_test: list, pair: list) -> dict[str, 
     return doc
 
 
-def _runs(entry: dict[str, Any] | None, field: str) -> list[float | None]:
-    return [r.get(field) for r in (entry or {}).get("runs", [])]
-
-
-def judge(doc: dict[str, Any], rule_matches: list[dict[str, Any]], notes: list[str],
+def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
           min_effect: float) -> verdict.Verdict:
-    by_id = {e["id"]: e for e in doc["scenarios"]}
-    reference = by_id.get(REFERENCE_ID)
-    canaries = []
-    for entry in doc["scenarios"]:
-        cliff = entry.get("cliff")
-        if cliff:
-            field = verdict.RESULT_FIELD[cliff["metric"]]
-            canaries.append(verdict.check_canary(entry["id"], cliff["metric"], cliff["max_ratio"],
-                                                 _runs(entry, field), _runs(reference, field)))
+    canaries = model.canary_verdicts(doc)
     sides = {}
     for side in ("base", "head"):
-        entry = by_id.get(side)
-        if entry and entry["status"] not in ("ok", "cliff"):
-            notes.append(f"{side} could not be measured: {entry['status']}: {entry['status_reason']}")
-        sides[side] = {m: _runs(entry, f) for m, f in verdict.RESULT_FIELD.items()}
+        entry = doc.entry(side)
+        if entry is not None and not entry.counts:
+            notes.append(f"{side} could not be measured: {entry.status}: {entry.status_reason}")
+        sides[side] = {m.name: entry.values(m) if entry is not None else [] for m in model.METRICS.values()}
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
-    scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.tier_ceiling(canaries),
+    scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
                                         min_effect=min_effect, paired=True)
     return verdict.judge([scenario], canaries, rule_matches, notes,
-                         {"min_effect": min_effect, "paired": True, "records": doc["parameters"]["records"],
-                          "runner_class": doc["environment"]["runner_class"]})
+                         {"min_effect": min_effect, "paired": True, "records": doc.parameters["records"],
+                          "runner_class": doc.environment["runner_class"]})
 
 
 def _publish(outcome: verdict.Verdict, args: argparse.Namespace, doc: dict[str, Any] | None) -> int:

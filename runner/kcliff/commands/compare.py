@@ -13,11 +13,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
 from .. import baseline as baselines
 from .. import report_md, verdict
 from ..errors import InputError
+from ..model import ResultsDoc
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,10 +43,10 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"--alpha must be between 0 and 0.5, got {args.alpha}")
 
 
-def _baseline_file(given: str, results: dict[str, Any], runner_class: str | None) -> Path:
+def _baseline_file(given: str, results: ResultsDoc, runner_class: str | None) -> Path:
     path = Path(given)
     if path.is_dir():
-        env = results["environment"]
+        env = results.environment
         path = baselines.baseline_path(path, env["kafka_version"], runner_class or env["runner_class"])
         if not path.is_file():
             raise InputError(f"no baseline for Kafka {env['kafka_version']} on runner class "
@@ -66,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
     except baselines.Refused as exc:
         raise InputError(str(exc), args.results) from None
     v = baselines.compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
-    env = results["environment"]
-    context = (f"Run `{results.get('run_id')}` against the baseline for Kafka {base['kafka_version']} on runner "
-               f"class `{base['runner_class']}` ({len(base.get('sources', []))} past runs, updated {base.get('updated')}).")
+    env = results.environment
+    context = (f"Run `{results.run_id}` against the baseline for Kafka {base.kafka_version} on runner "
+               f"class `{base.runner_class}` ({len(base.sources)} past runs, updated {base.updated}).")
     markdown = report_md.render(v, title="kcliff compare", context=context)
     if args.markdown:
         with open(args.markdown, "a", encoding="utf-8") as out:
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         print(markdown)
     if args.json:
         doc = v.to_dict()
-        doc.update(results=str(args.results), baseline=str(path), run_id=results.get("run_id"),
+        doc.update(results=str(args.results), baseline=str(path), run_id=results.run_id,
                    runner_class=env["runner_class"])
         Path(args.json).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print(f"kcliff compare: {v.verdict}", file=sys.stderr)

@@ -48,7 +48,7 @@ def run_list(args: argparse.Namespace) -> int:
     for run in runs:
         k = run.key
         print(f"{k.started:%Y-%m-%d %H:%M} {k.run_id:<26} {k.revision[:12]:<12} {k.kafka_version:<8} "
-              f"{k.runner_class:<16} {run.status:<11} {len(run.doc['scenarios'])}")
+              f"{k.runner_class:<16} {run.status:<11} {len(run.doc.scenarios)}")
     print(f"{len(runs)} runs in {args.dir}")
     return 0
 

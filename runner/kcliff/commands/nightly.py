@@ -18,13 +18,14 @@ import json
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from .. import baseline as baselines
 from .. import history, report_md, table
 from ..errors import InputError
+from ..model import ResultsDoc, RunStatus
+from ..verdict import Outcome
 from .history import newest_regressions
 
 
@@ -47,7 +48,7 @@ class NightOutcome:
             found.append(f"the measuring job ended with '{self.measured}'")
         found += [f"canary {c} did not show its cliff: the rig may not be able to see cliffs"
                   for c in self.canaries_missed]
-        if self.comparison in ("regression", "cliff"):
+        if self.comparison is not None and Outcome(self.comparison).fails:
             found.append(f"{self.comparison} against the baseline ({self.baseline})")
         found += [f"change point: {c}" for c in self.change_points]
         return found
@@ -69,9 +70,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ver.set_defaults(func=run_verdict)
 
 
-def _baseline_file(site: Path, seed: Path | None, doc: dict[str, Any]) -> Path:
+def _baseline_file(site: Path, seed: Path | None, doc: ResultsDoc) -> Path:
     """The site's baseline for this runner class, copied from the repository's on the first night."""
-    env = doc["environment"]
+    env = doc.environment
     kept = baselines.baseline_path(site / "baselines", env["kafka_version"], env["runner_class"])
     if not kept.exists() and seed is not None:
         seeded = baselines.baseline_path(seed, env["kafka_version"], env["runner_class"])
@@ -81,17 +82,17 @@ def _baseline_file(site: Path, seed: Path | None, doc: dict[str, Any]) -> Path:
     return kept
 
 
-def _compare(outcome: NightOutcome, doc: dict[str, Any], path: Path, site: Path, summary: Path | None) -> None:
+def _compare(outcome: NightOutcome, doc: ResultsDoc, path: Path, site: Path, summary: Path | None) -> None:
     if not path.exists():
         outcome.comparison_reasons = ["no baseline for this runner class yet: this night starts it"]
-        markdown = f"### kcliff compare\n\nNo baseline for `{doc['environment']['runner_class']}` yet: this night starts it.\n"
+        markdown = f"### kcliff compare\n\nNo baseline for `{doc.environment['runner_class']}` yet: this night starts it.\n"
     else:
         stored = baselines.load_baseline(path)
         v = baselines.compare(doc, stored)
         outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, v.reasons
         markdown = report_md.render(v, title="kcliff compare with the stored baseline",
-                                    context=f"Night `{doc['run_id']}` against `{outcome.baseline}` "
-                                            f"({len(stored.get('sources', []))} past runs).")
+                                    context=f"Night `{doc.run_id}` against `{outcome.baseline}` "
+                                            f"({len(stored.sources)} past runs).")
     (site / "report").mkdir(parents=True, exist_ok=True)
     (site / "report" / "compare.md").write_text(markdown + "\n")
     if summary is not None:
@@ -99,12 +100,12 @@ def _compare(outcome: NightOutcome, doc: dict[str, Any], path: Path, site: Path,
             out.write(markdown + "\n")
 
 
-def _update_baseline(outcome: NightOutcome, doc: dict[str, Any], path: Path) -> None:
+def _update_baseline(outcome: NightOutcome, doc: ResultsDoc, path: Path) -> None:
     # a regression must not become the new normal; neither may a night the rig could not vouch for
-    if outcome.failures() or outcome.status != "complete":
+    if outcome.failures() or doc.status is not RunStatus.COMPLETE:
         return
     current = baselines.load_baseline(path) if path.exists() else \
-        baselines.new_baseline(doc["environment"]["kafka_version"], doc["environment"]["runner_class"])
+        baselines.new_baseline(doc.environment["kafka_version"], doc.environment["runner_class"])
     updated, _ = baselines.update(current, doc)
     baselines.save(updated, path)
     outcome.baseline_updated = True
@@ -124,10 +125,10 @@ def run_publish(args: argparse.Namespace) -> int:
     from ..report import build_site
 
     doc = history.read_results(args.results)
-    outcome = NightOutcome(run_id=doc["run_id"], measured=args.measured, status=doc.get("status", "unknown"),
-                           canaries_missed=[e["id"] for e in table.unseen_canaries(doc)])
+    outcome = NightOutcome(run_id=doc.run_id, measured=args.measured, status=str(doc.status),
+                           canaries_missed=[e.id for e, _ in table.unseen_canaries(doc)])
     history.add(args.results, args.site / "history", allow_running=True)
-    runs = [r for r in history.load(args.site / "history") if r.key.runner_class == doc["environment"]["runner_class"]]
+    runs = [r for r in history.load(args.site / "history") if r.key.runner_class == doc.environment["runner_class"]]
     outcome.change_points = newest_regressions(runs)
     path = _baseline_file(args.site, args.seed_baselines, doc)
     _compare(outcome, doc, path, args.site, args.summary)

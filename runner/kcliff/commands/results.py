@@ -11,13 +11,11 @@ results file records its `parameters.shard` [i, n]) are refused (exit 2) and not
 from __future__ import annotations
 
 import argparse
-import copy
 from pathlib import Path
-from typing import Any
 
-from .. import results
+from .. import model
 from ..errors import InputError
-from ..scenario import REFERENCE_ID
+from ..model import REFERENCE_ID, THROUGHPUT, ResultsDoc, RunStatus
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,9 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     merge.set_defaults(func=run_merge)
 
 
-def shard_of(path: Path, doc: dict[str, Any]) -> tuple[int, int]:
+def shard_of(path: Path, doc: ResultsDoc) -> tuple[int, int]:
     """(i, n) as `kcliff run --shard i/n` recorded it; a file without it cannot be placed in a campaign."""
-    shard = (doc.get("parameters") or {}).get("shard")
+    shard = doc.parameters.get("shard")
     if not (isinstance(shard, list) and len(shard) == 2 and all(isinstance(x, int) for x in shard)
             and 1 <= shard[0] <= shard[1]):
         raise InputError("does not record which shard it is (parameters.shard): only results of "
@@ -39,7 +37,7 @@ def shard_of(path: Path, doc: dict[str, Any]) -> tuple[int, int]:
     return shard[0], shard[1]
 
 
-def check_coverage(docs: list[tuple[Path, dict[str, Any]]]) -> None:
+def check_coverage(docs: list[tuple[Path, ResultsDoc]]) -> None:
     """The shards must be 1..n of one campaign, each once: a missing shard would merge into a campaign
     that silently lacks its scenarios."""
     by_index: dict[int, Path] = {}
@@ -59,43 +57,43 @@ def check_coverage(docs: list[tuple[Path, dict[str, Any]]]) -> None:
         raise InputError(f"campaign of {count} shards: {which} missing (given: {given})")
 
 
-def merge(docs: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+def merge(docs: list[tuple[Path, ResultsDoc]]) -> ResultsDoc:
     check_coverage(docs)
     first_path, first = docs[0]
     key = _key(first)
-    merged = copy.deepcopy(first)
-    merged["scenarios"], merged["shards"] = [], []
+    scenarios: list[model.Entry] = []
+    shards: list[dict[str, object]] = []
     seen: dict[str, Path] = {}
     for path, doc in docs:
         if _key(doc) != key:
             raise InputError(f"shard is Kafka {_key(doc)[0]} on runner class {_key(doc)[1]}, but {first_path} is "
                              f"Kafka {key[0]} on {key[1]}: only shards of one campaign merge", str(path))
-        merged["shards"].append({"file": str(path), "shard": list(shard_of(path, doc)), "run_id": doc["run_id"],
-                                 "status": doc.get("status"),
-                                 "parameters": doc.get("parameters"), "environment": doc["environment"]})
-        reference = results.scenario_entry(doc, REFERENCE_ID)
-        ref_mb = results.median(reference, "mb_per_sec") if reference else None
-        for entry in doc["scenarios"]:
-            if entry["id"] == REFERENCE_ID and REFERENCE_ID in seen:
+        shards.append({"file": str(path), "shard": list(shard_of(path, doc)), "run_id": doc.run_id,
+                       "status": str(doc.status), "parameters": doc.parameters, "environment": doc.environment})
+        reference = doc.reference()
+        ref_mb = reference.median(THROUGHPUT) if reference else None
+        for entry in doc.scenarios:
+            if entry.id == REFERENCE_ID and REFERENCE_ID in seen:
                 continue
-            if entry["id"] in seen:
-                raise InputError(f"scenario '{entry['id']}' is also in {seen[entry['id']]}: shards must not overlap",
+            if entry.id in seen:
+                raise InputError(f"scenario '{entry.id}' is also in {seen[entry.id]}: shards must not overlap",
                                  str(path))
-            seen[entry["id"]] = path
-            merged["scenarios"].append({**entry, "shard_reference_mb_per_sec": ref_mb})
-    statuses = {doc.get("status") for _, doc in docs}
-    merged["status"] = "complete" if statuses == {"complete"} else "incomplete"
-    return merged
+            seen[entry.id] = path
+            scenarios.append(entry.model_copy(update={"shard_reference_mb_per_sec": ref_mb}, deep=True))
+    complete = all(doc.status is RunStatus.COMPLETE for _, doc in docs)
+    merged = first.model_copy(deep=True, update={"scenarios": scenarios, "shards": shards,
+                                                 "status": RunStatus.COMPLETE if complete else RunStatus.INCOMPLETE})
+    return ResultsDoc.model_validate(merged.to_json())
 
 
-def _key(doc: dict[str, Any]) -> tuple[str, str]:
-    env = doc["environment"]
+def _key(doc: ResultsDoc) -> tuple[str | None, str | None]:
+    env = doc.environment
     return env.get("kafka_version"), env.get("runner_class")
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    docs = [(path, results.load(path)) for path in args.shards]
+    docs = [(path, model.load(path)) for path in args.shards]
     merged = merge(docs)
-    results.save(merged, args.out)
-    print(f"merged {len(docs)} shard(s), {len(merged['scenarios'])} scenarios -> {args.out}")
+    model.save(merged, args.out)
+    print(f"merged {len(docs)} shard(s), {len(merged.scenarios)} scenarios -> {args.out}")
     return 0

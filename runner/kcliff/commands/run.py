@@ -23,6 +23,7 @@ from .. import environment, leftovers, procs, results, table
 from ..backends.base import Cluster
 from ..backends.local import LocalCluster, start_local_cluster
 from ..errors import InputError
+from ..model import ResultsDoc
 from ..progress import Progress
 from ..scenario import REFERENCE_ID, Scenario, load_suites
 from ..suite import CLIFF_THRESHOLD, PRIME_S, Options, SuiteRunner, new_document
@@ -174,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
             SuiteRunner(cluster, opts, doc, out, run_dir / "perf", progress).run(scenarios)
         finally:
             print(f"results: {out}", file=sys.stderr)
+    doc = ResultsDoc.model_validate(doc)  # boundary: removed when suite.py writes ResultsDoc
     print(table.render(doc))
     if stored is not None:
         print(table.baseline_section(doc, *stored))
@@ -188,15 +190,14 @@ def continue_document(previous: dict, fresh: dict) -> dict:
     return previous
 
 
-def exit_code(doc: dict) -> int:
-    bad = [e for e in doc["scenarios"] if e["status"] not in ("ok", "cliff", "skipped")]
+def exit_code(doc: ResultsDoc) -> int:
+    bad = [e for e in doc.scenarios if e.status.fails_run]
     unseen = table.unseen_canaries(doc)
     for entry in bad:
-        print(f"scenario {entry['id']}: {entry['status']}: {entry['status_reason']}", file=sys.stderr)
-    blind = environment.fsync_is_free(doc["environment"])
-    for entry in unseen:
+        print(f"scenario {entry.id}: {entry.status}: {entry.status_reason}", file=sys.stderr)
+    blind = environment.fsync_is_free(doc.environment)
+    for _, found in unseen:
         why = ("the brokers' fsync reaches no disk here (see the warning at the start)" if blind
                else "the rig may not be able to see cliffs")
-        print(f"canary {entry['id']} did not show its cliff ({entry['cliff']['stands_for']}): {why}",
-              file=sys.stderr)
+        print(f"canary {found.id} did not show its cliff ({found.stands_for}): {why}", file=sys.stderr)
     return 1 if bad or unseen else 0

@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .. import changepoint, factors, history
+from .. import changepoint, factors, history, model, tiers
 from ..errors import InputError
-from ..scenario import REFERENCE_ID
+from ..model import REFERENCE_ID, ResultsDoc
 from . import charts, latest, pages
 
 SOURCES_ENV = "KCLIFF_REPORT_SOURCES"
@@ -41,26 +41,26 @@ def _copy_raw(runs: list[history.HistoryRun], results: Path | None, out: Path) -
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(results, out / rel)
         doc = history.read_results(results)
-        links[doc["run_id"]] = rel.as_posix()
+        links[doc.run_id] = rel.as_posix()
     return links
 
 
-def _scenario_order(series: list[changepoint.Series], doc: dict[str, Any], moved: set[str]) -> list[str]:
+def _scenario_order(series: list[changepoint.Series], doc: ResultsDoc, moved: set[str]) -> list[str]:
     """Reference first, then scenarios that moved, then the latest run's order, then history-only ones."""
-    in_run = [sc["id"] for sc in doc["scenarios"]]
+    in_run = [sc.id for sc in doc.scenarios]
     ids = [REFERENCE_ID] + [i for i in in_run if i in moved] + sorted(moved) + in_run + sorted({s.scenario for s in series})
     present = {s.scenario for s in series}
     return [i for i in dict.fromkeys(ids) if i in present]
 
 
 def _trends(series: list[changepoint.Series], found: dict[str, list[changepoint.ChangePoint]],
-            doc: dict[str, Any]) -> list[dict[str, Any]]:
+            doc: ResultsDoc) -> list[dict[str, Any]]:
     by_key = {s.key: s for s in series}
     sections = []
     moved = {s.scenario for s in series if found[s.key]}
     for scenario in _scenario_order(series, doc, moved):
         charts_here = []
-        for metric in changepoint.METRICS.values():
+        for metric in model.METRICS.values():
             s = by_key.get(f"{scenario} {metric.name}")
             if s is not None:
                 charts_here.append({"metric": metric, "svg": charts.trend_chart(s, found[s.key]),
@@ -87,27 +87,27 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     links = _copy_raw(runs, results, out)
-    runner_class = doc["environment"]["runner_class"]
+    runner_class = doc.environment["runner_class"]
     series = history.build_series(runs, runner_class)
     found = changepoint.detect_all(series)
-    at_latest = [cp for cps in found.values() for cp in cps if cp.run_id == doc["run_id"]]
+    at_latest = [cp for cps in found.values() for cp in cps if cp.run_id == doc.run_id]
     context = {
         "doc": doc,
-        "env": doc["environment"],
-        "raw_link": links.get(doc["run_id"]),
+        "env": doc.environment,
+        "raw_link": links.get(doc.run_id),
         "runs": [r for r in runs if r.key.runner_class == runner_class],
         "other_classes": sorted({r.key.runner_class for r in runs} - {runner_class}),
         "links": links,
-        "tiers": latest.TIERS,
-        "tier_svg": charts.bar_chart(latest.tier_bars(doc), "MB/s",
-                                     f"Scenarios of run {doc['run_id']} by throughput, coloured by tier"),
-        "canaries": latest.canaries(doc),
+        "tiers": tiers.TIERS,
+        "tier_svg": charts.bar_chart(latest.tier_bars(doc), model.THROUGHPUT.unit,
+                                     f"Scenarios of run {doc.run_id} by throughput, coloured by tier"),
+        "canaries": model.canary_verdicts(doc),
         "scenario_table": latest.scenario_table(doc),
         "at_latest": at_latest,
         "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),
         "trends": _trends(series, found, doc),
         "factors": factors.analyse(doc),
-        "units": {m.name: m.unit for m in changepoint.METRICS.values()},
+        "units": {m.name: m.unit for m in model.METRICS.values()},
     }
     pages.render_all(sources, out, context)
     return out / "index.html"
