@@ -15,7 +15,7 @@ LINE = "49856 records sent, 9967.2 records/sec (9.73 MB/sec), 1464.6 ms avg late
 
 class SilentAfterOneLine(Cluster):
     backend = "stand-in"
-    tool_bootstrap = "127.0.0.1:1"
+    admin_bootstrap = tool_bootstrap = "127.0.0.1:1"
 
     def tool_command(self, main_class: str, args: list[str]) -> list[str]:
         return [sys.executable, "-c", f"import time; print({LINE!r}, flush=True); time.sleep(120)"]

@@ -18,7 +18,7 @@ from typing import Any
 from . import environment, measure, results
 from .admin import Admin
 from .apply import BrokerState
-from .backends.base import Cluster
+from .backends.base import Cluster, restartable
 from .errors import ClusterError
 from .progress import Progress
 from .scenario import REFERENCE_ID, Scenario
@@ -239,7 +239,7 @@ class SuiteRunner:
             self.progress.note(f"fault: {entries[0]['status_reason']}; healing the cluster and retrying once")
             try:
                 self._heal()
-            except (ClusterError, NotImplementedError) as exc:
+            except ClusterError as exc:
                 raise ClusterError(f"{entries[0]['status_reason']}; the cluster could not be healed: {exc}") from None
             for entry in entries:
                 self.doc["scenarios"].remove(entry)
@@ -262,7 +262,7 @@ class SuiteRunner:
         self.progress.note(f"fault in {sc.id}: {entry['status_reason']}; healing the cluster and retrying once")
         try:
             self._heal()
-        except (ClusterError, NotImplementedError) as exc:
+        except ClusterError as exc:
             entry["status_reason"] += f"; the cluster could not be healed: {exc}"
             raise ClusterError(f"{sc.id}: {entry['status_reason']}") from None
         retry = self.measure_scenario(sc)
@@ -270,7 +270,10 @@ class SuiteRunner:
         return retry
 
     def _heal(self) -> None:
-        self.cluster.heal()
+        managed = restartable(self.cluster)
+        if managed is None or not managed.abilities.heal:
+            raise ClusterError(f"the {self.cluster.backend} backend cannot restart a broker")
+        managed.heal()
         self.admin = Admin(self.cluster.admin_bootstrap)
         self.state.admin = self.admin
         for topic in self.stale_topics:
@@ -408,11 +411,12 @@ class SuiteRunner:
         wanted = sc.restart_overrides()
         if wanted == self.overrides:
             return False
-        if not self.cluster.can_restart:
+        managed = restartable(self.cluster)
+        if managed is None:
             raise _Skip(f"needs a broker restart for {sorted(wanted or self.overrides)}; "
                         f"the {self.cluster.backend} backend cannot restart brokers")
         self.progress.note(f"restarting brokers with {wanted or 'default read-only settings'}")
-        self.cluster.restart(wanted)
+        managed.restart(wanted)
         self.overrides = dict(wanted)
         self.admin = Admin(self.cluster.admin_bootstrap)
         self.state.admin = self.admin

@@ -30,7 +30,7 @@ from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
 from . import latency
-from .base import STARTED_LINE, Cluster, free_ports
+from .base import STARTED_LINE, Restartable, free_ports
 
 COMPOSE_FILE = Path(__file__).resolve().parents[3] / "compose" / "docker-compose.yml"
 DEFAULT_IMAGE = "apache/kafka"
@@ -164,7 +164,7 @@ def choose_image(kafka_version: str, image: str | None = None) -> tuple[str, str
 
 
 @dataclass
-class ComposeCluster(Cluster):
+class ComposeCluster(Restartable):
     workdir: Path
     kafka_version: str
     image: str
@@ -182,15 +182,11 @@ class ComposeCluster(Cluster):
     proxy: latency.LatencyProxy | None = None
 
     @property
-    def can_restart(self) -> bool:
-        return True
-
-    @property
-    def admin_bootstrap(self) -> str:  # type: ignore[override]
+    def admin_bootstrap(self) -> str:
         return ",".join(f"127.0.0.1:{p}" for p in self.ports)
 
     @property
-    def tool_bootstrap(self) -> str:  # type: ignore[override]
+    def tool_bootstrap(self) -> str:
         if self.caps.client_rtt_ms > 0:
             return ",".join(proxy_addresses())
         return ",".join(f"{name}:{INTERNAL_PORT}" for name in BROKERS)

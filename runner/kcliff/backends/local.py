@@ -18,7 +18,7 @@ from typing import Any
 from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError
-from .base import STARTED_LINE, Cluster, free_ports
+from .base import STARTED_LINE, Restartable, free_ports
 from .latency import LatencyProxy
 
 NODES = (1, 2, 3)
@@ -96,7 +96,7 @@ def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str
 
 
 @dataclass
-class LocalCluster(Cluster):
+class LocalCluster(Restartable):
     workdir: Path
     libs: Path
     caps: Caps = field(default_factory=Caps)
@@ -109,15 +109,11 @@ class LocalCluster(Cluster):
     mark: str = ""  # procs.MARK_VAR of its processes: this run's, or the `cluster up` cluster's own
 
     @property
-    def can_restart(self) -> bool:
-        return True
-
-    @property
-    def admin_bootstrap(self) -> str:  # type: ignore[override]
+    def admin_bootstrap(self) -> str:
         return ",".join(f"127.0.0.1:{n.broker_port}" for n in self.nodes)
 
     @property
-    def tool_bootstrap(self) -> str:  # type: ignore[override]
+    def tool_bootstrap(self) -> str:
         if self.proxy is None:
             return self.admin_bootstrap
         return ",".join(f"127.0.0.1:{n.proxy_port}" for n in self.nodes)
