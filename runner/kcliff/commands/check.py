@@ -21,8 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import cliffs, configrepo, environment, procs, report_md, results, verdict
+from .. import cliffs, configrepo, environment, procs, report_md, verdict
+from ..admin import Admin
 from ..configrepo.repo_scenario import to_scenario
+from ..model import RunStatus
 from ..progress import Progress
 from ..scenario import REFERENCE_ID, load_suites
 from ..suite import PRIME_S, Options, SuiteRunner, new_document
@@ -148,17 +150,17 @@ def measure(args: argparse.Namespace, self_test: list, pair: list) -> dict[str, 
     with cluster_for(args, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, ["check"], args.kafka_version)
         out = args.results or run_dir / "results.json"
-        runner = SuiteRunner(cluster, opts, doc, out, run_dir / "perf", progress)
+        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
         runner.run(self_test)
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             runner.measure_interleaved(pair, args.rounds)
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
-        doc["status"] = "complete"
-        results.save(doc, out)
+        doc.status = RunStatus.COMPLETE
+        runner.save()
         print(f"results: {out}", file=sys.stderr)
-    return doc
+    return doc.to_json()  # boundary: removed when the readers take ResultsDoc
 
 
 def _runs(entry: dict[str, Any] | None, field: str) -> list[float | None]:

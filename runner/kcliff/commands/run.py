@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Iterator
 
 from .. import baseline as baselines
-from .. import environment, leftovers, procs, results, table
+from .. import environment, leftovers, model, procs, table
+from ..admin import Admin
 from ..backends.base import Cluster
 from ..backends.local import LocalCluster, start_local_cluster
 from ..errors import InputError
@@ -30,7 +31,6 @@ from . import cluster as cluster_cmd
 from . import options
 
 BACKENDS = ("local", "compose", "external")
-UNFINISHED = ("running", "interrupted")  # an interleaved group cut short: measured again on --resume
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -133,14 +133,14 @@ def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> 
         started.down()
 
 
-def resumed(args: argparse.Namespace) -> dict | None:
+def resumed(args: argparse.Namespace) -> model.ResultsDoc | None:
     """The interrupted run to continue, with its own suites and parameters taking over."""
     if args.resume is None:
         return None
-    doc = results.load(args.resume)
-    params = doc["parameters"]
+    doc = model.load(args.resume)
+    params = doc.parameters
     args.suite, args.only, args.kafka_version = params["suites"], params.get("only"), \
-        doc["environment"]["kafka_version"]
+        doc.environment["kafka_version"]
     args.shard = tuple(params["shard"]) if params.get("shard") else None
     args.records, args.warmup_records, args.repeats = params["records"], params["warmup_records"], params["repeats"]
     args.budget, args.no_early_stop = params["budget_s"], not params["early_stop"]
@@ -155,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
     scenarios = select(load_suites(suites), args.only, args.shard)
     stored = stored_baseline(args)
     if previous is not None:
-        previous["scenarios"] = [e for e in previous["scenarios"] if e["status"] not in UNFINISHED]
-        done = {e["id"] for e in previous["scenarios"]}
+        previous.scenarios = [e for e in previous.scenarios if not e.status.unfinished]
+        done = {e.id for e in previous.scenarios}
         scenarios = [s for s in scenarios if s.id not in done]
     opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
                    args.cliff_threshold, args.prime)
@@ -165,26 +165,27 @@ def run(args: argparse.Namespace) -> int:
     run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     with cluster_for(args, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, suites, args.kafka_version)
-        doc["parameters"].update(only=args.only, shard=list(args.shard) if args.shard else None)
+        doc.parameters.update(only=args.only, shard=list(args.shard) if args.shard else None)
         if previous is not None:
             doc = continue_document(previous, doc)
-        out = args.out or Path("results") / f"{doc['run_id']}.json"
+        out = args.out or Path("results") / f"{doc.run_id}.json"
         progress.note(f"{len(scenarios)} scenarios, {opts.repeats} x {opts.records} records each; results -> {out}")
         try:
-            SuiteRunner(cluster, opts, doc, out, run_dir / "perf", progress).run(scenarios)
+            SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress).run(scenarios)
         finally:
             print(f"results: {out}", file=sys.stderr)
-    print(table.render(doc))
+    written = doc.to_json()  # boundary: removed when the readers take ResultsDoc
+    print(table.render(written))
     if stored is not None:
-        print(table.baseline_section(doc, *stored))
-    return exit_code(doc)  # the baseline verdicts stay out of it: `kcliff compare` is the gate
+        print(table.baseline_section(written, *stored))
+    return exit_code(written)  # the baseline verdicts stay out of it: `kcliff compare` is the gate
 
 
-def continue_document(previous: dict, fresh: dict) -> dict:
+def continue_document(previous: model.ResultsDoc, fresh: model.ResultsDoc) -> model.ResultsDoc:
     """Keep the interrupted run's id, parameters and scenarios; note this leg's environment."""
-    previous.setdefault("resumes", []).append({"started": fresh["environment"]["started"],
-                                               "environment": fresh["environment"]})
-    previous["status"] = "running"
+    leg = {"started": fresh.environment["started"], "environment": fresh.environment}
+    previous.resumes = [*(previous.resumes or []), leg]
+    previous.status = model.RunStatus.RUNNING
     return previous
 
 
