@@ -31,7 +31,7 @@ PRIME_RECORDS = 30_000   # per priming run, so JVM start-ups do not eat the prim
 HEAL_SYNC_S = 180.0      # for a healed broker to catch up with every partition it replicates
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
     records: int = 100_000
     warmup_records: int | None = None
@@ -226,7 +226,7 @@ class SuiteRunner:
         if ref is None:
             return None
         stat = (ref.summary or {}).get(THROUGHPUT.key)
-        return stat.median if stat else ref.warmup.mb_per_sec if ref.warmup else None
+        return (stat.median if stat else None) or (ref.warmup.mb_per_sec if ref.warmup else None)
 
     def measure_group(self, group: list[Scenario], rounds: int) -> list[Entry]:
         """Scenarios measured round by round, interleaved (a lone scenario is a group of one). A group hit
@@ -304,7 +304,7 @@ class SuiteRunner:
                     self._create_topic(sc, topic)
                     created.append(topic)
                 warm = self._warm_up(sc, topic, deadline, entry)
-                self._check_run(warm, "the warm-up")
+                _check_fault(warm)
                 if warm.stop_kind is StopKind.BUDGET:
                     raise _Stop(Status.TIMED_OUT, "warm-up did not finish in the time budget")
             sides = list(zip(scenarios, topics, entries))
@@ -322,7 +322,7 @@ class SuiteRunner:
                     entry.runs.append(run)
                     entry.resummarise()
                     self.save()
-                    self._check_run(run, f"{word} {i}")
+                    self._check_run(run, i)
                     if run.stop_kind is StopKind.BUDGET:
                         raise _Stop(Status.TIMED_OUT, f"time budget of {budget:.0f}s exhausted in {word} {i}")
             for entry in entries:
@@ -368,15 +368,14 @@ class SuiteRunner:
         except ClusterError:
             pass
 
-    def _check_run(self, run: Run, which: str) -> None:
+    def _check_run(self, run: Run, index: int) -> None:
         """Raise for a run that hit a fault or failed; a cliff stop, the budget or a complete run is fine."""
-        if run.stop_kind is not None and run.stop_kind.is_fault:
-            raise _Stop(Status.FAULTED, run.stop_reason or "", run.stop_kind)
+        _check_fault(run)
         if run.stop_kind is StopKind.FAILED:
             dead = self.cluster.dead_nodes()
             if dead:
-                raise _Stop(Status.FAULTED, faults.died(dead, which), StopKind.FAULT)
-            raise ClusterError(f"perf {which} failed: {run.stop_reason}")
+                raise _Stop(Status.FAULTED, faults.died(dead, f"run {index}"), StopKind.FAULT)
+            raise ClusterError(f"perf run {index} failed: {run.stop_reason}")
 
     def _create_topic(self, sc: Scenario, topic: str) -> None:
         """The scenario's topic exactly as applied: partitions, replication factor, topic configs."""
@@ -480,6 +479,11 @@ def _finish(entry: Entry, began: float) -> None:
     entry.overhead_s = round(entry.wall_s - measured - warm, 2)
     entry.ended = environment.now()
     entry.resummarise()
+
+
+def _check_fault(run: Run) -> None:
+    if run.stop_kind is not None and run.stop_kind.is_fault:
+        raise _Stop(Status.FAULTED, run.stop_reason or "", run.stop_kind)
 
 
 class _Stop(Exception):

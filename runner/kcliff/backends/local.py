@@ -283,6 +283,11 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def shared_dir(workdir: Path) -> Path:
+    """Where `kcliff cluster up` keeps the cluster it leaves running for later commands."""
+    return workdir / "cluster"
+
+
 def start_local_cluster(workdir: Path, kafka_version: str, caps: Caps | None = None,
                         kafka_home: str | None = None, owned: bool = True) -> LocalCluster:
     """Start a cluster; `owned=False` leaves it running after this process exits (`kcliff cluster up`)."""

@@ -21,15 +21,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import cliffs, configrepo, environment, procs, report_md, verdict
+from .. import cliffs, configrepo, environment, procs, report_md, runconfig, verdict
 from ..admin import Admin
+from ..backends.open import open_cluster
 from ..configrepo.repo_scenario import to_scenario
 from ..model import RunStatus
 from ..progress import Progress
-from ..scenario import REFERENCE_ID, load_suites
+from ..scenario import REFERENCE_ID, Scenario, load_suites
 from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
-from .run import cluster_for
 
 RUN_S = 4.0
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic and producer settings, "
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--comment", type=Path, help="write the PR comment Markdown here (replacing the file)")
     parser.add_argument("--json", type=Path, help="write the verdict as JSON here")
     parser.add_argument("--results", type=Path, help="results file of the measurements (default under --workdir)")
-    parser.add_argument("--backend", choices=("local", "compose", "external"))
+    parser.add_argument("--backend", choices=runconfig.BACKENDS)
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--quiet", action="store_true")
     lint.add_repo_root_option(parser, "the head's checkout")
@@ -142,13 +142,15 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
              for c in changes] or [lint.annotation("error", "", None, title, effect)])
 
 
-def measure(args: argparse.Namespace, self_test: list, pair: list) -> dict[str, Any]:
+def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario]) -> dict[str, Any]:
+    """The reference and canaries as `kcliff run` measures them, then base and head interleaved."""
+    config = runconfig.cluster_config(args)
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
-    run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
+    run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds)
-    with cluster_for(args, run_dir, progress) as cluster:
-        doc = new_document(cluster, opts, ["check"], args.kafka_version)
+    with open_cluster(config, run_dir, progress) as cluster:
+        doc = new_document(cluster, opts, ["check"], config.kafka_version)
         out = args.results or run_dir / "results.json"
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
         runner.run(self_test)
