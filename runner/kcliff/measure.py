@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 from . import procs, settings
 from .backends.base import Cluster
@@ -58,7 +58,7 @@ def warmup_quiet(records: int) -> int:
     return min(steady_state_after(records), 1000)
 
 
-def _pump(stream, lines: queue.Queue) -> None:
+def _pump(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
     for raw in iter(stream.readline, b""):
         lines.put(raw.decode("utf-8", errors="replace"))
     lines.put(None)
@@ -76,7 +76,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     argv = perf_argv(cluster, topic, records, producer, throughput, quiet)
     began = time.monotonic()
     proc = procs.spawn(argv, stdout=subprocess.PIPE)
-    lines: queue.Queue = queue.Queue()
+    lines: queue.Queue[str | None] = queue.Queue()
     reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
     reader.start()
     seen: list[str] = []

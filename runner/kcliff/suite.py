@@ -19,7 +19,7 @@ from .admin import Admin
 from .apply import BrokerState
 from .backends.base import Cluster, restartable
 from .errors import ClusterError
-from .model import REFERENCE_ID, THROUGHPUT, CliffSpec, Entry, ResultsDoc, Run, RunStatus, Status, StopKind, save
+from .model import REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ResultsDoc, Run, RunStatus, Status, StopKind, save
 from .progress import Progress
 from .scenario import Scenario
 from .settings import INVARIANTS, as_kafka_value
@@ -59,7 +59,7 @@ class Options:
 def order(scenarios: list[Scenario]) -> list[Scenario]:
     """Reference first, then scenarios grouped by the read-only broker overrides they need, so the
     brokers restart once per distinct set (default set first), file order kept inside a group."""
-    def key(item: tuple[int, Scenario]) -> tuple:
+    def key(item: tuple[int, Scenario]) -> tuple[bool, bool, tuple[tuple[str, object], ...], int]:
         index, sc = item
         overrides = tuple(sorted(sc.restart_overrides().items()))
         return (sc.id != REFERENCE_ID, overrides != (), overrides, index)
@@ -90,7 +90,7 @@ def interleaved_group(planned: list[Scenario]) -> list[Scenario]:
 def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_version: str) -> ResultsDoc:
     run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:4]
     return ResultsDoc(
-        run_id=run_id, environment=environment.collect(cluster, kafka_version),
+        schema=SCHEMA, run_id=run_id, environment=environment.collect(cluster, kafka_version),
         parameters={"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
                     "record_size": 1024, "budget_s": opts.budget_s, "suites": suites,
                     "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,
@@ -197,7 +197,7 @@ class SuiteRunner:
         topic = f"kcliff-prime-{uuid.uuid4().hex[:6]}"
         self.progress.note(f"priming the brokers ({self.opts.prime_s:.0f}s of unmeasured load)")
         self.admin.create_topic(topic, 6, 3, {})
-        began, figures = time.monotonic(), []
+        began, figures = time.monotonic(), list[float]()
         try:
             while True:
                 run = self.perf_run(self.cluster, topic, max(self.opts.warmup(), PRIME_RECORDS),

@@ -24,7 +24,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from .. import kafka_dist, procs, settings
 from ..admin import Admin
@@ -66,7 +66,7 @@ class ComposeCaps:
     client_rtt_ms: float = 0.0  # producer <-> broker round trip added by the toxiproxy service
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> ComposeCaps:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ComposeCaps:
         env = os.environ if env is None else env
         names = {"broker_cpus": "KCLIFF_BROKER_CPUS", "broker_memory_mb": "KCLIFF_BROKER_MEMORY_MB",
                  "broker_heap_mb": "KCLIFF_BROKER_HEAP_MB", "producer_cpus": "KCLIFF_PRODUCER_CPUS",
@@ -121,7 +121,7 @@ def _is_compose_v2(base: list[str]) -> bool:
     return done.returncode == 0 and done.stdout.strip().lstrip("v").startswith("2.")
 
 
-def _docker(*args: str, timeout: float = 60.0, check: bool = True) -> subprocess.CompletedProcess:
+def _docker(*args: str, timeout: float = 60.0, check: bool = True) -> subprocess.CompletedProcess[str]:
     try:
         done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
@@ -205,7 +205,7 @@ class ComposeCluster(Restartable):
         return [*self._base, "--project-name", self.project, "--file", str(self.compose_file),
                 "--env-file", str(self.env_file), *args]
 
-    def compose(self, *args: str, timeout: float = COMPOSE_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess:
+    def compose(self, *args: str, timeout: float = COMPOSE_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess[str]:
         try:
             done = subprocess.run(self.compose_argv(*args), capture_output=True, text=True, timeout=timeout,
                                   env=_compose_environment(), stdin=subprocess.DEVNULL)
@@ -366,7 +366,7 @@ class ComposeCluster(Restartable):
                 _docker(kind, "rm", *names, timeout=120, check=False)
 
     def container_ids(self) -> list[str]:
-        return self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout.split()
+        return str(self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout).split()
 
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms  # plus one host's bridge network: microseconds

@@ -41,7 +41,7 @@ class Node:
     broker_port: int
     controller_port: int
     directory: Path
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     pid: int | None = None
     client_port: int | None = None  # the listener behind the latency proxy, when there is one
     proxy_port: int | None = None   # where producers reach this broker through the proxy
@@ -133,7 +133,7 @@ class LocalCluster(Restartable):
                     node.client_port, node.proxy_port = ports[4 * k + 2], ports[4 * k + 3]
                 self.proxy = LatencyProxy(self.caps.client_rtt_ms, self.workdir / "toxiproxy.log", register=self.owned,
                                           mark=self.mark)
-                self.proxy.start({n.proxy_port: n.client_port for n in self.nodes})
+                self.proxy.start({ports[4 * k + 3]: ports[4 * k + 2] for k in range(len(self.nodes))})
             self._write_configs()
             self._format()
             self._launch()

@@ -13,7 +13,7 @@ from ..backends.local import LocalCluster, shared_dir, start_local_cluster
 from . import options
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("cluster", help="start, stop or inspect a local 3-broker KRaft cluster")
     verbs = parser.add_subparsers(dest="verb", required=True)
     up = verbs.add_parser("up", help="start the cluster and leave it running")

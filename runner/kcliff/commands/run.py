@@ -14,6 +14,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from .. import baseline as baselines
 from .. import environment, model, procs, runconfig, table
@@ -27,7 +28,7 @@ from ..suite import CLIFF_THRESHOLD, PRIME_S, SuiteRunner, new_document
 from . import options
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("run", help="measure scenarios on a real cluster")
     parser.add_argument("--suite", action="append", default=[],
                         help="suite name under scenarios/ (canaries, pairwise, ...) or a YAML path; repeatable")
@@ -74,7 +75,7 @@ def select(scenarios: list[Scenario], only: str | None, shard: tuple[int, int] |
     return scenarios
 
 
-def stored_baseline(config: RunConfig) -> tuple[Path, dict | None] | None:
+def stored_baseline(config: RunConfig) -> tuple[Path, dict[str, Any] | None] | None:
     """The stored baseline this run will be printed against (None: --no-baselines), read before
     measuring so that an unreadable file stops the run at once instead of after it."""
     if config.no_baselines:
