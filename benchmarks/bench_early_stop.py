@@ -10,7 +10,6 @@ and the slowest cliff scenario against the median healthy one (target: cliff <= 
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import subprocess
@@ -19,10 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from kcliff import results
-from kcliff.model import Status
-from kcliff.scenario import REFERENCE_ID
-from kcliff.suite import attempts
+from kcliff import model
+from kcliff.model import THROUGHPUT, Entry, ResultsDoc, Status
 
 KCLIFF = [sys.executable, "-m", "kcliff.cli"]
 
@@ -39,28 +36,29 @@ def measure(work: Path, out: Path, suites: list[str], records: int, repeats: int
     return time.monotonic() - began
 
 
-def side(entry: dict, reference_mb: float | None, threshold: float) -> str | None:
+def side(entry: Entry, reference_mb: float | None, threshold: float) -> str | None:
     """'cliff' when stopped on a cliff or below threshold x the reference's MB/s, else 'healthy'."""
-    if Status(entry["status"]) is Status.CLIFF:
+    if entry.status is Status.CLIFF:
         return "cliff"
-    mb = results.median(entry, "mb_per_sec")
+    mb = entry.median(THROUGHPUT)
     if mb is None or not reference_mb:
         return None
     return "cliff" if mb < threshold * reference_mb else "healthy"
 
 
-def tiers(doc: dict) -> dict[str, dict]:
+def tiers(doc: ResultsDoc) -> dict[str, dict]:
     """Each scenario's tier, ratio to the reference, stopped attempts, and the seconds its own perf
     runs took (warm-up included): the reference and canaries share one interleaved group's wall
     time, so that is what tells them apart."""
-    ref = results.median(results.scenario_entry(doc, REFERENCE_ID), "mb_per_sec")
-    threshold = doc["parameters"]["cliff_threshold"]
+    reference = doc.reference()
+    ref = reference.median(THROUGHPUT) if reference else None
+    threshold = doc.parameters["cliff_threshold"]
     out = {}
-    for e in doc["scenarios"]:
-        mb = results.median(e, "mb_per_sec")
-        runs = attempts(e)
-        out[e["id"]] = {"tier": side(e, ref, threshold), "ratio": mb / ref if mb and ref else float("nan"),
-                        "stopped": sum(r["stopped_early"] for r in runs), "seconds": sum(r["elapsed_s"] for r in runs)}
+    for e in doc.scenarios:
+        mb = e.median(THROUGHPUT)
+        runs = e.attempts()
+        out[e.id] = {"tier": side(e, ref, threshold), "ratio": mb / ref if mb and ref else float("nan"),
+                     "stopped": sum(r.stopped_early for r in runs), "seconds": sum(r.elapsed_s for r in runs)}
     return out
 
 
@@ -79,7 +77,7 @@ def main() -> int:
         try:
             total_off = measure(work, Path(tmp) / "off.json", suites, args.records, args.repeats, early=False)
             total_on = measure(work, Path(tmp) / "on.json", suites, args.records, args.repeats, early=True)
-            on, off = (tiers(json.loads((Path(tmp) / f"{k}.json").read_text())) for k in ("on", "off"))
+            on, off = (tiers(model.load(Path(tmp) / f"{k}.json")) for k in ("on", "off"))
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 for k in ("on", "off"):

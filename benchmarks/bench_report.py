@@ -14,8 +14,6 @@ Usage: .venv/bin/python benchmarks/bench_report.py [--runs 100] [--scenarios 31]
 from __future__ import annotations
 
 import argparse
-import copy
-import json
 import os
 import random
 import resource
@@ -27,7 +25,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from kcliff import changepoint, history, results
+from kcliff import changepoint, history, model
+from kcliff.model import ResultsDoc, Run
 from kcliff.report import build_site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,42 +34,42 @@ DEFAULT_INPUT = ROOT / "benchmarks" / "data" / "results-canaries-local-2c.json"
 PERCENTILES = ("avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
 
 
-def widen(doc: dict, scenarios: int, rng: random.Random) -> None:
+def _scale(run: Run, factor: float) -> None:
+    """Throughput times `factor`, latencies divided by it."""
+    for key in ("mb_per_sec", "records_per_sec"):
+        if getattr(run, key) is not None:
+            setattr(run, key, getattr(run, key) * factor)
+    for key in PERCENTILES:
+        if getattr(run, key) is not None:
+            setattr(run, key, getattr(run, key) / factor)
+
+
+def widen(doc: ResultsDoc, scenarios: int, rng: random.Random) -> None:
     """Clone the file's scenarios (ids suffixed -cN, throughput scaled) until there are `scenarios`."""
-    originals = list(doc["scenarios"])
+    originals = list(doc.scenarios)
     n = 0
-    while len(doc["scenarios"]) < scenarios:
-        sc = copy.deepcopy(originals[n % len(originals)])
+    while len(doc.scenarios) < scenarios:
         n += 1
-        sc["id"] = f"{sc['id']}-c{n}"
-        sc["cliff"] = None
+        sc = originals[(n - 1) % len(originals)].model_copy(deep=True, update={"cliff": None})
+        sc.id = f"{sc.id}-c{n}"
         scale = rng.uniform(0.05, 1.5)
-        for run in sc["runs"]:
-            run["mb_per_sec"] *= scale
-            run["records_per_sec"] *= scale
-            for key in PERCENTILES:
-                if run.get(key) is not None:
-                    run[key] /= scale
-        doc["scenarios"].append(sc)
+        for run in sc.runs:
+            _scale(run, scale)
+        doc.scenarios.append(sc)
 
 
-def perturbed(base: dict, k: int, rng: random.Random, step_id: str) -> dict:
-    doc = copy.deepcopy(base)
-    started = datetime.fromisoformat(base["environment"]["started"].replace("Z", "+00:00")) + timedelta(days=k)
-    doc["run_id"] = f"{started:%Y%m%dT%H%M%SZ}-bench{k:03d}"
-    doc["environment"]["started"] = f"{started:%Y-%m-%dT%H:%M:%SZ}"
-    doc["environment"]["ended"] = f"{started + timedelta(minutes=9):%Y-%m-%dT%H:%M:%SZ}"
-    doc["environment"]["kcliff_revision"] = f"bench{k // 10:03d}"
-    for sc in doc["scenarios"]:
-        step = 0.65 if sc["id"] == step_id and k >= 70 else 1.0
-        for run in sc["runs"]:
-            f = step * rng.lognormvariate(0, 0.04)
-            run["mb_per_sec"] *= f
-            run["records_per_sec"] *= f
-            for key in PERCENTILES:
-                if run.get(key) is not None:
-                    run[key] /= f
-        sc["summary"] = results.summarise(sc["runs"])
+def perturbed(base: ResultsDoc, k: int, rng: random.Random, step_id: str) -> ResultsDoc:
+    doc = base.model_copy(deep=True)
+    started = datetime.fromisoformat(base.environment["started"].replace("Z", "+00:00")) + timedelta(days=k)
+    doc.run_id = f"{started:%Y%m%dT%H%M%SZ}-bench{k:03d}"
+    doc.environment["started"] = f"{started:%Y-%m-%dT%H:%M:%SZ}"
+    doc.environment["ended"] = f"{started + timedelta(minutes=9):%Y-%m-%dT%H:%M:%SZ}"
+    doc.environment["kcliff_revision"] = f"bench{k // 10:03d}"
+    for sc in doc.scenarios:
+        step = 0.65 if sc.id == step_id and k >= 70 else 1.0
+        for run in sc.runs:
+            _scale(run, step * rng.lognormvariate(0, 0.04))
+        sc.resummarise()
     return doc
 
 
@@ -78,12 +77,11 @@ def make_history(source: Path, runs: int, scenarios: int, where: Path) -> Path:
     rng = random.Random(42)
     base = history.read_results(source)
     widen(base, scenarios, rng)
-    step_id = base["scenarios"][-1]["id"]
+    step_id = base.scenarios[-1].id
     hist = where / "history"
     for k in range(runs):
         path = where / "results" / f"{k:03d}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(perturbed(base, k, rng, step_id)))
+        model.save(perturbed(base, k, rng, step_id), path)
         history.add(path, hist)
     return hist
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kcliff import baseline, model, results, table, verdict
+from kcliff import baseline, model, table, verdict
 from kcliff.commands import check, run
 from kcliff.model import ResultsDoc
 from kcliff.report import build_site
@@ -32,7 +32,8 @@ def with_stopped_runs() -> dict:
     flush = by_id["flush-1"]
     flush["cliff"]["max_ratio"] = 0.5
     flush["runs"] += [by_id["batching-off"]["runs"][0], by_id["inflight-1"]["runs"][0]]
-    flush["summary"] = results.summarise(flush["runs"])  # as the suite writes it after every run
+    summary = model.summarise([model.Run.model_validate(r) for r in flush["runs"]]) or {}
+    flush["summary"] = {key: stat.model_dump() for key, stat in summary.items()}  # as the suite writes it
     return doc
 
 

@@ -4,7 +4,7 @@ from conftest import wait_for
 from kcliff.admin import Admin
 from kcliff.apply import BrokerState, steps
 from kcliff.backends.local import LocalCluster
-from kcliff.commands.cluster import cluster_dir
+from kcliff.backends.local import shared_dir
 
 
 def test_thread_pools_move_by_half_or_double_per_step():
@@ -30,7 +30,7 @@ def test_every_step_is_within_kafkas_bounds():
 def test_a_cluster_left_with_overrides_is_measured_and_restored(shared_cluster):
     """A crashed run or an operator left log.flush.interval.messages=1 on every broker: scenarios still
     apply and read back, and restore puts the leftover back as it was."""
-    cluster = LocalCluster.from_state(cluster_dir(shared_cluster))
+    cluster = LocalCluster.from_state(shared_dir(shared_cluster))
     admin = Admin(cluster.admin_bootstrap)
     nodes = admin.broker_ids()
     admin.alter_broker_configs(nodes, {"log.flush.interval.messages": "1"})

@@ -7,8 +7,9 @@ had queued drained; the reference printed a line a second from its first one on.
 import time
 from pathlib import Path
 
-from kcliff import measure, results
+from kcliff import measure, model
 from kcliff.perf_output import parse_line
+from kcliff.model import Entry, Run, Stat, StopKind
 from kcliff.suite import _decided
 
 from test_stall import SilentAfterOneLine
@@ -96,24 +97,29 @@ def test_perf_run_asks_the_rule_while_the_tool_is_quiet(tmp_path: Path):
     rule = measure.cliff_stop_rule(100.0, 0.5, 0, min_span_s=1.5)
     run = measure.perf_run(SilentAfterOneLine(), "t", 100_000, {}, began + 60, tmp_path / "p.log", rule)
     assert time.monotonic() - began < 10
-    assert run.stopped_early and run.stop_reason.startswith("cliff: at most")
+    assert run.stopped_early and run.stop_kind is StopKind.CLIFF and run.stop_reason.startswith("cliff: at most")
     assert run.interim_mb_per_sec == [9.73]
 
 
-def _attempt(stopped: bool) -> dict:
-    return {"stopped_early": stopped}
+def _attempt(stopped: bool) -> Run:
+    return Run(records=1000, stopped_early=stopped, complete=not stopped,
+               stop_kind=StopKind.CLIFF if stopped else None)
+
+
+def _entry(warmup: bool, *runs: bool) -> Entry:
+    return Entry(id="x", warmup=_attempt(warmup), runs=[_attempt(r) for r in runs])
 
 
 def test_two_stops_in_a_row_decide_a_scenario_the_warm_up_counted():
-    assert _decided({"warmup": _attempt(True), "runs": [_attempt(True)]})
-    assert not _decided({"warmup": _attempt(True), "runs": []})
-    assert not _decided({"warmup": _attempt(False), "runs": [_attempt(True)]})
-    assert not _decided({"warmup": _attempt(True), "runs": [_attempt(False), _attempt(True)]})
-    assert _decided({"warmup": _attempt(False), "runs": [_attempt(False), _attempt(True), _attempt(True)]})
+    assert _decided(_entry(True, True))
+    assert not _decided(_entry(True))
+    assert not _decided(_entry(False, True))
+    assert not _decided(_entry(True, False, True))
+    assert _decided(_entry(False, False, True, True))
 
 
 def test_stopped_runs_count_only_when_every_run_was_stopped():
-    finished = {"mb_per_sec": 6.05, "stopped_early": False}
-    stopped = [{"mb_per_sec": 2.13, "stopped_early": True}, {"mb_per_sec": 1.92, "stopped_early": True}]
-    assert results.summarise([finished, *stopped])["mb_per_sec"]["median"] == 6.05
-    assert results.summarise(stopped)["mb_per_sec"] == {"median": 2.025, "min": 1.92, "max": 2.13}
+    finished = Run(records=1000, mb_per_sec=6.05, stopped_early=False)
+    stopped = [Run(records=1000, mb_per_sec=2.13, stopped_early=True), Run(records=800, mb_per_sec=1.92, stopped_early=True)]
+    assert (model.summarise([finished, *stopped]) or {})["mb_per_sec"].median == 6.05
+    assert (model.summarise(stopped) or {})["mb_per_sec"] == Stat(median=2.025, min=1.92, max=2.13)

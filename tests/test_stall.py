@@ -9,13 +9,15 @@ from pathlib import Path
 
 from kcliff import measure
 from kcliff.backends.base import Cluster
+from kcliff.model import Entry, Run, StopKind
+from kcliff.suite import Options
 
 LINE = "49856 records sent, 9967.2 records/sec (9.73 MB/sec), 1464.6 ms avg latency, 2012.0 ms max latency."
 
 
 class SilentAfterOneLine(Cluster):
     backend = "stand-in"
-    tool_bootstrap = "127.0.0.1:1"
+    admin_bootstrap = tool_bootstrap = "127.0.0.1:1"
 
     def tool_command(self, main_class: str, args: list[str]) -> list[str]:
         return [sys.executable, "-c", f"import time; print({LINE!r}, flush=True); time.sleep(120)"]
@@ -29,7 +31,7 @@ def test_silence_ends_the_run_as_stalled_with_what_it_printed(tmp_path: Path):
     run = measure.perf_run(SilentAfterOneLine(), "t", 100_000, {}, time.monotonic() + 60, tmp_path / "p.log",
                            stall_s=1.0)
     assert time.monotonic() - began < 15
-    assert not run.complete and run.stop_reason.startswith(measure.STALLED)
+    assert not run.complete and run.stop_kind is StopKind.FAULT and run.stop_reason.startswith(measure.STALLED)
     assert "no record acknowledged for 1s" in run.stop_reason
     assert run.records == 49856 and run.interim_mb_per_sec == [9.73]
 
@@ -46,21 +48,27 @@ def test_a_steady_printer_is_not_a_stall(tmp_path: Path):
 
 
 def test_runs_are_stretched_from_the_latest_rate():
-    from kcliff.suite import Options
     opts = Options(records=20_000, run_s=8.0)
-    warm = {"warmup": {"records_per_sec": 10_000.0}, "runs": []}
+    warm = _entry(_rate(10_000.0))
     assert opts.records_for(warm) == 80_000
-    assert opts.records_for({**warm, "runs": [{"records_per_sec": 30_000.0}]}) == 240_000
-    assert opts.records_for({**warm, "runs": [{"records_per_sec": 1_000.0}]}) == 20_000  # never below --records
-    assert opts.records_for({**warm, "runs": [{"records_per_sec": 1e9}]}) == 400_000    # at most 20x
+    assert opts.records_for(_entry(_rate(10_000.0), _rate(30_000.0))) == 240_000
+    assert opts.records_for(_entry(_rate(10_000.0), _rate(1_000.0))) == 20_000  # never below --records
+    assert opts.records_for(_entry(_rate(10_000.0), _rate(1e9))) == 400_000    # at most 20x
     assert Options(records=20_000).records_for(warm) == 20_000  # run_s unset: --records as given
 
 
 def test_every_side_of_a_round_runs_the_same_count_from_their_mean_rate():
     # per side, a side that happened to run fast got a longer next run, and run length moves MB/s
-    from kcliff.suite import Options
     opts = Options(records=20_000, run_s=4.0)
-    base = {"runs": [{"records_per_sec": 30_000.0}], "warmup": None}
-    head = {"runs": [], "warmup": {"records_per_sec": 20_000.0}}
+    base = _entry(None, _rate(30_000.0))
+    head = _entry(_rate(20_000.0))
     assert opts.records_for(base, head) == opts.records_for(head, base) == 100_000
-    assert opts.records_for(base, {"runs": [], "warmup": None}) == 120_000  # a side with no rate yet does not count
+    assert opts.records_for(base, _entry(None)) == 120_000  # a side with no rate yet does not count
+
+
+def _rate(records_per_sec: float) -> Run:
+    return Run(records=1000, records_per_sec=records_per_sec)
+
+
+def _entry(warmup: Run | None, *runs: Run) -> Entry:
+    return Entry(id="x", warmup=warmup, runs=list(runs))

@@ -7,12 +7,12 @@ import queue
 import subprocess
 import threading
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 from . import procs, settings
 from .backends.base import Cluster
+from .model import Run, StopKind
 from .perf_output import PerfLine, parse_line, summary
 
 PERF_CLASS = "org.apache.kafka.tools.ProducerPerformance"
@@ -21,33 +21,14 @@ REPORTING_INTERVAL_MS = 1000
 # silence this long means the brokers accept nothing: a stall, never a slow cliff (those print every second).
 STALL_S = 45.0
 STALLED = "fault: stalled:"
+BUDGET_SPENT = "time budget exhausted"
 
 # Called with each interim line (None about once a second while none comes) and the seconds since the
 # run started; returns a reason to stop, or None.
 StopRule = Callable[["PerfLine | None", float], "str | None"]
+# Asked about once a second: why the run must stop because of the cluster (a fault), or None.
+Watch = Callable[[], "tuple[StopKind, str] | None"]
 DEFAULT_BUFFER_MEMORY = 33_554_432  # the producer's buffer.memory default
-
-
-@dataclass
-class Run:
-    records: int
-    records_per_sec: float | None
-    mb_per_sec: float | None
-    avg_ms: float | None
-    max_ms: float | None
-    p50_ms: float | None = None
-    p95_ms: float | None = None
-    p99_ms: float | None = None
-    p999_ms: float | None = None
-    elapsed_s: float = 0.0
-    complete: bool = True
-    stopped_early: bool = False
-    stop_reason: str | None = None
-    exit_code: int | None = None
-    interim_mb_per_sec: list[float] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object],
@@ -77,7 +58,7 @@ def warmup_quiet(records: int) -> int:
     return min(steady_state_after(records), 1000)
 
 
-def _pump(stream, lines: queue.Queue) -> None:
+def _pump(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
     for raw in iter(stream.readline, b""):
         lines.put(raw.decode("utf-8", errors="replace"))
     lines.put(None)
@@ -86,7 +67,7 @@ def _pump(stream, lines: queue.Queue) -> None:
 def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, object], deadline: float,
              log_path: Path, stop_rule: StopRule | None = None,
              on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None,
-             watch: Callable[[], str | None] | None = None, stall_s: float = STALL_S,
+             watch: Watch | None = None, stall_s: float = STALL_S,
              quiet: int | None = None) -> Run:
     """Run the perf tool once. Stops it at `deadline` (monotonic), when `stop_rule` fires on an
     interim line, or when `watch` (asked about once a second, lines or not: a producer whose brokers
@@ -95,12 +76,13 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     argv = perf_argv(cluster, topic, records, producer, throughput, quiet)
     began = time.monotonic()
     proc = procs.spawn(argv, stdout=subprocess.PIPE)
-    lines: queue.Queue = queue.Queue()
+    lines: queue.Queue[str | None] = queue.Queue()
     reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
     reader.start()
     seen: list[str] = []
     interim: list[PerfLine] = []
-    reason = None
+    reason: str | None = None
+    kind: StopKind | None = None
     last_progress = began
     try:
         while True:
@@ -124,16 +106,17 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
             if stop_rule is not None and (parsed is not None or not line):
                 reason = stop_rule(parsed, elapsed)
                 if reason:
+                    kind = StopKind.CLIFF
                     break
-            if watch is not None:
-                reason = watch()
-                if reason:
-                    break
+            seen_fault = watch() if watch is not None else None
+            if seen_fault is not None:
+                kind, reason = seen_fault
+                break
             if time.monotonic() >= deadline:
-                reason = "time budget exhausted"
+                kind, reason = StopKind.BUDGET, BUDGET_SPENT
                 break
             if time.monotonic() - last_progress >= stall_s:
-                reason = f"{STALLED} no record acknowledged for {stall_s:.0f}s"
+                kind, reason = StopKind.FAULT, f"{STALLED} no record acknowledged for {stall_s:.0f}s"
                 break
     finally:
         procs.stop(proc, grace_s=3.0)
@@ -144,20 +127,21 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     elapsed = round(time.monotonic() - began, 3)
     final = summary(seen)
     mbps = [p.mb_per_sec for p in interim]
-    if final is not None and reason is None:
-        return Run(final.records, final.records_per_sec, final.mb_per_sec, final.avg_ms, final.max_ms,
-                   final.p50_ms, final.p95_ms, final.p99_ms, final.p999_ms, elapsed, True, False, None,
-                   proc.returncode, mbps)
-    return _from_interim(interim, elapsed, reason or f"perf tool exited {proc.returncode} without a summary",
-                         proc.returncode, stopped_early=reason is not None and reason != "time budget exhausted")
+    if final is not None and kind is None:
+        return Run(records=final.records, records_per_sec=final.records_per_sec, mb_per_sec=final.mb_per_sec,
+                   avg_ms=final.avg_ms, max_ms=final.max_ms, p50_ms=final.p50_ms, p95_ms=final.p95_ms,
+                   p99_ms=final.p99_ms, p999_ms=final.p999_ms, elapsed_s=elapsed, exit_code=proc.returncode,
+                   interim_mb_per_sec=mbps)
+    if kind is None or reason is None:
+        kind, reason = StopKind.FAILED, f"perf tool exited {proc.returncode} without a summary"
+    return _from_interim(interim, elapsed, kind, reason, proc.returncode)
 
 
 def _without_classpath(argv: list[str]) -> list[str]:
     return [("<classpath>" if i and argv[i - 1] == "-cp" else a) for i, a in enumerate(argv)]
 
 
-def _from_interim(interim: list[PerfLine], elapsed: float, reason: str, code: int | None,
-                  stopped_early: bool) -> Run:
+def _from_interim(interim: list[PerfLine], elapsed: float, kind: StopKind, reason: str, code: int | None) -> Run:
     """Figures of a run that did not finish, from what its interim lines reported."""
     sent = sum(p.records for p in interim)
     seconds = sum(p.records / p.records_per_sec for p in interim if p.records_per_sec > 0)
@@ -165,8 +149,10 @@ def _from_interim(interim: list[PerfLine], elapsed: float, reason: str, code: in
     mbps = rps * settings.RECORD_SIZE / 2 ** 20 if rps is not None else None
     avg = sum(p.avg_ms * p.records for p in interim) / sent if sent else None
     worst = max((p.max_ms for p in interim), default=None)
-    return Run(sent, rps, mbps, avg, worst, elapsed_s=elapsed, complete=False, stopped_early=stopped_early,
-               stop_reason=reason, exit_code=code, interim_mb_per_sec=[p.mb_per_sec for p in interim])
+    # "stopped early" is kcliff stopping it before its end; the budget's deadline is recorded apart
+    return Run(records=sent, records_per_sec=rps, mb_per_sec=mbps, avg_ms=avg, max_ms=worst, elapsed_s=elapsed,
+               complete=False, stopped_early=kind not in (StopKind.BUDGET, StopKind.FAILED), stop_reason=reason,
+               stop_kind=kind, exit_code=code, interim_mb_per_sec=[p.mb_per_sec for p in interim])
 
 
 def unreported_records(quiet: int, producer: dict[str, object]) -> int:

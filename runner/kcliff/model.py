@@ -235,6 +235,8 @@ class ResultsDoc(_Model):
     environment: dict[str, Any]
     parameters: dict[str, Any] = {}
     scenarios: list[Entry] = []
+    prime: dict[str, Any] | None = None  # the unmeasured load before the first measurement
+    resumes: list[dict[str, Any]] | None = None  # each `kcliff run --resume` leg's start and environment
 
     model_config = ConfigDict(extra="allow", validate_assignment=True, populate_by_name=True)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
+from .model import THROUGHPUT, Entry
 from .perf_output import PerfLine
 
 
@@ -51,9 +52,10 @@ class Progress:
         self._write(f"[{self.elapsed()}] {self.prefix}: {self.label} {seconds:5.1f}s "
                     f"{line.mb_per_sec:7.2f} MB/s live", live=True)
 
-    def scenario_done(self, entry: dict[str, Any], reference_mb: float | None) -> None:
-        mb = ((entry.get("summary") or {}).get("mb_per_sec") or {}).get("median")
+    def scenario_done(self, entry: Entry, reference_mb: float | None) -> None:
+        stat = (entry.summary or {}).get(THROUGHPUT.key)
+        mb = stat.median if stat else None
         ratio = f" ({mb / reference_mb:.2f}x reference)" if mb and reference_mb else ""
         figure = f"{mb:.2f} MB/s{ratio}" if mb is not None else "no figures"
-        reason = f" - {entry['status_reason']}" if entry.get("status_reason") else ""
-        self._write(f"[{self.elapsed()}] {self.prefix}: {entry['status']}, {figure} in {entry['wall_s']:.0f}s{reason}")
+        reason = f" - {entry.status_reason}" if entry.status_reason else ""
+        self._write(f"[{self.elapsed()}] {self.prefix}: {entry.status}, {figure} in {entry.wall_s or 0:.0f}s{reason}")

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Callable
 
-from . import environment, measure, results
+from . import environment, faults, measure
 from .admin import Admin
 from .apply import BrokerState
-from .backends.base import Cluster
+from .backends.base import Cluster, restartable
 from .errors import ClusterError
+from .model import REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ResultsDoc, Run, RunStatus, Status, StopKind, save
 from .progress import Progress
-from .scenario import REFERENCE_ID, Scenario
+from .scenario import Scenario
 from .settings import INVARIANTS, as_kafka_value
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
@@ -31,7 +31,7 @@ PRIME_RECORDS = 30_000   # per priming run, so JVM start-ups do not eat the prim
 HEAL_SYNC_S = 180.0      # for a healed broker to catch up with every partition it replicates
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
     records: int = 100_000
     warmup_records: int | None = None
@@ -42,7 +42,7 @@ class Options:
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long (see records_for)
 
-    def records_for(self, *entries: dict[str, Any]) -> int:
+    def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the
         first) show that would take under run_s seconds at their mean rate. At 30 MB/s, 20,000 records
         last 0.6 s and runs scattered by +-30%; a short warm-up alone underestimated the rate 2-3x
@@ -59,7 +59,7 @@ class Options:
 def order(scenarios: list[Scenario]) -> list[Scenario]:
     """Reference first, then scenarios grouped by the read-only broker overrides they need, so the
     brokers restart once per distinct set (default set first), file order kept inside a group."""
-    def key(item: tuple[int, Scenario]) -> tuple:
+    def key(item: tuple[int, Scenario]) -> tuple[bool, bool, tuple[tuple[str, object], ...], int]:
         index, sc = item
         overrides = tuple(sorted(sc.restart_overrides().items()))
         return (sc.id != REFERENCE_ID, overrides != (), overrides, index)
@@ -87,69 +87,78 @@ def interleaved_group(planned: list[Scenario]) -> list[Scenario]:
     return reference + canaries if reference and canaries else []
 
 
-def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_version: str) -> dict[str, Any]:
+def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_version: str) -> ResultsDoc:
     run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:4]
-    return {
-        "schema": results.SCHEMA, "schema_version": results.SCHEMA_VERSION, "run_id": run_id, "status": "running",
-        "environment": environment.collect(cluster, kafka_version),
-        "parameters": {"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
-                       "record_size": 1024, "budget_s": opts.budget_s, "suites": suites,
-                       "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,
-                       "prime_s": opts.prime_s, "run_s": opts.run_s},
-        "scenarios": [],
-    }
+    return ResultsDoc(
+        schema=SCHEMA, run_id=run_id, environment=environment.collect(cluster, kafka_version),
+        parameters={"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
+                    "record_size": 1024, "budget_s": opts.budget_s, "suites": suites,
+                    "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,
+                    "prime_s": opts.prime_s, "run_s": opts.run_s})
+
+
+# measure.perf_run's signature: the suite is given it, so its fault and status handling can be tested
+# with made-up runs
+Measure = Callable[..., Run]
 
 
 class SuiteRunner:
-    def __init__(self, cluster: Cluster, opts: Options, doc: dict[str, Any], out: Path, logdir: Path,
-                 progress: Progress | None = None) -> None:
+    """Measures scenarios on `cluster` through `admin` (a new one from `connect` after a restart or a
+    heal), runs made by `perf_run`, and writes everything into `doc`, saved to `out` as it goes."""
+
+    def __init__(self, cluster: Cluster, admin: Admin, opts: Options, doc: ResultsDoc, out: Path, logdir: Path,
+                 progress: Progress | None = None, perf_run: Measure = measure.perf_run,
+                 connect: Callable[[str], Admin] = Admin) -> None:
         self.cluster = cluster
+        self.admin = admin
+        self.connect = connect
         self.opts = opts
         self.doc = doc
         self.out = out
         self.logdir = logdir
         self.progress = progress or Progress()
+        self.perf_run = perf_run
         self.logdir.mkdir(parents=True, exist_ok=True)
-        self.admin = Admin(cluster.admin_bootstrap)
         self.state = BrokerState(self.admin, self.admin.broker_ids())
-        self.overrides: dict[str, Any] = {}
+        self.overrides: dict[str, object] = {}
         self.stale_topics: list[str] = []  # not deleted while a broker was down
         self.abort: str | None = None  # a fault no retry can mend (a full disk): ends the suite
 
-    def run(self, scenarios: list[Scenario]) -> dict[str, Any]:
+    def run(self, scenarios: list[Scenario]) -> ResultsDoc:
+        """Reference and canaries interleaved, then every other scenario on its own, then the skipped."""
         unshowable = {sc.id: why for sc in scenarios if (why := self._unshowable(sc))}
         planned = [sc for sc in order(scenarios) if sc.id not in unshowable]
         group = interleaved_group(planned)
         rest = [sc for sc in planned if sc not in group]
         self._warn_about_storage()
         self._warn_about_load()
-        self._check_space(len(group))
+        faults.check_space(self.cluster.data_root(), disk_needed(self.opts, len(group)))
         try:
             self.prime()
             if group:
-                self.measure_group(group)
+                self.progress.note(f"{', '.join(sc.id for sc in group)}: interleaved, {self.opts.repeats} rounds")
+                self.measure_group(group, self.opts.repeats)
             for index, sc in enumerate(rest, len(group) + 1):
                 self.progress.scenario(index, len(planned), sc.id)
-                entry = self.measure_with_retry(sc)
-                self.doc["scenarios"].append(entry)
-                results.save(self.doc, self.out)
-                self.progress.scenario_done(entry, self.reference_mb())
-                self._stop_if_unmendable()
+                self.measure_group([sc], self.opts.repeats)
             for sc in scenarios:
                 if sc.id in unshowable:
                     self._record_skip(sc, unshowable[sc.id])
-            self.doc["status"] = "complete"
+            self.doc.status = RunStatus.COMPLETE
         except KeyboardInterrupt:
-            self.doc["status"] = "interrupted"
+            self.doc.status = RunStatus.INTERRUPTED
             raise
         except BaseException:
-            self.doc["status"] = "failed"
+            self.doc.status = RunStatus.FAILED
             raise
         finally:
-            self.doc["environment"]["ended"] = environment.now()
-            results.save(self.doc, self.out)
+            self.doc.environment["ended"] = environment.now()
+            self.save()
             self.restore()
         return self.doc
+
+    def save(self) -> None:
+        save(self.doc, self.out)
 
     def _unshowable(self, sc: Scenario) -> str | None:
         """Why this cluster cannot show the canary's cliff (its round trip is known to be too short)."""
@@ -161,24 +170,14 @@ class SuiteRunner:
 
     def _record_skip(self, sc: Scenario, reason: str) -> None:
         entry = _new_entry(sc)
-        entry["status"], entry["status_reason"] = "skipped", reason
+        entry.status, entry.status_reason = Status.SKIPPED, reason
         _finish(entry, time.monotonic())
-        self.doc["scenarios"].append(entry)
-        results.save(self.doc, self.out)
+        self.doc.scenarios.append(entry)
+        self.save()
         self.progress.note(f"{sc.id}: skipped: {reason}")
 
-    def _check_space(self, topics_at_once: int) -> None:
-        root = self.cluster.data_root()
-        if root is None:
-            return
-        needed, free = disk_needed(self.opts, topics_at_once), shutil.disk_usage(root).free
-        if free < needed:
-            raise ClusterError(f"not enough disk space for this run in {root}: {free / 2 ** 20:.0f} MB free, "
-                               f"about {needed / 2 ** 20:.0f} MB needed (every record on three replicas); "
-                               "free space, give --workdir on a larger disk, or lower --records/--repeats")
-
     def _warn_about_storage(self) -> None:
-        env = self.doc["environment"]
+        env = self.doc.environment
         if environment.fsync_is_free(env):
             probe = env["storage"]
             self.progress.warn(f"an fsync in {probe['path']} ({probe['filesystem']}) takes "
@@ -186,7 +185,7 @@ class SuiteRunner:
                                "log.flush.interval.messages=1 cannot show; put --workdir on a real disk")
 
     def _warn_about_load(self) -> None:
-        busy = environment.load_warning(self.doc["environment"])
+        busy = environment.load_warning(self.doc.environment)
         if busy:
             self.progress.warn(f"the machine is not quiet: {busy}")
 
@@ -198,24 +197,24 @@ class SuiteRunner:
         topic = f"kcliff-prime-{uuid.uuid4().hex[:6]}"
         self.progress.note(f"priming the brokers ({self.opts.prime_s:.0f}s of unmeasured load)")
         self.admin.create_topic(topic, 6, 3, {})
-        began, figures = time.monotonic(), []
+        began, figures = time.monotonic(), list[float]()
         try:
             while True:
-                run = measure.perf_run(self.cluster, topic, max(self.opts.warmup(), PRIME_RECORDS),
-                                       dict(INVARIANTS["producer"]), time.monotonic() + self.opts.budget_s,
-                                       self.logdir / f"prime-{len(figures) + 1}.log",
-                                       watch=_FaultWatch(self.cluster).check)
+                run = self.perf_run(self.cluster, topic, max(self.opts.warmup(), PRIME_RECORDS),
+                                    dict(INVARIANTS["producer"]), time.monotonic() + self.opts.budget_s,
+                                    self.logdir / f"prime-{len(figures) + 1}.log",
+                                    watch=faults.FaultWatch(self.cluster).check)
                 figures.append(round(run.mb_per_sec or 0.0, 2))
-                if run.stop_reason and run.stop_reason.startswith(FAULT):
-                    raise ClusterError(f"while priming the brokers: {run.stop_reason.removeprefix(FAULT).strip()}")
+                if run.stop_kind is not None and run.stop_kind.is_fault:
+                    raise ClusterError(f"while priming the brokers: {faults.unprefixed(run.stop_reason or '')}")
                 if not run.complete or time.monotonic() - began >= self.opts.prime_s:
                     break
         finally:
             self.admin.delete_topic(topic)
-        self.doc["prime"] = {"seconds": round(time.monotonic() - began, 1), "mb_per_sec": figures}
+        self.doc.prime = {"seconds": round(time.monotonic() - began, 1), "mb_per_sec": figures}
 
     def restore(self) -> None:
-        """Put back the dynamic broker configs found at the start (also after measure_interleaved)."""
+        """Put back the dynamic broker configs found at the start (also after measure_group)."""
         try:
             self.state.restore()
         except (ClusterError, KeyboardInterrupt):
@@ -223,81 +222,62 @@ class SuiteRunner:
 
     def reference_mb(self) -> float | None:
         """The reference's median MB/s so far; its warm-up's while it has no measured run yet."""
-        ref = results.scenario_entry(self.doc, REFERENCE_ID)
-        if not ref:
+        ref = self.doc.reference()
+        if ref is None:
             return None
-        return results.median(ref, "mb_per_sec") or (ref.get("warmup") or {}).get("mb_per_sec")
+        stat = (ref.summary or {}).get(THROUGHPUT.key)
+        return (stat.median if stat else None) or (ref.warmup.mb_per_sec if ref.warmup else None)
 
-    def measure_group(self, group: list[Scenario]) -> list[dict[str, Any]]:
-        """The reference and the canaries, interleaved round by round: measured one after the other,
-        the brokers' slow warming (the reference went 11.6 -> 21 MB/s over four rounds here) made a
-        canary measured last look healthy beside a reference measured first."""
-        self.progress.note(f"{', '.join(sc.id for sc in group)}: interleaved, {self.opts.repeats} rounds")
-        entries = self.measure_interleaved(group, self.opts.repeats)
-        self._stop_if_unmendable()
-        if any(e["status"] == "faulted" for e in entries):
-            self.progress.note(f"fault: {entries[0]['status_reason']}; healing the cluster and retrying once")
+    def measure_group(self, group: list[Scenario], rounds: int) -> list[Entry]:
+        """Scenarios measured round by round, interleaved (a lone scenario is a group of one). A group hit
+        by a fault (a broker died) is recorded as faulted, never as a regression or cliff; the cluster is
+        healed and the group measured once more. Measured one after the other, the brokers' slow warming
+        (the reference went 11.6 -> 21 MB/s over four rounds here) made a canary measured last look
+        healthy beside a reference measured first."""
+        entries = self.measure_interleaved(group, rounds)
+        if self.abort is None and any(e.status is Status.FAULTED for e in entries):
+            reason = next(e.status_reason for e in entries if e.status is Status.FAULTED)
+            self.progress.note(f"fault in {', '.join(sc.id for sc in group)}: {reason}; "
+                               "healing the cluster and retrying once")
             try:
                 self._heal()
-            except (ClusterError, NotImplementedError) as exc:
-                raise ClusterError(f"{entries[0]['status_reason']}; the cluster could not be healed: {exc}") from None
+            except ClusterError as exc:
+                for entry in entries:
+                    entry.status_reason = f"{entry.status_reason}; the cluster could not be healed: {exc}"
+                self.save()
+                raise ClusterError(f"{', '.join(sc.id for sc in group)}: {entries[0].status_reason}") from None
             for entry in entries:
-                self.doc["scenarios"].remove(entry)
-            retry = self.measure_interleaved(group, self.opts.repeats)
+                self.doc.scenarios.remove(entry)
+            retry = self.measure_interleaved(group, rounds)
             for again, entry in zip(retry, entries):
-                again["faulted_attempt"] = entry
-            results.save(self.doc, self.out)
+                again.faulted_attempt = entry
+            self.save()
             entries = retry
-        for index, entry in enumerate(entries, 1):
-            self.progress.scenario(index, len(entries), entry["id"])
+        for entry in entries:
+            if len(entries) > 1:
+                self.progress.scenario(entries.index(entry) + 1, len(entries), entry.id)
             self.progress.scenario_done(entry, self.reference_mb())
+        if self.abort is not None:
+            raise ClusterError(self.abort)
         return entries
 
-    def measure_with_retry(self, sc: Scenario) -> dict[str, Any]:
-        """A scenario hit by a fault (a broker died) is recorded as faulted, never as a regression
-        or cliff; the cluster is healed and the scenario measured once more."""
-        entry = self.measure_scenario(sc)
-        if entry["status"] != "faulted" or self.abort:
-            return entry
-        self.progress.note(f"fault in {sc.id}: {entry['status_reason']}; healing the cluster and retrying once")
-        try:
-            self._heal()
-        except (ClusterError, NotImplementedError) as exc:
-            entry["status_reason"] += f"; the cluster could not be healed: {exc}"
-            raise ClusterError(f"{sc.id}: {entry['status_reason']}") from None
-        retry = self.measure_scenario(sc)
-        retry["faulted_attempt"] = entry
-        return retry
-
     def _heal(self) -> None:
-        self.cluster.heal()
-        self.admin = Admin(self.cluster.admin_bootstrap)
-        self.state.admin = self.admin
+        managed = restartable(self.cluster)
+        if managed is None or not managed.abilities.heal:
+            raise ClusterError(f"the {self.cluster.backend} backend cannot start a broker again")
+        managed.heal()
+        self._reconnect()
         for topic in self.stale_topics:
             self._delete_topic(topic)
         self.stale_topics = []
         # measuring while the healed broker still catches up would measure the catching up
         self.admin.wait_in_sync(HEAL_SYNC_S)
 
-    def measure_scenario(self, sc: Scenario) -> dict[str, Any]:
-        entry = _new_entry(sc)
-        began = time.monotonic()
-        topic = _topic_name(sc)
-        created = False
-        try:
-            self._switch_to(sc, entry)
-            self._create_topic(sc, topic)
-            created = True
-            self._measure_runs(sc, topic, began + self.opts.budget_s, entry)
-        except (_Skip, _Fault, ClusterError) as exc:
-            self._record_failure([entry], exc)
-        finally:
-            if created:
-                self._delete_topic(topic)
-            _finish(entry, began)
-        return entry
+    def _reconnect(self) -> None:
+        self.admin = self.connect(self.cluster.admin_bootstrap)
+        self.state.admin = self.admin
 
-    def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[dict[str, Any]]:
+    def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[Entry]:
         """Each round measures every scenario once, in the order round_orders gives, so drift on a
         shared runner hits all sides alike. Each side has its own warm-up, and its own topic only where
         its topic differs (shared_topics); broker settings switch before each run.
@@ -305,14 +285,17 @@ class SuiteRunner:
         entries = [_new_entry(sc) for sc in scenarios]
         seed = random.SystemRandom().randrange(2**32)  # recorded, so the order can be drawn again
         orders = round_orders(len(scenarios), rounds, random.Random(seed))
+        alone = len(scenarios) == 1
         for entry in entries:
-            entry["status"] = "running"
-            entry["interleaved_with"] = [e["id"] for e in entries if e is not entry]
-            entry["order_seed"] = seed
-        self.doc["scenarios"].extend(entries)
+            entry.status = Status.RUNNING
+            if not alone:
+                entry.interleaved_with = [e.id for e in entries if e is not entry]
+                entry.order_seed = seed
+        self.doc.scenarios.extend(entries)
         topics = shared_topics(scenarios)
         began = time.monotonic()
-        deadline = began + self.opts.budget_s * len(scenarios)
+        budget = self.opts.budget_s * len(scenarios)
+        deadline = began + budget
         created: list[str] = []
         try:
             for sc, topic, entry in zip(scenarios, topics, entries):
@@ -320,8 +303,12 @@ class SuiteRunner:
                 if topic not in created:
                     self._create_topic(sc, topic)
                     created.append(topic)
-                self._warm_up(sc, topic, deadline, entry)
+                warm = self._warm_up(sc, topic, deadline, entry)
+                _check_fault(warm)
+                if warm.stop_kind is StopKind.BUDGET:
+                    raise _Stop(Status.TIMED_OUT, "warm-up did not finish in the time budget")
             sides = list(zip(scenarios, topics, entries))
+            word = "run" if alone else "round"
             for i, round_order in enumerate(orders, start=1):
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if not _decided(e)))
@@ -329,55 +316,48 @@ class SuiteRunner:
                     if _decided(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     self._switch_to(sc, entry)
-                    run = self._one(sc, topic, records, deadline, f"round {i}/{rounds}")
-                    entry["runs"].append({**run.as_dict(), "position": position})
-                    entry["summary"] = results.summarise(entry["runs"])
-                    results.save(self.doc, self.out)
+                    run = self._one(sc, topic, records, deadline, f"{word} {i}/{rounds}")
+                    if not alone:
+                        run.position = position
+                    entry.runs.append(run)
+                    entry.resummarise()
+                    self.save()
                     self._check_run(run, i)
-                    if _timed_out(run):
-                        raise _OutOfTime(f"time budget of {self.opts.budget_s * len(scenarios):.0f}s "
-                                         f"exhausted in round {i}")
+                    if run.stop_kind is StopKind.BUDGET:
+                        raise _Stop(Status.TIMED_OUT, f"time budget of {budget:.0f}s exhausted in {word} {i}")
             for entry in entries:
                 on_cliff = _decided(entry)
-                entry["status"] = "cliff" if on_cliff else "ok"
-                entry["status_reason"] = entry["runs"][-1]["stop_reason"] if on_cliff else None
-        except (_Skip, _Fault, _OutOfTime, ClusterError) as exc:
+                entry.status = Status.CLIFF if on_cliff else Status.OK
+                entry.status_reason = entry.runs[-1].stop_reason if on_cliff else None
+        except (_Stop, ClusterError) as exc:
             self._record_failure(entries, exc)
         except KeyboardInterrupt:
             for entry in entries:
-                entry["status"], entry["status_reason"] = "interrupted", "interrupted mid-round"
+                entry.status, entry.status_reason = Status.INTERRUPTED, "interrupted mid-round"
             raise
         finally:
             for topic in created:
                 self._delete_topic(topic)
             for entry in entries:
                 _finish(entry, began)
-            results.save(self.doc, self.out)
+            self.save()
         return entries
 
-    def _switch_to(self, sc: Scenario, entry: dict[str, Any]) -> None:
-        entry["restart_forced"] = self._restart_if_needed(sc) or entry["restart_forced"]
+    def _switch_to(self, sc: Scenario, entry: Entry) -> None:
+        entry.restart_forced = self._restart_if_needed(sc) or entry.restart_forced
         self.state.apply(sc.dynamic_broker())
 
-    def _stop_if_unmendable(self) -> None:
-        if self.abort:
-            raise ClusterError(self.abort)
-
-    def _record_failure(self, entries: list[dict[str, Any]], exc: Exception) -> None:
-        if isinstance(exc, _Skip):
-            status, reason = "skipped", str(exc)
-        elif isinstance(exc, _OutOfTime):
-            status, reason = "timed_out", str(exc)
-        elif isinstance(exc, _Fault):
-            status, reason = "faulted", str(exc)
+    def _record_failure(self, entries: list[Entry], exc: Exception) -> None:
+        if isinstance(exc, _Stop):
+            status, reason = exc.status, str(exc)
+            if exc.kind is StopKind.DISK_FULL:
+                self.abort = faults.unprefixed(reason)
         else:
             dead = self.cluster.dead_nodes()
-            status = "faulted" if dead else "failed"
+            status = Status.FAULTED if dead else Status.FAILED
             reason = f"{exc}" + (f" (broker node(s) {dead} died)" if dead else "")
         for entry in entries:
-            entry["status"], entry["status_reason"] = status, reason
-        if DISK_FULL in reason:
-            self.abort = reason.split(DISK_FULL, 1)[1].strip()
+            entry.status, entry.status_reason = status, reason
 
     def _delete_topic(self, topic: str) -> None:
         if self.cluster.dead_nodes():
@@ -388,14 +368,13 @@ class SuiteRunner:
         except ClusterError:
             pass
 
-    def _check_run(self, run: measure.Run, index: int) -> None:
-        """Raise for a run that hit a fault or failed; a cliff stop or a complete run is fine."""
-        if run.stop_reason and run.stop_reason.startswith(FAULT):
-            raise _Fault(run.stop_reason)
-        if not run.complete and not run.stopped_early and not _timed_out(run):
+    def _check_run(self, run: Run, index: int) -> None:
+        """Raise for a run that hit a fault or failed; a cliff stop, the budget or a complete run is fine."""
+        _check_fault(run)
+        if run.stop_kind is StopKind.FAILED:
             dead = self.cluster.dead_nodes()
             if dead:
-                raise _Fault(f"{FAULT} broker node(s) {dead} died during run {index}")
+                raise _Stop(Status.FAULTED, faults.died(dead, f"run {index}"), StopKind.FAULT)
             raise ClusterError(f"perf run {index} failed: {run.stop_reason}")
 
     def _create_topic(self, sc: Scenario, topic: str) -> None:
@@ -408,17 +387,17 @@ class SuiteRunner:
         wanted = sc.restart_overrides()
         if wanted == self.overrides:
             return False
-        if not self.cluster.can_restart:
-            raise _Skip(f"needs a broker restart for {sorted(wanted or self.overrides)}; "
-                        f"the {self.cluster.backend} backend cannot restart brokers")
+        managed = restartable(self.cluster)
+        if managed is None:
+            raise _Stop(Status.SKIPPED, f"needs a broker restart for {sorted(wanted or self.overrides)}; "
+                                        f"the {self.cluster.backend} backend cannot restart brokers")
         self.progress.note(f"restarting brokers with {wanted or 'default read-only settings'}")
-        self.cluster.restart(wanted)
+        managed.restart(wanted)
         self.overrides = dict(wanted)
-        self.admin = Admin(self.cluster.admin_bootstrap)
-        self.state.admin = self.admin
+        self._reconnect()
         return True
 
-    def _warm_up(self, sc: Scenario, topic: str, deadline: float, entry: dict[str, Any]) -> measure.Run:
+    def _warm_up(self, sc: Scenario, topic: str, deadline: float, entry: Entry) -> Run:
         """The warm-up, and once more if it was stopped on a cliff: that second brief attempt decides.
         Stopped too, it is kept as the first (stopped) run; finished, it was a longer warm-up. A
         measured run keeps a fifth of its records quiet, which at a cliff's 3.5 MB/s drained for 6 s
@@ -428,37 +407,15 @@ class SuiteRunner:
         # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
         quiet = measure.steady_state_after(records) if sc.id == REFERENCE_ID else measure.warmup_quiet(records)
         warm = self._one(sc, topic, records, deadline, "warmup", quiet)
-        entry["warmup"] = warm.as_dict()
-        if not warm.stopped_early:
+        entry.warmup = warm
+        if warm.stop_kind is not StopKind.CLIFF:
             return warm
         again = self._one(sc, topic, records, deadline, "warmup 2", quiet)
-        if again.stopped_early:
-            entry["runs"].append(again.as_dict())
+        if again.stop_kind is StopKind.CLIFF:
+            entry.runs.append(again)
         else:
-            entry["warmup_stopped"], entry["warmup"] = entry["warmup"], again.as_dict()
+            entry.warmup_stopped, entry.warmup = warm, again
         return again
-
-    def _measure_runs(self, sc: Scenario, topic: str, deadline: float, entry: dict[str, Any]) -> None:
-        warm = self._warm_up(sc, topic, deadline, entry)
-        if warm.stop_reason and warm.stop_reason.startswith(FAULT):
-            raise _Fault(warm.stop_reason)
-        if _timed_out(warm):
-            entry["status"], entry["status_reason"] = "timed_out", "warm-up did not finish in the time budget"
-            return
-        if _decided(entry):
-            entry["status"], entry["status_reason"] = "cliff", warm.stop_reason
-            return
-        for i in range(1, self.opts.repeats + 1):
-            run = self._one(sc, topic, self.opts.records_for(entry), deadline, f"run {i}/{self.opts.repeats}")
-            entry["runs"].append(run.as_dict())
-            self._check_run(run, i)
-            if _timed_out(run):
-                entry["status"] = "timed_out"
-                entry["status_reason"] = f"time budget of {self.opts.budget_s:.0f}s exhausted in run {i}"
-                return
-            if _decided(entry):
-                entry["status"], entry["status_reason"] = "cliff", run.stop_reason
-                return
 
     def _stop_rule(self, sc: Scenario, quiet: int) -> measure.StopRule | None:
         """A fresh early-stop rule for one run, against the reference's figure so far (none when
@@ -470,39 +427,34 @@ class SuiteRunner:
         return measure.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported)
 
     def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str,
-             quiet: int | None = None) -> measure.Run:
+             quiet: int | None = None) -> Run:
         """One perf run; `quiet` records are left out of its figures (default: a measured run's fifth)."""
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         quiet = measure.steady_state_after(records) if quiet is None else quiet
-        return measure.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log,
-                                self._stop_rule(sc, quiet), on_line=self.progress.live,
-                                throughput=sc.throughput_limit, watch=_FaultWatch(self.cluster).check, quiet=quiet)
+        return self.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log,
+                             self._stop_rule(sc, quiet), on_line=self.progress.live,
+                             throughput=sc.throughput_limit, watch=faults.FaultWatch(self.cluster).check,
+                             quiet=quiet)
 
 
-def _new_entry(sc: Scenario) -> dict[str, Any]:
-    return {"id": sc.id, "description": sc.description, "source": sc.source, "settings_hash": sc.settings_hash(),
-            "applied": sc.as_applied(), "cliff": vars(sc.cliff) if sc.cliff else None, "status": "ok",
-            "status_reason": None, "restart_forced": False, "started": environment.now(), "warmup": None,
-            "runs": [], "summary": None}
+def _new_entry(sc: Scenario) -> Entry:
+    return Entry(id=sc.id, description=sc.description, source=sc.source, settings_hash=sc.settings_hash(),
+                 applied=sc.as_applied(), cliff=CliffSpec(**vars(sc.cliff)) if sc.cliff else None,
+                 started=environment.now())
 
 
-def attempts(entry: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every perf run of a scenario in the order they ran: a stopped first warm-up, the warm-up, the runs."""
-    return [r for r in (entry.get("warmup_stopped"), entry["warmup"], *entry["runs"]) if r]
-
-
-def _decided(entry: dict[str, Any]) -> bool:
+def _decided(entry: Entry) -> bool:
     """On its cliff: the last EARLY_STOP_AFTER runs, the warm-up counted, were all stopped on it.
     Two independent runs agreeing decides it as surely as more would, in the time a healthy
     scenario's warm-up and one run take."""
-    recent = attempts(entry)[-EARLY_STOP_AFTER:]
-    return len(recent) == EARLY_STOP_AFTER and all(r["stopped_early"] for r in recent)
+    recent = entry.attempts()[-EARLY_STOP_AFTER:]
+    return len(recent) == EARLY_STOP_AFTER and all(r.stop_kind is StopKind.CLIFF for r in recent)
 
 
-def _latest_rate(entry: dict[str, Any]) -> float | None:
-    ran = attempts(entry)
-    return ran[-1].get("records_per_sec") if ran else None
+def _latest_rate(entry: Entry) -> float | None:
+    ran = entry.attempts()
+    return ran[-1].records_per_sec if ran else None
 
 
 def _topic_name(sc: Scenario) -> str:
@@ -518,71 +470,32 @@ def shared_topics(scenarios: list[Scenario]) -> list[str]:
             for sc in scenarios]
 
 
-def _finish(entry: dict[str, Any], began: float) -> None:
+def _finish(entry: Entry, began: float) -> None:
     """Timings (wall, inside measured runs, harness overhead) and the summary."""
-    measured = sum(r["elapsed_s"] for r in entry["runs"])
-    warm = sum(r["elapsed_s"] for r in attempts(entry)) - measured
-    entry["wall_s"] = round(time.monotonic() - began, 2)
-    entry["measured_s"] = round(measured, 2)
-    entry["overhead_s"] = round(entry["wall_s"] - measured - warm, 2)
-    entry["ended"] = environment.now()
-    entry["summary"] = results.summarise(entry["runs"])
+    measured = sum(r.elapsed_s for r in entry.runs)
+    warm = sum(r.elapsed_s for r in entry.attempts()) - measured
+    entry.wall_s = round(time.monotonic() - began, 2)
+    entry.measured_s = round(measured, 2)
+    entry.overhead_s = round(entry.wall_s - measured - warm, 2)
+    entry.ended = environment.now()
+    entry.resummarise()
 
 
-class _Skip(Exception):
-    pass
+def _check_fault(run: Run) -> None:
+    if run.stop_kind is not None and run.stop_kind.is_fault:
+        raise _Stop(Status.FAULTED, run.stop_reason or "", run.stop_kind)
 
 
-class _Fault(Exception):
-    pass
+class _Stop(Exception):
+    """Ends a group's measurement with this status (skipped, timed out, faulted)."""
 
-
-class _OutOfTime(Exception):
-    pass
-
-
-FAULT = "fault:"
-DISK_FULL = "disk full:"
-DISK_FREE_MIN = 16 * 2 ** 20
-DISK_SLACK = 128 * 2 ** 20  # metadata log, index files, broker logs
-
-
-class _FaultWatch:
-    """Looks for dead brokers and a full data disk at most every `every_s` seconds (docker inspect is
-    not free)."""
-
-    def __init__(self, cluster: Cluster, every_s: float = 2.0) -> None:
-        self.cluster = cluster
-        self.every_s = every_s
-        self.last = 0.0
-
-    def check(self) -> str | None:
-        if time.monotonic() - self.last < self.every_s:
-            return None
-        self.last = time.monotonic()
-        dead = self.cluster.dead_nodes()
-        if dead:
-            return f"{FAULT} broker node(s) {dead} died"
-        return disk_full(self.cluster.data_root())
-
-
-def disk_full(root: Path | None) -> str | None:
-    """A reason when the brokers' disk is full: Kafka then takes the log dir offline and the brokers
-    stay up accepting nothing, which no retry can mend."""
-    if root is None:
-        return None
-    free = shutil.disk_usage(root).free
-    if free >= DISK_FREE_MIN:
-        return None
-    return (f"{FAULT} {DISK_FULL} the disk holding {root} has {free / 2 ** 20:.0f} MB free, so the brokers "
-            "cannot write their logs; free space there or give --workdir on a larger disk")
+    def __init__(self, status: Status, reason: str, kind: StopKind | None = None) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.kind = kind
 
 
 def disk_needed(opts: Options, topics_at_once: int) -> int:
     """Bytes the largest phase writes: every record on three replicas, all on this one disk."""
     records = opts.warmup() + opts.repeats * opts.records
-    return 3 * 1024 * records * max(topics_at_once, 1) + DISK_SLACK
-
-
-def _timed_out(run: measure.Run) -> bool:
-    return run.stop_reason == "time budget exhausted"
+    return 3 * 1024 * records * max(topics_at_once, 1) + faults.DISK_SLACK

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import socket
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 # A broker restarted before its dead registration's session ran out is not let in until it does; till
 # then the cluster's metadata still shows the old, dead registration as alive, and a TCP or metadata
@@ -31,38 +32,41 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
+@dataclass(frozen=True)
+class Abilities:
+    """What a backend can do beyond measuring, declared so the suite asks instead of trying."""
+
+    restart: bool = False  # read-only broker settings applied by restarting the brokers (Restartable)
+    heal: bool = False  # a dead node started again with its data (Restartable)
+
+
 class Cluster(ABC):
     """A running 3-broker cluster. `admin_bootstrap` is reachable from kcliff's own process (admin
     calls); `tool_bootstrap` from wherever `tool_command` runs the perf tools (they differ for
     compose, where the producer runs in its own container)."""
 
-    backend: str = ""
-    admin_bootstrap: str = ""
-    tool_bootstrap: str = ""
+    abilities: ClassVar[Abilities] = Abilities()
+    backend: str
     bringup_s: float | None = None
 
     @property
-    def can_restart(self) -> bool:
-        """Whether read-only broker settings can be applied (by restarting the brokers)."""
-        return False
+    @abstractmethod
+    def admin_bootstrap(self) -> str:
+        """bootstrap.servers for admin calls from this process."""
+
+    @property
+    @abstractmethod
+    def tool_bootstrap(self) -> str:
+        """bootstrap.servers for the perf tool, as `tool_command` runs it."""
 
     @abstractmethod
     def tool_command(self, main_class: str, args: list[str]) -> list[str]:
         """argv that runs a Kafka tool class (e.g. org.apache.kafka.tools.ProducerPerformance) with
         `args` as the dedicated, separately capped producer. Never a shell string."""
 
-    def restart(self, overrides: dict[str, Any]) -> None:
-        """Restart the brokers so `overrides` (read-only broker settings) are in force; an empty
-        mapping restores the defaults. Only called when can_restart is true."""
-        raise NotImplementedError
-
     def dead_nodes(self) -> list[int]:
         """Node ids whose broker process is no longer running (empty for an external cluster)."""
         return []
-
-    def heal(self) -> None:
-        """Start again any node that died, keeping its data, and wait until the cluster is ready."""
-        raise NotImplementedError
 
     @abstractmethod
     def down(self) -> None:
@@ -87,3 +91,23 @@ class Cluster(ABC):
     def describe(self) -> dict[str, Any]:
         """Facts for the results' environment block: backend name, caps."""
         return {"backend": self.backend}
+
+
+class Restartable(Cluster):
+    """A cluster kcliff started itself, so it can restart its brokers and heal a dead one."""
+
+    abilities: ClassVar[Abilities] = Abilities(restart=True, heal=True)
+
+    @abstractmethod
+    def restart(self, overrides: dict[str, Any]) -> None:
+        """Restart the brokers so `overrides` (read-only broker settings) are in force; an empty
+        mapping restores the defaults."""
+
+    @abstractmethod
+    def heal(self) -> None:
+        """Start again any node that died, keeping its data, and wait until the cluster is ready."""
+
+
+def restartable(cluster: Cluster) -> Restartable | None:
+    """The cluster as one that restarts and heals, when its backend declares it can."""
+    return cluster if isinstance(cluster, Restartable) and cluster.abilities.restart else None

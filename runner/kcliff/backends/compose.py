@@ -24,13 +24,13 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
 from . import latency
-from .base import STARTED_LINE, Cluster, free_ports
+from .base import STARTED_LINE, Restartable, free_ports
 
 COMPOSE_FILE = Path(__file__).resolve().parents[3] / "compose" / "docker-compose.yml"
 DEFAULT_IMAGE = "apache/kafka"
@@ -66,7 +66,7 @@ class ComposeCaps:
     client_rtt_ms: float = 0.0  # producer <-> broker round trip added by the toxiproxy service
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> ComposeCaps:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ComposeCaps:
         env = os.environ if env is None else env
         names = {"broker_cpus": "KCLIFF_BROKER_CPUS", "broker_memory_mb": "KCLIFF_BROKER_MEMORY_MB",
                  "broker_heap_mb": "KCLIFF_BROKER_HEAP_MB", "producer_cpus": "KCLIFF_PRODUCER_CPUS",
@@ -121,7 +121,7 @@ def _is_compose_v2(base: list[str]) -> bool:
     return done.returncode == 0 and done.stdout.strip().lstrip("v").startswith("2.")
 
 
-def _docker(*args: str, timeout: float = 60.0, check: bool = True) -> subprocess.CompletedProcess:
+def _docker(*args: str, timeout: float = 60.0, check: bool = True) -> subprocess.CompletedProcess[str]:
     try:
         done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
@@ -164,7 +164,7 @@ def choose_image(kafka_version: str, image: str | None = None) -> tuple[str, str
 
 
 @dataclass
-class ComposeCluster(Cluster):
+class ComposeCluster(Restartable):
     workdir: Path
     kafka_version: str
     image: str
@@ -182,15 +182,11 @@ class ComposeCluster(Cluster):
     proxy: latency.LatencyProxy | None = None
 
     @property
-    def can_restart(self) -> bool:
-        return True
-
-    @property
-    def admin_bootstrap(self) -> str:  # type: ignore[override]
+    def admin_bootstrap(self) -> str:
         return ",".join(f"127.0.0.1:{p}" for p in self.ports)
 
     @property
-    def tool_bootstrap(self) -> str:  # type: ignore[override]
+    def tool_bootstrap(self) -> str:
         if self.caps.client_rtt_ms > 0:
             return ",".join(proxy_addresses())
         return ",".join(f"{name}:{INTERNAL_PORT}" for name in BROKERS)
@@ -209,7 +205,7 @@ class ComposeCluster(Cluster):
         return [*self._base, "--project-name", self.project, "--file", str(self.compose_file),
                 "--env-file", str(self.env_file), *args]
 
-    def compose(self, *args: str, timeout: float = COMPOSE_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess:
+    def compose(self, *args: str, timeout: float = COMPOSE_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess[str]:
         try:
             done = subprocess.run(self.compose_argv(*args), capture_output=True, text=True, timeout=timeout,
                                   env=_compose_environment(), stdin=subprocess.DEVNULL)
@@ -370,7 +366,7 @@ class ComposeCluster(Cluster):
                 _docker(kind, "rm", *names, timeout=120, check=False)
 
     def container_ids(self) -> list[str]:
-        return self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout.split()
+        return str(self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout).split()
 
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms  # plus one host's bridge network: microseconds

@@ -23,11 +23,11 @@ class ExternalCluster(Cluster):
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def admin_bootstrap(self) -> str:  # type: ignore[override]
+    def admin_bootstrap(self) -> str:
         return self.bootstrap
 
     @property
-    def tool_bootstrap(self) -> str:  # type: ignore[override]
+    def tool_bootstrap(self) -> str:
         return self.bootstrap
 
     def tool_command(self, main_class: str, args: list[str]) -> list[str]:

@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import procs
 from ..errors import ClusterError
@@ -51,7 +52,7 @@ class LatencyProxy:
     mark: str | None = None  # procs.MARK_VAR for the proxy: its cluster's
     api_port: int = 0
     pid: int | None = None
-    proc: subprocess.Popen | None = field(default=None, repr=False)
+    proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     def start(self, routes: dict[int, int]) -> None:
         """Run toxiproxy-server on loopback, each listen port proxying to the broker port behind it."""
@@ -95,13 +96,13 @@ class LatencyProxy:
                        {"name": f"rtt-{stream}", "type": "latency", "stream": stream, "toxicity": 1.0,
                         "attributes": {"latency": int(round(self.rtt_ms / 2)), "jitter": 0}})
 
-    def _call(self, method: str, path: str, body: dict | None = None) -> bytes:
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> bytes:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(f"http://127.0.0.1:{self.api_port}{path}", data=data, method=method,
                                          headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=5) as response:
-                return response.read()
+                return bytes(response.read())
         except urllib.error.HTTPError as exc:
             raise ClusterError(f"{BINARY} refused {method} {path}: {exc.code} {exc.read()[:200]!r}") from None
 
@@ -119,7 +120,7 @@ def write_config(path: Path, routes: dict[str, str]) -> list[str]:
     proxies = [{"name": f"broker-{i}", "listen": listen, "upstream": upstream, "enabled": True}
                for i, (listen, upstream) in enumerate(routes.items(), start=1)]
     path.write_text(json.dumps(proxies))
-    return [p["name"] for p in proxies]
+    return [str(p["name"]) for p in proxies]
 
 
 def is_static(binary: str) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError
-from .base import STARTED_LINE, Cluster, free_ports
+from .base import STARTED_LINE, Restartable, free_ports
 from .latency import LatencyProxy
 
 NODES = (1, 2, 3)
@@ -41,7 +41,7 @@ class Node:
     broker_port: int
     controller_port: int
     directory: Path
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     pid: int | None = None
     client_port: int | None = None  # the listener behind the latency proxy, when there is one
     proxy_port: int | None = None   # where producers reach this broker through the proxy
@@ -96,7 +96,7 @@ def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str
 
 
 @dataclass
-class LocalCluster(Cluster):
+class LocalCluster(Restartable):
     workdir: Path
     libs: Path
     caps: Caps = field(default_factory=Caps)
@@ -109,15 +109,11 @@ class LocalCluster(Cluster):
     mark: str = ""  # procs.MARK_VAR of its processes: this run's, or the `cluster up` cluster's own
 
     @property
-    def can_restart(self) -> bool:
-        return True
-
-    @property
-    def admin_bootstrap(self) -> str:  # type: ignore[override]
+    def admin_bootstrap(self) -> str:
         return ",".join(f"127.0.0.1:{n.broker_port}" for n in self.nodes)
 
     @property
-    def tool_bootstrap(self) -> str:  # type: ignore[override]
+    def tool_bootstrap(self) -> str:
         if self.proxy is None:
             return self.admin_bootstrap
         return ",".join(f"127.0.0.1:{n.proxy_port}" for n in self.nodes)
@@ -137,7 +133,7 @@ class LocalCluster(Cluster):
                     node.client_port, node.proxy_port = ports[4 * k + 2], ports[4 * k + 3]
                 self.proxy = LatencyProxy(self.caps.client_rtt_ms, self.workdir / "toxiproxy.log", register=self.owned,
                                           mark=self.mark)
-                self.proxy.start({n.proxy_port: n.client_port for n in self.nodes})
+                self.proxy.start({ports[4 * k + 3]: ports[4 * k + 2] for k in range(len(self.nodes))})
             self._write_configs()
             self._format()
             self._launch()
@@ -285,6 +281,11 @@ class LocalCluster(Cluster):
 def _remove_tree(path: Path) -> None:
     import shutil
     shutil.rmtree(path, ignore_errors=True)
+
+
+def shared_dir(workdir: Path) -> Path:
+    """Where `kcliff cluster up` keeps the cluster it leaves running for later commands."""
+    return workdir / "cluster"
 
 
 def start_local_cluster(workdir: Path, kafka_version: str, caps: Caps | None = None,

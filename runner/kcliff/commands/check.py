@@ -21,14 +21,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import cliffs, configrepo, environment, model, procs, report_md, results, verdict
+from .. import cliffs, configrepo, environment, model, procs, report_md, runconfig, verdict
+from ..admin import Admin
+from ..backends.open import open_cluster
 from ..configrepo.repo_scenario import to_scenario
-from ..model import ResultsDoc
+from ..model import ResultsDoc, RunStatus
 from ..progress import Progress
-from ..scenario import REFERENCE_ID, load_suites
+from ..scenario import REFERENCE_ID, Scenario, load_suites
 from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
-from .run import cluster_for
 
 RUN_S = 4.0
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic and producer settings, "
@@ -62,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--comment", type=Path, help="write the PR comment Markdown here (replacing the file)")
     parser.add_argument("--json", type=Path, help="write the verdict as JSON here")
     parser.add_argument("--results", type=Path, help="results file of the measurements (default under --workdir)")
-    parser.add_argument("--backend", choices=("local", "compose", "external"))
+    parser.add_argument("--backend", choices=runconfig.BACKENDS)
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--quiet", action="store_true")
     lint.add_repo_root_option(parser, "the head's checkout")
@@ -109,9 +110,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc])
-    measured = ResultsDoc.model_validate(doc)  # boundary: removed when suite.py writes ResultsDoc
-    busy = environment.busy_note(measured.environment)
-    outcome = judge(measured, rule_matches, notes + ([busy] if busy else []), args.min_effect)
+    busy = environment.busy_note(doc.environment)
+    outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect)
     changes = configrepo.setting_changes(configrepo.measured_entries(base_repo), configrepo.measured_entries(head_repo),
                                          args.base, args.head, head_repo.files)
     for line in measured_findings(outcome, changes, args.format, args.repo_root):
@@ -142,23 +142,25 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
              for c in changes] or [lint.annotation("error", "", None, title, effect)])
 
 
-def measure(args: argparse.Namespace, self_test: list, pair: list) -> dict[str, Any]:
+def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario]) -> ResultsDoc:
+    """The reference and canaries as `kcliff run` measures them, then base and head interleaved."""
+    config = runconfig.cluster_config(args)
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
-    run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
+    run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds)
-    with cluster_for(args, run_dir, progress) as cluster:
-        doc = new_document(cluster, opts, ["check"], args.kafka_version)
+    with open_cluster(config, run_dir, progress) as cluster:
+        doc = new_document(cluster, opts, ["check"], config.kafka_version)
         out = args.results or run_dir / "results.json"
-        runner = SuiteRunner(cluster, opts, doc, out, run_dir / "perf", progress)
+        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
         runner.run(self_test)
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             runner.measure_interleaved(pair, args.rounds)
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
-        doc["status"] = "complete"
-        results.save(doc, out)
+        doc.status = RunStatus.COMPLETE
+        runner.save()
         print(f"results: {out}", file=sys.stderr)
     return doc
 
@@ -180,7 +182,7 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
                           "runner_class": doc.environment["runner_class"]})
 
 
-def _publish(outcome: verdict.Verdict, args: argparse.Namespace, doc: dict[str, Any] | None) -> int:
+def _publish(outcome: verdict.Verdict, args: argparse.Namespace, doc: ResultsDoc | None) -> int:
     markdown = report_md.render(outcome, title="kcliff config check", context=f"base `{args.base}` vs head `{args.head}`")
     if args.summary:  # GITHUB_STEP_SUMMARY's contract: each step appends
         with open(args.summary, "a") as out:
@@ -189,7 +191,7 @@ def _publish(outcome: verdict.Verdict, args: argparse.Namespace, doc: dict[str, 
         args.comment.write_text(markdown + "\n")
     if args.json:
         payload = outcome.to_dict()
-        payload["run_id"] = doc["run_id"] if doc else None
+        payload["run_id"] = doc.run_id if doc else None
         payload["measured"] = doc is not None  # false: static only, or nothing measured changed
         args.json.write_text(json.dumps(payload, indent=1) + "\n")
     print(f"verdict: {outcome.verdict}")

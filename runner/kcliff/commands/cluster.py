@@ -9,11 +9,11 @@ from pathlib import Path
 
 from .. import leftovers, procs
 from ..admin import Admin
-from ..backends.local import LocalCluster, start_local_cluster
+from ..backends.local import LocalCluster, shared_dir, start_local_cluster
 from . import options
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("cluster", help="start, stop or inspect a local 3-broker KRaft cluster")
     verbs = parser.add_subparsers(dest="verb", required=True)
     up = verbs.add_parser("up", help="start the cluster and leave it running")
@@ -26,12 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         verb.set_defaults(func=func)
 
 
-def cluster_dir(workdir: Path) -> Path:
-    return workdir / "cluster"
-
-
 def run_up(args: argparse.Namespace) -> int:
-    existing = LocalCluster.from_state(cluster_dir(args.workdir))
+    existing = LocalCluster.from_state(shared_dir(args.workdir))
     if existing and not existing.dead_nodes():
         print(f"already running: bootstrap {existing.admin_bootstrap}")
         return 0
@@ -40,7 +36,7 @@ def run_up(args: argparse.Namespace) -> int:
     for said in leftovers.reap():
         print(f"warning: {said}", file=sys.stderr)
     procs.install_handlers()
-    cluster = start_local_cluster(cluster_dir(args.workdir), args.kafka_version, options.caps(args),
+    cluster = start_local_cluster(shared_dir(args.workdir), args.kafka_version, options.caps(args),
                                   args.kafka_home, owned=False)
     print(f"cluster up in {cluster.bringup_s:.1f}s: bootstrap {cluster.admin_bootstrap} (Kafka {args.kafka_version})")
     print(f"logs under {cluster.workdir}; stop with: kcliff cluster down")
@@ -48,20 +44,20 @@ def run_up(args: argparse.Namespace) -> int:
 
 
 def run_down(args: argparse.Namespace) -> int:
-    cluster = LocalCluster.from_state(cluster_dir(args.workdir))
-    strays = leftovers.of_cluster(cluster_dir(args.workdir))
+    cluster = LocalCluster.from_state(shared_dir(args.workdir))
+    strays = leftovers.of_cluster(shared_dir(args.workdir))
     if cluster is None and not strays:
         print("no cluster running")
         return 0
     if cluster is not None:
         cluster.down()
-    procs.stop_pids(leftovers.of_cluster(cluster_dir(args.workdir)))  # e.g. a `cluster up` killed mid-start
+    procs.stop_pids(leftovers.of_cluster(shared_dir(args.workdir)))  # e.g. a `cluster up` killed mid-start
     print("cluster stopped")
     return 0
 
 
 def run_status(args: argparse.Namespace) -> int:
-    cluster = LocalCluster.from_state(cluster_dir(args.workdir))
+    cluster = LocalCluster.from_state(shared_dir(args.workdir))
     if cluster is None:
         print("no cluster running")
         return 1

@@ -11,30 +11,25 @@ timed out; 2 bad input or no usable cluster; 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Any
 
 from .. import baseline as baselines
-from .. import environment, leftovers, procs, results, table
-from ..backends.base import Cluster
-from ..backends.local import LocalCluster, start_local_cluster
+from .. import environment, model, procs, runconfig, table
+from ..admin import Admin
+from ..backends.open import open_cluster
 from ..errors import InputError
 from ..model import ResultsDoc
 from ..progress import Progress
+from ..runconfig import BACKENDS, RunConfig
 from ..scenario import REFERENCE_ID, Scenario, load_suites
-from ..suite import CLIFF_THRESHOLD, PRIME_S, Options, SuiteRunner, new_document
-from . import cluster as cluster_cmd
+from ..suite import CLIFF_THRESHOLD, PRIME_S, SuiteRunner, new_document
 from . import options
 
-BACKENDS = ("local", "compose", "external")
-UNFINISHED = ("running", "interrupted")  # an interleaved group cut short: measured again on --resume
 
-
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("run", help="measure scenarios on a real cluster")
     parser.add_argument("--suite", action="append", default=[],
                         help="suite name under scenarios/ (canaries, pairwise, ...) or a YAML path; repeatable")
@@ -81,112 +76,57 @@ def select(scenarios: list[Scenario], only: str | None, shard: tuple[int, int] |
     return scenarios
 
 
-def backend_of(args: argparse.Namespace) -> str:
-    return args.backend or ("external" if args.bootstrap_servers else "local")
-
-
-def stored_baseline(args: argparse.Namespace) -> tuple[Path, dict | None] | None:
+def stored_baseline(config: RunConfig) -> tuple[Path, dict[str, Any] | None] | None:
     """The stored baseline this run will be printed against (None: --no-baselines), read before
     measuring so that an unreadable file stops the run at once instead of after it."""
-    if args.no_baselines:
+    if config.no_baselines:
         return None
-    if args.baselines is not None and not args.baselines.is_dir():
+    if config.baselines is not None and not config.baselines.is_dir():
         raise InputError("--baselines: not a directory; expected one holding <kafka version>/<runner class>.json",
-                         str(args.baselines))
-    directory = args.baselines or baselines.default_dir()
-    return baselines.stored_for(directory, args.kafka_version, environment.runner_class(backend_of(args)))
-
-
-@contextlib.contextmanager
-def cluster_for(args: argparse.Namespace, run_dir: Path, progress: Progress) -> Iterator[Cluster]:
-    """The cluster to measure; whatever this function started is torn down when the block ends."""
-    backend = backend_of(args)
-    options.require(backend != "external" or bool(args.bootstrap_servers),
-                    "--backend external needs --bootstrap-servers host:port[,...]")
-    options.require(backend == "external" or not args.bootstrap_servers,
-                    f"--bootstrap-servers is for the external backend, not {backend}")
-    options.require(backend != "external" or not args.client_rtt_ms,
-                    "--client-rtt-ms is for the local and compose backends, not external")
-    for said in leftovers.reap():
-        progress.warn(said)
-    if backend == "external":
-        from ..backends.external import connect
-        yield connect(args.bootstrap_servers, args.kafka_version, args.kafka_home, args.producer_heap_mb,
-                      args.producer_cpus)
-        return
-    if backend == "compose":
-        from ..backends.compose import ComposeCaps, start_compose_cluster
-        caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=args.client_rtt_ms)
-        started: Cluster = start_compose_cluster(run_dir / "compose", args.kafka_version, caps=caps)
-    else:
-        running = LocalCluster.from_state(cluster_cmd.cluster_dir(args.workdir))
-        if running is not None and not running.dead_nodes():
-            progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
-            yield running
-            return
-        progress.note("starting a local 3-broker KRaft cluster")
-        started = start_local_cluster(run_dir / "cluster", args.kafka_version, options.caps(args), args.kafka_home)
-    try:
-        progress.note(f"cluster ready in {started.bringup_s:.1f}s ({started.admin_bootstrap})")
-        yield started
-    finally:
-        progress.note("stopping the cluster")
-        started.down()
-
-
-def resumed(args: argparse.Namespace) -> dict | None:
-    """The interrupted run to continue, with its own suites and parameters taking over."""
-    if args.resume is None:
-        return None
-    doc = results.load(args.resume)
-    params = doc["parameters"]
-    args.suite, args.only, args.kafka_version = params["suites"], params.get("only"), \
-        doc["environment"]["kafka_version"]
-    args.shard = tuple(params["shard"]) if params.get("shard") else None
-    args.records, args.warmup_records, args.repeats = params["records"], params["warmup_records"], params["repeats"]
-    args.budget, args.no_early_stop = params["budget_s"], not params["early_stop"]
-    args.cliff_threshold, args.out = params["cliff_threshold"], args.resume
-    args.prime = params.get("prime_s", args.prime)
-    return doc
+                         str(config.baselines))
+    directory = config.baselines or baselines.default_dir()
+    return baselines.stored_for(directory, config.cluster.kafka_version,
+                                environment.runner_class(config.cluster.backend))
 
 
 def run(args: argparse.Namespace) -> int:
-    previous = resumed(args)
-    suites = args.suite or ["canaries"]
-    scenarios = select(load_suites(suites), args.only, args.shard)
-    stored = stored_baseline(args)
+    config = runconfig.run_config(args)
+    previous = model.load(config.resume) if config.resume is not None else None
     if previous is not None:
-        previous["scenarios"] = [e for e in previous["scenarios"] if e["status"] not in UNFINISHED]
-        done = {e["id"] for e in previous["scenarios"]}
+        config = runconfig.resumed(config, previous)
+    scenarios = select(load_suites(config.suites), config.only, config.shard)
+    stored = stored_baseline(config)
+    if previous is not None:
+        previous.scenarios = [e for e in previous.scenarios if not e.status.unfinished]
+        done = {e.id for e in previous.scenarios}
         scenarios = [s for s in scenarios if s.id not in done]
-    opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
-                   args.cliff_threshold, args.prime)
+    opts = config.options
     procs.install_handlers()
-    progress = Progress(quiet=args.quiet)
-    run_dir = args.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    with cluster_for(args, run_dir, progress) as cluster:
-        doc = new_document(cluster, opts, suites, args.kafka_version)
-        doc["parameters"].update(only=args.only, shard=list(args.shard) if args.shard else None)
+    progress = Progress(quiet=config.quiet)
+    run_dir = config.cluster.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
+    with open_cluster(config.cluster, run_dir, progress) as cluster:
+        doc = new_document(cluster, opts, config.suites, config.cluster.kafka_version)
+        doc.parameters.update(only=config.only, shard=list(config.shard) if config.shard else None)
         if previous is not None:
             doc = continue_document(previous, doc)
-        out = args.out or Path("results") / f"{doc['run_id']}.json"
+        out = config.out or Path("results") / f"{doc.run_id}.json"
         progress.note(f"{len(scenarios)} scenarios, {opts.repeats} x {opts.records} records each; results -> {out}")
         try:
-            SuiteRunner(cluster, opts, doc, out, run_dir / "perf", progress).run(scenarios)
+            suite = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
+            suite.run(scenarios)
         finally:
             print(f"results: {out}", file=sys.stderr)
-    doc = ResultsDoc.model_validate(doc)  # boundary: removed when suite.py writes ResultsDoc
     print(table.render(doc))
     if stored is not None:
         print(table.baseline_section(doc, *stored))
     return exit_code(doc)  # the baseline verdicts stay out of it: `kcliff compare` is the gate
 
 
-def continue_document(previous: dict, fresh: dict) -> dict:
+def continue_document(previous: model.ResultsDoc, fresh: model.ResultsDoc) -> model.ResultsDoc:
     """Keep the interrupted run's id, parameters and scenarios; note this leg's environment."""
-    previous.setdefault("resumes", []).append({"started": fresh["environment"]["started"],
-                                               "environment": fresh["environment"]})
-    previous["status"] = "running"
+    leg = {"started": fresh.environment["started"], "environment": fresh.environment}
+    previous.resumes = [*(previous.resumes or []), leg]
+    previous.status = model.RunStatus.RUNNING
     return previous
 
 

@@ -1,0 +1,46 @@
+"""Open the cluster a command measures on: the external one given, the one `kcliff cluster up` left
+running, or one started for this command and always taken down again (also on Ctrl-C and errors)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+from typing import Iterator
+
+from .. import leftovers
+from ..progress import Progress
+from ..runconfig import ClusterConfig
+from .base import Cluster
+from .local import LocalCluster, shared_dir, start_local_cluster
+
+
+@contextlib.contextmanager
+def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress) -> Iterator[Cluster]:
+    """The cluster to measure; whatever this function started is torn down when the block ends."""
+    for said in leftovers.reap():
+        progress.warn(said)
+    if config.backend == "external":
+        from .external import connect
+        assert config.bootstrap_servers is not None  # runconfig.cluster_config requires it
+        yield connect(config.bootstrap_servers, config.kafka_version, config.kafka_home,
+                      config.caps.producer_heap_mb, config.caps.producer_cpus)
+        return
+    if config.backend == "compose":
+        from .compose import ComposeCaps, start_compose_cluster
+        caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms)
+        started: Cluster = start_compose_cluster(run_dir / "compose", config.kafka_version, caps=caps)
+    else:
+        running = LocalCluster.from_state(shared_dir(config.workdir))
+        if running is not None and not running.dead_nodes():
+            progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
+            yield running
+            return
+        progress.note("starting a local 3-broker KRaft cluster")
+        started = start_local_cluster(run_dir / "cluster", config.kafka_version, config.caps, config.kafka_home)
+    try:
+        progress.note(f"cluster ready in {started.bringup_s or 0:.1f}s ({started.admin_bootstrap})")
+        yield started
+    finally:
+        progress.note("stopping the cluster")
+        started.down()
