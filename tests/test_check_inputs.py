@@ -11,6 +11,7 @@ from pathlib import Path
 
 from kcliff import cli, configrepo
 from kcliff.commands import check
+from kcliff.model import ResultsDoc
 
 from conftest import run_kcliff
 from test_lint_cli import BASE_REPO, make_repo
@@ -65,7 +66,7 @@ def test_a_changed_measured_setting_is_not_taken_for_unchanged(tmp_path, monkeyp
 
 # --- a measured regression is annotated on the lines that changed ---------------------------------
 
-def synthetic_doc(head_factor: float, rounds: int = 18) -> dict:
+def synthetic_doc(head_factor: float, rounds: int = 18) -> ResultsDoc:
     """A check's results as measure() returns them: the self-test's canaries showing their cliff,
     then base and head paired round by round, the head at `head_factor` x the base."""
     rng = random.Random(7)
@@ -76,13 +77,13 @@ def synthetic_doc(head_factor: float, rounds: int = 18) -> dict:
         return {"id": sid, "status": "ok", "status_reason": None, "cliff": cliff,
                 "runs": [{"records": 30000, "mb_per_sec": m, "p99_ms": p} for m, p in zip(mbs, p99s)]}
 
-    return {"run_id": "synthetic", "parameters": {"records": 30000}, "environment": {"runner_class": "test-2c"},
+    return ResultsDoc.model_validate({"run_id": "synthetic", "parameters": {"records": 30000}, "environment": {"runner_class": "test-2c"},
             "scenarios": [entry("reference", [20.0] * 3, [800.0] * 3),
                           entry("batching-off", [2.0] * 3, [9000.0] * 3,
                                 {"metric": "throughput", "max_ratio": 0.5, "stands_for": "batch.size=0"}),
                           entry("base", base, latency),
                           entry("head", [m * head_factor * rng.uniform(0.97, 1.03) for m in base],
-                                [p / head_factor * rng.uniform(0.97, 1.03) for p in latency])]}
+                                [p / head_factor * rng.uniform(0.97, 1.03) for p in latency])]})
 
 
 def test_a_measured_regression_is_annotated_on_each_changed_line(tmp_path, monkeypatch, capsys):

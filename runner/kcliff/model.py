@@ -196,8 +196,9 @@ class Entry(_Model):
     @model_validator(mode="after")
     def _summary_from_runs(self) -> Entry:
         """A summary left out (a hand-built or older file) is the one its runs give."""
-        if self.summary is None and self.runs:
-            self.summary = summarise(self.runs)
+        found = summarise(self.runs) if self.summary is None else None
+        if found is not None:  # assigning validates again; assigning None again would never end
+            self.summary = found
         return self
 
     @property
