@@ -76,18 +76,23 @@ def _sort_levels(levels: list[str]) -> list[str]:
     return sorted(levels, key=key)
 
 
-def _design(table: pd.DataFrame, factors: list[str], baselines: dict) -> tuple[np.ndarray, list]:
-    columns = [np.ones(len(table))]
+Matrix = np.ndarray[tuple[int, ...], np.dtype[np.float64]]
+Level = tuple[str, str]  # (factor, level)
+
+
+def _design(table: pd.DataFrame, factors: list[str], baselines: dict[str, str]) -> tuple[Matrix, list[Level]]:
+    columns: list[Matrix] = [np.ones(len(table))]
     names: list[tuple[str, str]] = []
     for factor in factors:
         for level in _sort_levels(table[factor].unique().tolist()):
             if level != baselines[factor]:
-                columns.append((table[factor] == level).to_numpy(dtype=float))
+                columns.append(np.asarray(table[factor] == level, dtype=np.float64))
                 names.append((factor, level))
     return np.column_stack(columns), names
 
 
-def _fit(table: pd.DataFrame, factors: list, baselines: dict) -> tuple[dict, dict, int, int, int]:
+def _fit(table: pd.DataFrame, factors: list[str], baselines: dict[str, str]
+         ) -> tuple[dict[Level, float], dict[Level, float], int, int, int]:
     """Least squares on log MB/s: effect and standard error per non-baseline level."""
     x, names = _design(table, factors, baselines)
     y = np.log(table["_mb"].to_numpy())
@@ -109,7 +114,7 @@ def analyse(doc: ResultsDoc) -> FactorAnalysis:
     if len(factors) < 1 or len(table) < 3:
         return FactorAnalysis(len(table), pd.DataFrame(), pd.DataFrame(),
                               ["No factor analysis: this run measured fewer than 3 scenarios or varied no setting."])
-    defaults = {f: _label(settings.lookup(*f.split(" ", 1)).default) for f in factors}
+    defaults = {f: _label(settings.require(*f.split(" ", 1)).default) for f in factors}
     baselines = {f: defaults[f] if defaults[f] in set(table[f]) else table[f].mode().iloc[0] for f in factors}
     effects, errors, rank, params, dof = _fit(table, factors, baselines)
     warnings = [WARNING]

@@ -59,18 +59,18 @@ class Scenario:
     def restart_overrides(self) -> dict[str, Any]:
         """Read-only broker settings away from their defaults: these force a broker restart."""
         return {k: v for k, v in self.broker.items()
-                if settings.lookup("broker", k).apply == "restart" and v != settings.lookup("broker", k).default}
+                if settings.require("broker", k).apply == "restart" and v != settings.require("broker", k).default}
 
     def dynamic_broker(self) -> dict[str, Any]:
-        return {k: v for k, v in self.broker.items() if settings.lookup("broker", k).apply != "restart"}
+        return {k: v for k, v in self.broker.items() if settings.require("broker", k).apply != "restart"}
 
     def partitions(self) -> int:
-        return int(self.topic.get("partitions", settings.lookup("topic", "partitions").default))
+        return int(self.topic.get("partitions", settings.require("topic", "partitions").default))
 
     def topic_configs(self) -> dict[str, Any]:
         return {k: v for k, v in self.topic.items() if k != "partitions"}
 
-    def as_applied(self) -> dict[str, dict[str, Any]]:
+    def as_applied(self) -> dict[str, Any]:
         """The settings exactly as kcliff applies them, invariants included."""
         return {
             "broker": {**self.broker, **settings.INVARIANTS["broker"]},

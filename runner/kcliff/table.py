@@ -51,7 +51,9 @@ HEADER = ["scenario", "status", "MB/s median [range]", "p99 ms", "vs reference",
 def render(doc: ResultsDoc) -> str:
     body = rows(doc)
     widths = [max(len(r[i]) for r in [HEADER, *body]) for i in range(len(HEADER))]
-    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
     busy = environment.busy_note(doc.environment)
     footer = [f"warning: {busy}"] if busy else []
     return "\n".join([line(HEADER), line(["-" * w for w in widths]), *map(line, body), *footer])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from . import stats
 from .model import METRICS, THROUGHPUT, CanaryVerdict
@@ -103,7 +103,7 @@ def _better(metric: str, ratio: float, min_effect: float) -> bool:
 def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None], metric: str = "throughput",
            min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA,
            confidence: float = DEFAULT_CONFIDENCE, min_runs: int = DEFAULT_MIN_RUNS,
-           resolution: float | None | str = "default", seed: int = 0, n_boot: int = 4000,
+           resolution: float | None | Literal["default"] = "default", seed: int = 0, n_boot: int = 4000,
            paired: bool = False, tolerance: float | None = None) -> Decision:
     """Compare one metric's per-run values. Regression needs both: a ratio beyond `min_effect` (big
     enough to matter) and a one-sided p below `alpha` against a worsening of `tolerance` (default
@@ -113,10 +113,9 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
     measured in the same round): a t-test on the per-round log ratios and their geometric mean."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {tuple(METRICS)}, got {metric!r}")
-    if resolution == "default":
-        resolution = DEFAULT_RESOLUTION[metric]
+    resolved = DEFAULT_RESOLUTION[metric] if resolution == "default" else resolution
     base, head = stats.clean(base_runs), stats.clean(head_runs)
-    common = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect,
+    common: dict[str, Any] = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect,
               "method": "paired" if paired else "unpaired"}
     if paired:
         logs = stats.log_ratios(base_runs, head_runs)
@@ -144,9 +143,9 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
         low, high = stats.bootstrap_ratio_interval(base, head, confidence, n_boot, seed)
         p_worse = stats.shift_p_value(base, head, worse, worse_margin)
         p_better = stats.shift_p_value(base, head, better, better_margin)
-    figures = dict(base_median=stats.median(base), head_median=stats.median(head), ratio=ratio, low=low, high=high,
+    figures: dict[str, Any] = dict(base_median=stats.median(base), head_median=stats.median(head), ratio=ratio, low=low, high=high,
                    p_value=p_worse, tolerance=tolerance, cv_base=stats.cv(base), cv_head=stats.cv(head), **common)
-    return _outcome(figures, p_better, alpha, confidence, resolution)
+    return _outcome(figures, p_better, alpha, confidence, resolved)
 
 
 def _outcome(figures: dict[str, Any], p_better: float, alpha: float, confidence: float,
@@ -201,7 +200,8 @@ class ScenarioVerdict:
                 "decisions": [d.to_dict() for d in self.decisions]}
 
 
-def compare_scenario(scenario_id: str, base: dict[str, Sequence[float | None]], head: dict[str, Sequence[float | None]],
+def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]],
+                     head: Mapping[str, Sequence[float | None]],
                      ceiling: float | None = None, **decide_args: Any) -> ScenarioVerdict:
     """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries."""
     decisions = tuple(decide(base[m], head[m], m, **decide_args) for m in METRICS if m in base and m in head)

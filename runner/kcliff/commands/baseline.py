@@ -16,7 +16,7 @@ from pathlib import Path
 from .. import baseline as baselines
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("baseline", help="manage per-runner-class baselines of past runs")
     verbs = parser.add_subparsers(dest="verb", required=True)
     upd = verbs.add_parser("update", help="add a complete run's per-scenario distributions to its baseline")

@@ -25,9 +25,9 @@ from .. import cliffs, configrepo, environment, model, procs, report_md, runconf
 from ..admin import Admin
 from ..backends.open import open_cluster
 from ..configrepo.repo_scenario import to_scenario
-from ..model import ResultsDoc, RunStatus
 from ..progress import Progress
-from ..scenario import REFERENCE_ID, Scenario, load_suites
+from ..model import REFERENCE_ID, ResultsDoc, RunStatus
+from ..scenario import Scenario, load_suites
 from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
 
@@ -38,7 +38,7 @@ ROUNDS = 18  # see docs/gate.md: 6 rounds detected a 20% drop 29 times in 50 on 
 DEFAULT_CANARIES = "batching-off,flush-1"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("check", help="gate a config change: lint, then measure base vs head on one cluster")
     parser.add_argument("--base", required=True, help="the base branch's config repo directory")
     parser.add_argument("--head", required=True, help="the pull request's config repo directory")

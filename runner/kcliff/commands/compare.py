@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..model import ResultsDoc
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("compare", help="compare a results file with its baseline: pass, regression, cliff "
                                             "or inconclusive")
     parser.add_argument("results", metavar="RESULTS", help="a kcliff results JSON file (the head)")

@@ -14,7 +14,7 @@ from .. import changepoint, history
 MIN_CHANGE = changepoint.MIN_MAGNITUDE
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("history", help="keep the history of suite results and find change points in it")
     verbs = parser.add_subparsers(dest="verb", required=True)
 

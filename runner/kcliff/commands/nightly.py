@@ -54,7 +54,7 @@ class NightOutcome:
         return found
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("nightly", help="the nightly workflow's publishing and verdict steps")
     verbs = parser.add_subparsers(dest="verb", required=True)
     pub = verbs.add_parser("publish", help="history, baseline comparison, report and front page of a night")
@@ -89,7 +89,7 @@ def _compare(outcome: NightOutcome, doc: ResultsDoc, path: Path, site: Path, sum
     else:
         stored = baselines.load_baseline(path)
         v = baselines.compare(doc, stored)
-        outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, v.reasons
+        outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, list(v.reasons)
         markdown = report_md.render(v, title="kcliff compare with the stored baseline",
                                     context=f"Night `{doc.run_id}` against `{outcome.baseline}` "
                                             f"({len(stored.sources)} past runs).")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("report", help="build the static report site from history and/or a results file")
     parser.add_argument("--history", type=Path, help="history directory (see `kcliff history add`)")
     parser.add_argument("--results", type=Path, help="a results file; the latest run when given")

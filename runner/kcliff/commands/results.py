@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..model import REFERENCE_ID, THROUGHPUT, ResultsDoc, RunStatus
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("results", help="work with results files")
     verbs = parser.add_subparsers(dest="verb", required=True)
     merge = verbs.add_parser("merge", help="merge a campaign's shard results into one file")

@@ -14,17 +14,16 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from .. import baseline as baselines
 from .. import environment, model, procs, runconfig, table
 from ..admin import Admin
 from ..backends.open import open_cluster
 from ..errors import InputError
-from ..model import ResultsDoc
 from ..progress import Progress
 from ..runconfig import BACKENDS, RunConfig
-from ..scenario import REFERENCE_ID, Scenario, load_suites
+from ..model import REFERENCE_ID, ResultsDoc
+from ..scenario import Scenario, load_suites
 from ..suite import CLIFF_THRESHOLD, PRIME_S, SuiteRunner, new_document
 from . import options
 
@@ -76,7 +75,7 @@ def select(scenarios: list[Scenario], only: str | None, shard: tuple[int, int] |
     return scenarios
 
 
-def stored_baseline(config: RunConfig) -> tuple[Path, dict[str, Any] | None] | None:
+def stored_baseline(config: RunConfig) -> tuple[Path, baselines.Baseline | None] | None:
     """The stored baseline this run will be printed against (None: --no-baselines), read before
     measuring so that an unreadable file stops the run at once instead of after it."""
     if config.no_baselines:
