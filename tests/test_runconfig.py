@@ -6,13 +6,14 @@ from pathlib import Path
 import pytest
 
 from kcliff import runconfig
+from kcliff.commands import options
 from kcliff.cli import build_parser
 from kcliff.errors import InputError
 from kcliff.model import ResultsDoc
 
 
 def parsed(*argv: str) -> runconfig.RunConfig:
-    return runconfig.run_config(build_parser().parse_args(["run", *argv]))
+    return options.run_config(build_parser().parse_args(["run", *argv]))
 
 
 def test_the_command_line_becomes_one_frozen_config():

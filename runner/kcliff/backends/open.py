@@ -5,14 +5,28 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from .. import leftovers
 from ..progress import Progress
-from ..runconfig import ClusterConfig
 from .base import Cluster
-from .local import LocalCluster, shared_dir, start_local_cluster
+from .local import Caps, LocalCluster, shared_dir, start_local_cluster
+
+BACKENDS = ("local", "compose", "external")
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """Which cluster to measure on and how a started one is capped."""
+
+    backend: str  # one of BACKENDS
+    bootstrap_servers: str | None
+    workdir: Path
+    kafka_version: str
+    kafka_home: str | None
+    caps: Caps
 
 
 @contextlib.contextmanager
@@ -22,7 +36,7 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress) -> It
         progress.warn(said)
     if config.backend == "external":
         from .external import connect
-        assert config.bootstrap_servers is not None  # runconfig.cluster_config requires it
+        assert config.bootstrap_servers is not None  # options.cluster_config requires it
         yield connect(config.bootstrap_servers, config.kafka_version, config.kafka_home,
                       config.caps.producer_heap_mb, config.caps.producer_cpus)
         return

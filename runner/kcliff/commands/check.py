@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import cliffs, configrepo, environment, model, procs, report_md, runconfig, verdict
+from .. import cliffs, configrepo, environment, model, procs, report_md, verdict
 from ..admin import Admin
-from ..backends.open import open_cluster
+from ..backends.open import BACKENDS, open_cluster
 from ..configrepo.repo_scenario import to_scenario
 from ..progress import Progress
 from ..model import REFERENCE_ID, ResultsDoc, RunStatus
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--comment", type=Path, help="write the PR comment Markdown here (replacing the file)")
     parser.add_argument("--json", type=Path, help="write the verdict as JSON here")
     parser.add_argument("--results", type=Path, help="results file of the measurements (default under --workdir)")
-    parser.add_argument("--backend", choices=runconfig.BACKENDS)
+    parser.add_argument("--backend", choices=BACKENDS)
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--quiet", action="store_true")
     lint.add_repo_root_option(parser, "the head's checkout")
@@ -144,7 +144,7 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario]) -> ResultsDoc:
     """The reference and canaries as `kcliff run` measures them, then base and head interleaved."""
-    config = runconfig.cluster_config(args)
+    config = options.cluster_config(args)
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")

@@ -1,4 +1,5 @@
-"""Command-line options shared by the commands that start or reach a cluster."""
+"""Command-line options shared by the commands that start or reach a cluster, and the
+configuration objects (backends.open.ClusterConfig, runconfig.RunConfig) built from them once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from typing import Callable
 
 from .. import kafka_dist
 from ..backends.local import Caps
+from ..backends.open import ClusterConfig
 from ..errors import InputError
+from ..runconfig import RunConfig
+from ..suite import Options
 
 DEFAULT_WORKDIR = Path(".kcliff")
 
@@ -92,3 +96,24 @@ def shard(text: str) -> tuple[int, int]:
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise InputError(message)
+
+
+def cluster_config(args: argparse.Namespace) -> ClusterConfig:
+    """The cluster options (options.add_cluster_options, --backend, --bootstrap-servers), checked together."""
+    backend = args.backend or ("external" if args.bootstrap_servers else "local")
+    require(backend != "external" or bool(args.bootstrap_servers),
+            "--backend external needs --bootstrap-servers host:port[,...]")
+    require(backend == "external" or not args.bootstrap_servers,
+            f"--bootstrap-servers is for the external backend, not {backend}")
+    require(backend != "external" or not args.client_rtt_ms,
+            "--client-rtt-ms is for the local and compose backends, not external")
+    return ClusterConfig(backend, args.bootstrap_servers, args.workdir, args.kafka_version, args.kafka_home,
+                         caps(args))
+
+
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """`kcliff run`'s command line as a RunConfig."""
+    opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
+                   args.cliff_threshold, args.prime)
+    return RunConfig(args.suite or ["canaries"], args.only, args.shard, opts, args.out, args.resume, args.quiet,
+                     args.baselines, args.no_baselines, cluster_config(args))

@@ -18,10 +18,10 @@ from pathlib import Path
 from .. import baseline as baselines
 from .. import environment, model, procs, runconfig, table
 from ..admin import Admin
-from ..backends.open import open_cluster
 from ..errors import InputError
 from ..progress import Progress
-from ..runconfig import BACKENDS, RunConfig
+from ..backends.open import BACKENDS, open_cluster
+from ..runconfig import RunConfig
 from ..model import REFERENCE_ID, ResultsDoc
 from ..scenario import Scenario, load_suites
 from ..suite import CLIFF_THRESHOLD, PRIME_S, SuiteRunner, new_document
@@ -89,7 +89,7 @@ def stored_baseline(config: RunConfig) -> tuple[Path, baselines.Baseline | None]
 
 
 def run(args: argparse.Namespace) -> int:
-    config = runconfig.run_config(args)
+    config = options.run_config(args)
     previous = model.load(config.resume) if config.resume is not None else None
     if previous is not None:
         config = runconfig.resumed(config, previous)
