@@ -53,8 +53,7 @@ def steady_state_after(records: int) -> int:
 
 def warmup_quiet(records: int) -> int:
     """The same for a scenario's warm-up run, whose figures are not kept: fewer, so that a cliff's
-    first interim line comes after 1 MB has drained rather than a fifth of the run (at 1 MB/s,
-    batching-off printed nothing for 10 s of a 50,000-record warm-up)."""
+    first interim line comes after 1 MB has drained rather than a fifth of the run."""
     return min(steady_state_after(records), 1000)
 
 
@@ -168,11 +167,8 @@ def cliff_stop_rule(reference_mb_per_sec: float, threshold: float, unreported: i
     """Stop once even the most the brokers can have acknowledged since the first interim line (all
     records reported, plus `unreported`) is below threshold x the reference's rate over at least
     `min_span_s`, and no interim line so far reached that rate. Asked on quiet ticks too: on a cliff
-    the tool goes silent while its warm-up records drain (10 s for batching-off here), and a rule
-    that waited for lines waited that long. A healthy run acknowledges above the threshold within a
-    second or two of its first line. The fastest line counts because a slow start is not a cliff:
-    flush=1 (3 s latency) printed 1.6, 0.0, 6.9 MB/s against a limit of 6.4, was stopped on its
-    average, and measured 0.47-0.66x the reference when left to finish."""
+    the tool goes silent while its warm-up records drain. The fastest line counts because a slow
+    start is not a cliff (docs/measurements.md, "Early stop")."""
     limit = threshold * reference_mb_per_sec
     first: float | None = None
     reported = 0

@@ -44,9 +44,8 @@ class Options:
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the
-        first) show that would take under run_s seconds at their mean rate. At 30 MB/s, 20,000 records
-        last 0.6 s and runs scattered by +-30%; a short warm-up alone underestimated the rate 2-3x
-        (JVM start). Given the entries of one interleaved round, every side of it runs the same count."""
+        first) show that would take under run_s seconds at their mean rate: runs of under a second
+        scatter widely. Given the entries of one interleaved round, every side of it runs the same count."""
         rates = [r for r in (_latest_rate(e) for e in entries) if r]
         if self.run_s is None or not rates:
             return self.records
@@ -68,10 +67,9 @@ def order(scenarios: list[Scenario]) -> list[Scenario]:
 
 def round_orders(sides: int, rounds: int, rng: random.Random) -> list[list[int]]:
     """The order of the sides in each interleaved round: the rotations of one random order, so every
-    side runs in every position equally often (drift within a round cancels), in shuffled rounds.
-    A fixed A B, B A alternation let a slowdown that came and went every few runs side with one side
-    for minutes (an A/A check of 18 rounds measured 1.13x where its rounds said +-4%); in random order
-    it falls on either side by chance, and the rounds' spread counts it."""
+    side runs in every position equally often (drift within a round cancels), in shuffled rounds, so
+    a slowdown that comes and goes every few runs falls on either side by chance and the rounds'
+    spread counts it (a fixed A B, B A alternation let it side with one: docs/measurements.md)."""
     first = list(range(sides))
     rng.shuffle(first)
     rotations = [first[i:] + first[:i] for i in range(sides)]
@@ -190,10 +188,9 @@ class SuiteRunner:
             self.progress.warn(f"the machine is not quiet: {busy}")
 
     def prime(self) -> None:
-        """Unmeasured runs on a throwaway topic for prime_s seconds (at least one). Measured on the
-        2-core machine, ten back-to-back 30K-record runs on a fresh cluster went 3.3 -> 8-9 MB/s over
-        the first ~45 s (the brokers' JIT): a reference measured straight away came out slowest of all
-        and made the canaries look healthy beside it."""
+        """Unmeasured runs on a throwaway topic for prime_s seconds (at least one): fresh brokers speed
+        up over their first minute (JIT), and a reference measured on cold brokers made the canaries
+        look healthy beside it (docs/measurements.md)."""
         topic = f"kcliff-prime-{uuid.uuid4().hex[:6]}"
         self.progress.note(f"priming the brokers ({self.opts.prime_s:.0f}s of unmeasured load)")
         self.admin.create_topic(topic, 6, 3, {})
@@ -231,9 +228,8 @@ class SuiteRunner:
     def measure_group(self, group: list[Scenario], rounds: int) -> list[Entry]:
         """Scenarios measured round by round, interleaved (a lone scenario is a group of one). A group hit
         by a fault (a broker died) is recorded as faulted, never as a regression or cliff; the cluster is
-        healed and the group measured once more. Measured one after the other, the brokers' slow warming
-        (the reference went 11.6 -> 21 MB/s over four rounds here) made a canary measured last look
-        healthy beside a reference measured first."""
+        healed and the group measured once more. Interleaved, the brokers' slow warming hits every side
+        alike instead of flattering the side measured last."""
         entries = self.measure_interleaved(group, rounds)
         if self.abort is None and any(e.status is Status.FAULTED for e in entries):
             reason = next(e.status_reason for e in entries if e.status is Status.FAULTED)
@@ -399,10 +395,8 @@ class SuiteRunner:
 
     def _warm_up(self, sc: Scenario, topic: str, deadline: float, entry: Entry) -> Run:
         """The warm-up, and once more if it was stopped on a cliff: that second brief attempt decides.
-        Stopped too, it is kept as the first (stopped) run; finished, it was a longer warm-up. A
-        measured run keeps a fifth of its records quiet, which at a cliff's 3.5 MB/s drained for 6 s
-        before its first line: confirming on it took inflight-1 19.6 s against 14.6 s for the median
-        healthy scenario's warm-up and three runs."""
+        Stopped too, it is kept as the first (stopped) run; finished, it was a longer warm-up. Confirming
+        on a warm-up, which keeps fewer records quiet than a measured run, decides a cliff sooner."""
         records = self.opts.warmup()
         # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
         quiet = measure.steady_state_after(records) if sc.id == REFERENCE_ID else measure.warmup_quiet(records)

