@@ -133,7 +133,7 @@ def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
 
 def judge(base: list[dict], head: list[dict], paired: bool) -> str:
     sides = [{m.name: [r[m.key] for r in runs] for m in model.METRICS.values()} for runs in (base, head)]
-    return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict
+    return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict.value
 
 
 def checks(p1: dict, p2: dict, rounds: int, paired: bool) -> dict[str, list[str]]:
