@@ -67,6 +67,12 @@ def _stats(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+def _source(sc: Scenario) -> str:
+    """The suite file a real run would record: the factor analysis picks its design rows by it."""
+    suite = "reference" if sc.id == "reference" else "canaries" if sc.cliff else "pairwise"
+    return f"scenarios/{suite}.yaml"
+
+
 def scenario_result(sc: Scenario, mb: float, rng: random.Random, repeats: int = 3, noise: float = 0.03) -> dict[str, Any]:
     runs = []
     for _ in range(repeats):
@@ -76,7 +82,7 @@ def scenario_result(sc: Scenario, mb: float, rng: random.Random, repeats: int = 
                ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")}
     cliff = sc.cliff
     return {
-        "id": sc.id, "description": sc.description, "source": "synthetic", "settings_hash": sc.settings_hash(),
+        "id": sc.id, "description": sc.description, "source": _source(sc), "settings_hash": sc.settings_hash(),
         "applied": sc.as_applied(),
         "cliff": {"stands_for": cliff.stands_for, "metric": cliff.metric, "max_ratio": cliff.max_ratio} if cliff else None,
         "status": "ok", "status_reason": None, "restart_forced": False,

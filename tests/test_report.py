@@ -83,10 +83,12 @@ def test_bars_are_sorted_by_throughput(site):
     assert values == sorted(values, reverse=True) and len(values) == len(synthetic.scenarios())
 
 
-def test_factor_tables_and_warning_are_on_the_factors_page(site):
+def test_factor_page_puts_the_conclusion_first_then_tables_tiers_prediction_and_warnings(site):
     page = (site / "factors.html").read_text()
-    assert "What to change first" in page and "confounded" in page
-    assert page.count('<table class="dataframe data') == 2
+    assert page.index("Top setting") < page.index("Predicted best configuration") < page.index('class="warn"')
+    assert "never measured" in page and "aliased" in page and "confounded" in page
+    for table in ("predictions", "measured", "ranking", "tiers", "levels", "beside"):
+        assert f'<table class="dataframe data {table}"' in page, table
 
 
 def test_regression_at_the_newest_run_shows_a_banner_and_a_failing_canary_shows(tmp_path):

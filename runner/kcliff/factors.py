@@ -1,163 +1,223 @@
-"""Factor analysis of one (pairwise) run: which settings move throughput, and which to change first.
+"""Factor analysis of a pairwise run's design rows: which settings move throughput and p99.
 
-Two views side by side. The per-level averages are what the pairwise study reported: the mean of the
-scenario medians at each level of a setting. They are confounded: in a pairwise design the other
-settings' levels are not balanced within a level. The main effects come from a least-squares fit of
-log throughput on every varied setting at once (one-hot levels, the default level as baseline), so
-each effect is "this level vs the default, the other settings held fixed", as a throughput
-multiplier. numpy's lstsq does the fit: the model is small and we only need coefficients and their
-standard errors, so statsmodels would add a dependency without adding an answer.
+Only the design rows are analysed (design.py); the reference and the canaries are shown beside,
+never averaged or fitted. The model is what 18 rows can identify: main effects only, for log
+throughput and log p99, each numeric setting as one trend in its log level (throughput ~ level^b:
+1 parameter, fitting the study's flush tiers 1 / 1000 / 10000 well) and each other setting
+(compression) one effect per level: 13 parameters on the committed space. Curvature (a best middle
+level) and every interaction are aliased with these effects and the noise: the design cannot tell
+them apart, and the page says so. Cliff rows enter as bounds through a censored (Tobit) fit
+(censored.py). Beside the model: the study's own tables (study.py) and the predicted best
+configuration (prediction.py).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import settings
-from .model import THROUGHPUT, ResultsDoc
+from . import censored, design, prediction, study
+from .censored import Matrix, Vector
+from .design import CENSORED, MB, P99_MS, Design, sort_levels, split
+from .model import P99, ResultsDoc
 
-WARNING = ("Pairwise designs cover every pair of levels, not every combination, so settings are not "
-           "independent of each other: per-level averages mix in the other settings' levels (confounded), "
-           "and the regression assumes effects multiply with no interactions (3-way interactions are untested). "
-           "Both are directions to test: measure a candidate configuration before adopting it.")
-_LONG_MAX_LABEL = "Long.MAX"
+CONFOUNDED_R = 0.4  # design columns correlated at least this much are reported as partly confounded
+Encoding = dict[str, list[float]]  # level label -> that level's covariates for one factor
+
+
+@dataclass(frozen=True)
+class MetricFit:
+    """One metric's fit: each factor's log contribution per level (intercept apart)."""
+
+    intercept: float
+    contributions: dict[str, dict[str, float]]
+    slope: dict[str, float]  # a numeric factor's trend: log change per log level (the power b)
+    se: dict[str, float]  # its standard error (approximate; NaN when the fit has no noise left to measure)
+    sigma: float
+    rows: int
+    bounded: int
 
 
 @dataclass
 class FactorAnalysis:
-    scenarios: int
-    levels: pd.DataFrame   # setting, scope, level, scenarios, average MB/s, vs default avg, regression effect, se
-    ranking: pd.DataFrame  # what to change first
+    rows: int
+    censored: int = 0
+    levels: pd.DataFrame = field(default_factory=pd.DataFrame)
+    ranking: pd.DataFrame = field(default_factory=pd.DataFrame)
+    tier_factor: str = ""
+    tiers: pd.DataFrame = field(default_factory=pd.DataFrame)
+    pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    beside: pd.DataFrame = field(default_factory=pd.DataFrame)
+    fits: dict[str, MetricFit] = field(default_factory=dict)
+    best: prediction.Prediction | None = None
+    bounded: prediction.Prediction | None = None
+    measured: pd.DataFrame = field(default_factory=pd.DataFrame)
+    model_note: str = ""
     warnings: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return self.levels.empty
 
+    @property
+    def top(self) -> dict[str, Any]:
+        """The ranking's first row: the setting to get right first."""
+        return {str(k): v for k, v in self.ranking.iloc[0].items()} if not self.ranking.empty else {}
 
-def _label(value: Any) -> str:
-    if value == settings.LONG_MAX:
-        return _LONG_MAX_LABEL
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
-
-
-def _settings_table(doc: ResultsDoc) -> pd.DataFrame:
-    """One row per measured scenario: every catalogue setting's level (defaults filled in) and MB/s."""
-    rows = []
-    for sc in doc.scenarios:
-        mb = sc.median(THROUGHPUT)  # only an entry whose runs count has one
-        applied = sc.applied
-        if mb is None or mb <= 0:
-            continue
-        row: dict[str, Any] = {"_scenario": sc.id, "_mb": mb}
-        for scope in settings.SCOPES:
-            levels = {**settings.defaults(scope), **(applied.get(scope) or {})}
-            for name, value in levels.items():
-                if settings.lookup(scope, name) is not None:
-                    row[f"{scope} {name}"] = _label(value)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    @property
+    def predictions(self) -> pd.DataFrame:
+        return prediction.prediction_table(self.best, self.bounded)
 
 
-def _sort_levels(levels: list[str]) -> list[str]:
-    def key(level: str) -> tuple[int, float, str]:
-        if level == _LONG_MAX_LABEL:
-            return (0, float("inf"), level)
-        try:
-            return (0, float(level), level)
-        except ValueError:
-            return (1, 0.0, level)
-    return sorted(levels, key=key)
+def _numeric(levels: list[str]) -> bool:
+    try:
+        return all(math.isfinite(float(v)) for v in levels)
+    except ValueError:
+        return False
 
 
-Matrix = np.ndarray[tuple[int, ...], np.dtype[np.float64]]
-Level = tuple[str, str]  # (factor, level)
+def encode(levels: list[str]) -> Encoding:
+    """A numeric factor: one covariate, log(level) (log(level + 1) when a level is 0); any other:
+    one indicator per level after the first."""
+    ordered = sort_levels(levels)
+    if _numeric(ordered) and len(ordered) > 2:
+        shift = 1.0 if min(float(v) for v in ordered) <= 0 else 0.0
+        return {v: [math.log(float(v) + shift)] for v in ordered}
+    return {v: [float(i == j) for j in range(1, len(ordered))] for i, v in enumerate(ordered)}
 
 
-def _design(table: pd.DataFrame, factors: list[str], baselines: dict[str, str]) -> tuple[Matrix, list[Level]]:
-    columns: list[Matrix] = [np.ones(len(table))]
-    names: list[tuple[str, str]] = []
-    for factor in factors:
-        for level in _sort_levels(table[factor].unique().tolist()):
-            if level != baselines[factor]:
-                columns.append(np.asarray(table[factor] == level, dtype=np.float64))
-                names.append((factor, level))
-    return np.column_stack(columns), names
+def _matrix(table: pd.DataFrame, encodings: dict[str, Encoding]) -> Matrix:
+    rows = [[1.0] + [x for f, enc in encodings.items() for x in enc[row[f]]] for row in table.to_dict("records")]
+    return np.asarray(rows, dtype=np.float64)
 
 
-def _fit(table: pd.DataFrame, factors: list[str], baselines: dict[str, str]
-         ) -> tuple[dict[Level, float], dict[Level, float], int, int, int]:
-    """Least squares on log MB/s: effect and standard error per non-baseline level."""
-    x, names = _design(table, factors, baselines)
-    y = np.log(table["_mb"].to_numpy())
-    coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
-    dof = len(y) - rank
-    se = np.full(len(coef), np.nan)
-    if dof > 0 and rank == x.shape[1]:
-        sigma2 = float(np.sum((y - x @ coef) ** 2)) / dof
-        se = np.sqrt(np.diag(sigma2 * np.linalg.inv(x.T @ x)))
-    effects = {name: float(c) for name, c in zip(names, coef[1:])}
-    errors = {name: float(s) for name, s in zip(names, se[1:])}
-    return effects, errors, int(rank), x.shape[1], int(dof)
+def fit_metric(table: pd.DataFrame, encodings: dict[str, Encoding], column: str, bound_kind: int) -> MetricFit:
+    """Censored maximum-likelihood fit of log(column); cliff rows are bounds of kind `bound_kind`."""
+    usable = table[table[column].notna() & (table[column] > 0)]
+    x = _matrix(usable, encodings)
+    y = np.log(usable[column].to_numpy(dtype=np.float64))
+    kind = np.where(usable[CENSORED].to_numpy(dtype=bool), bound_kind, censored.EXACT).astype(np.float64)
+    done = censored.fit(x, y, kind)
+    contributions, slope, se, at = {}, {}, {}, 1
+    for factor, enc in encodings.items():
+        width = len(next(iter(enc.values())))
+        coef: Vector = done.coef[at:at + width]
+        contributions[factor] = {level: float(np.dot(cov, coef)) for level, cov in enc.items()}
+        if width == 1:
+            slope[factor], se[factor] = float(coef[0]), float(done.se[at])
+        at += width
+    return MetricFit(float(done.coef[0]), contributions, slope, se, done.sigma, len(usable), done.bounded)
 
 
-def analyse(doc: ResultsDoc) -> FactorAnalysis:
-    """Per-level averages, regression main effects and a ranking for the settings a run varied."""
-    table = _settings_table(doc)
-    factors = [c for c in table.columns if not c.startswith("_") and table[c].nunique() > 1] if not table.empty else []
-    if len(factors) < 1 or len(table) < 3:
-        return FactorAnalysis(len(table), pd.DataFrame(), pd.DataFrame(),
-                              ["No factor analysis: this run measured fewer than 3 scenarios or varied no setting."])
-    defaults = {f: _label(settings.require(*f.split(" ", 1)).default) for f in factors}
-    baselines = {f: defaults[f] if defaults[f] in set(table[f]) else table[f].mode().iloc[0] for f in factors}
-    effects, errors, rank, params, dof = _fit(table, factors, baselines)
-    warnings = [WARNING]
-    if rank < params:
-        warnings.append(f"The regression cannot separate every effect (rank {rank} of {params} parameters): "
-                        "some settings only ever changed together in this run.")
-    elif dof == 0:
-        warnings.append("The regression has as many parameters as scenarios: it fits exactly, with no "
-                        "measure of noise (no standard errors).")
-    rows = []
-    for factor in factors:
-        base_avg = table.loc[table[factor] == baselines[factor], "_mb"].mean()
-        scope, name = factor.split(" ", 1)
-        for level in _sort_levels(table[factor].unique().tolist()):
-            sel = table.loc[table[factor] == level, "_mb"]
-            coef = 0.0 if level == baselines[factor] else effects[(factor, level)]
-            rows.append({
-                "setting": name, "scope": scope,
-                "level": level + (" (baseline)" if level == baselines[factor] else ""),
-                "scenarios": len(sel), "average MB/s": sel.mean(), "average vs baseline": sel.mean() / base_avg,
-                "regression effect": float(np.exp(coef)),
-                "std. error (log)": None if level == baselines[factor] else errors.get((factor, level)),
-            })
-    levels = pd.DataFrame(rows)
-    return FactorAnalysis(len(table), levels, _ranking(levels), warnings)
+def parameters(encodings: dict[str, Encoding]) -> int:
+    return 1 + sum(len(next(iter(enc.values()))) for enc in encodings.values())
 
 
-def _ranking(levels: pd.DataFrame) -> pd.DataFrame:
-    """What to change first: biggest estimated gain over the baseline (default) level first; settings
-    already at their best level follow, ordered by how much a wrong level would cost."""
+def _model_levels(averages: pd.DataFrame, fits: dict[str, MetricFit]) -> pd.DataFrame:
+    """The averages with each level's modelled throughput and p99 relative to the setting's best level."""
+    levels = averages.copy()
+    mb, p99 = [], []
+    for row in averages.to_dict("records"):
+        factor = f"{row['scope']} {row['setting']}"
+        own = fits["throughput"].contributions[factor]
+        mb.append(math.exp(own[row["level"]] - max(own.values())))
+        own_p99 = fits[P99.name].contributions[factor] if P99.name in fits else {}
+        p99.append(math.exp(own_p99[row["level"]] - min(own_p99.values())) if own_p99 else None)
+    levels["model MB/s x best"] = mb
+    levels["model p99 x best"] = p99
+    return levels
+
+
+def _ranking(levels: pd.DataFrame, fits: dict[str, MetricFit]) -> pd.DataFrame:
+    """The model's ranking (range of a setting's modelled level effects, widest first) beside the
+    study's ranking (range of its level means)."""
+    study_rank = study.range_ranking(levels).set_index("setting")
     rows = []
     for (setting, scope), group in levels.groupby(["setting", "scope"], sort=False):
-        best = group.loc[group["regression effect"].idxmax()]
-        worst = group.loc[group["regression effect"].idxmin()]
-        avg_best = group.loc[group["average MB/s"].idxmax(), "level"]
-        rows.append({
-            "setting": setting, "scope": scope,
-            "set it to": "keep the baseline" if best["level"].endswith("(baseline)") else best["level"],
-            "gain vs baseline": best["regression effect"],
-            "avoid": worst["level"].replace(" (baseline)", ""),
-            "best / worst": best["regression effect"] / worst["regression effect"],
-            "averages agree": "yes" if avg_best == best["level"] else "no",
-        })
-    ranking = pd.DataFrame(rows).sort_values(["gain vs baseline", "best / worst"], ascending=False, ignore_index=True)
-    ranking.index = ranking.index + 1
+        best = group.loc[group["model MB/s x best"].idxmax()]["level"]
+        p99_best = group.loc[group["model p99 x best"].idxmin()]["level"] if P99.name in fits else None
+        mine = study_rank.loc[str(setting)]
+        factor = f"{scope} {setting}"
+        rows.append({"setting": setting, "scope": scope, "model range x": 1 / group["model MB/s x best"].min(),
+                     "slope": fits["throughput"].slope.get(factor), "slope se": fits["throughput"].se.get(factor),
+                     "model best": best, "p99 range x": group["model p99 x best"].max(), "p99 best": p99_best,
+                     "study rank": int(mine["rank"]), "study range x": mine["range x"],
+                     "study best": mine["best level"], "best agrees": "yes" if best == mine["best level"] else "no"})
+    ranking = pd.DataFrame(rows).sort_values("model range x", ascending=False, ignore_index=True)
+    ranking.insert(0, "model rank", range(1, len(ranking) + 1))
     return ranking
+
+
+def _confounded(table: pd.DataFrame, encodings: dict[str, Encoding]) -> list[str]:
+    """Pairs of numeric settings whose design columns are correlated: partly confounded."""
+    trend = [f for f, enc in encodings.items() if len(next(iter(enc.values()))) == 1]
+    out = []
+    for a, b in combinations(trend, 2):
+        xa = [encodings[a][v][0] for v in table[a]]
+        xb = [encodings[b][v][0] for v in table[b]]
+        r = float(np.corrcoef(xa, xb)[0, 1])
+        if abs(r) >= CONFOUNDED_R:
+            out.append(f"{split(a)[1]} with {split(b)[1]} (r = {r:+.2f})")
+    return out
+
+
+def _model_note(rows: int, params: int, confounded: list[str]) -> str:
+    note = (f"Main effects only, {params} parameters per metric on {rows} design rows: each numeric setting is "
+            "one trend in its log level, any other setting one effect per level. Interactions between settings "
+            "and any curvature of a setting (a middle level that is best) are aliased with these effects and the "
+            "noise: this design cannot separate them, so a setting whose best level is in the middle shows it "
+            "only in the averages.")
+    if confounded:
+        note += " Partly confounded in this design: " + "; ".join(confounded) + "."
+    return note
+
+
+def _fits(built: Design, encodings: dict[str, Encoding]) -> dict[str, MetricFit]:
+    fits = {"throughput": fit_metric(built.table, encodings, MB, censored.AT_MOST)}
+    if built.table[P99_MS].notna().sum() > parameters(encodings) + 1:
+        fits[P99.name] = fit_metric(built.table, encodings, P99_MS, censored.AT_LEAST)
+    return fits
+
+
+def analyse(doc: ResultsDoc, p99_bound_ms: float | None = None) -> FactorAnalysis:
+    """The design rows' study tables, the censored main-effects model for both metrics, its ranking
+    and the predicted best configuration (under `p99_bound_ms`, default the reference's p99)."""
+    built = design.build(doc)
+    beside = prediction.beside_table(built)
+    if not built.factors or len(built.table) < 3:
+        return FactorAnalysis(len(built.table), beside=beside, warnings=[
+            "No factor analysis: this run has fewer than 3 measured pairwise design rows or they vary no setting."])
+    encodings = {f: encode(built.table[f].unique().tolist()) for f in built.factors}
+    averages = study.level_averages(built)
+    params = parameters(encodings)
+    fa = FactorAnalysis(len(built.table), built.censored, levels=averages, beside=beside,
+                        pairs=study.contrasting_pairs(built))
+    if len(built.table) < params + 2:
+        fa.ranking = study.range_ranking(averages)
+        fa.tier_factor = f"{fa.ranking.iloc[0]['scope']} {fa.ranking.iloc[0]['setting']}"
+        fa.tiers = study.tiers(built, fa.tier_factor)
+        fa.warnings.append(f"No model: {len(built.table)} design rows cannot identify {params} main-effect "
+                           "parameters and a noise term; only the study's tables are shown.")
+        return fa
+    fa.fits = _fits(built, encodings)
+    fa.levels = _model_levels(averages, fa.fits)
+    fa.ranking = _ranking(fa.levels, fa.fits)
+    fa.tier_factor = f"{fa.ranking.iloc[0]['scope']} {fa.ranking.iloc[0]['setting']}"
+    fa.tiers = study.tiers(built, fa.tier_factor)
+    fa.model_note = _model_note(len(built.table), params, _confounded(built.table, encodings))
+    bound = p99_bound_ms if p99_bound_ms is not None else prediction.reference_p99(doc)
+    fa.best, fa.bounded = prediction.predict(built, fa.fits, bound)
+    fa.measured = prediction.best_measured(built, bound)
+    fa.warnings += prediction.warnings(built, fa.fits, fa.best)
+    return fa
+
+
+def settings_of(fa: FactorAnalysis, bounded: bool = False) -> dict[str, dict[str, Any]]:
+    """The predicted configuration as a scenario's settings per scope (for `kcliff run --confirm`)."""
+    chosen = fa.bounded if bounded else fa.best
+    return chosen.settings if chosen is not None else {}

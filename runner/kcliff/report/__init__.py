@@ -69,11 +69,13 @@ def _trends(series: list[changepoint.Series], found: dict[str, list[changepoint.
     return sections
 
 
-def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str | Path | None = None) -> Path:
+def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str | Path | None = None,
+               p99_bound_ms: float | None = None) -> Path:
     """Build the report site in OUT_DIR from a history directory and/or one results file.
 
     The latest run is RESULTS when given, else the newest run in the history; trends come from the
-    history runs of the latest run's runner class. Returns the path of index.html."""
+    history runs of the latest run's runner class. The factor page's bounded prediction keeps p99
+    under P99_BOUND_MS (default: the reference's p99). Returns the path of index.html."""
     runs = history.load(history_dir) if history_dir is not None else []
     results = Path(results) if results is not None else None
     if results is not None:
@@ -106,7 +108,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "at_latest": at_latest,
         "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),
         "trends": _trends(series, found, doc),
-        "factors": factors.analyse(doc),
+        "factors": factors.analyse(doc, p99_bound_ms),
         "units": {m.name: m.unit for m in model.METRICS.values()},
     }
     pages.render_all(sources, out, context)

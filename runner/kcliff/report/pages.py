@@ -22,10 +22,19 @@ def _number(fmt: str) -> Callable[[Any], str]:
     return format_value
 
 
+def _mbps(value: Any) -> str:
+    """Three significant figures, whole numbers from 1000 on (a prediction can run to thousands)."""
+    shown = _number(".3g")(value)
+    return f"{value:,.0f}" if shown and abs(value) >= 1000 else shown
+
+
+_MBPS, _RATIO, _MS = _mbps, _number(".2f"), _number(",.0f")
 FORMATS: dict[str, Callable[[Any], str]] = {
-    "MB/s": _number(".3g"), "x reference": _number(".2f"), "p99 ms": _number(",.0f"),
-    "average MB/s": _number(".3g"), "average vs baseline": _number(".2f"), "regression effect": _number(".2f"),
-    "std. error (log)": _number(".3f"), "gain vs baseline": _number(".2f"), "best / worst": _number(".1f"),
+    "MB/s": _MBPS, "x reference": _RATIO, "p99 ms": _MS,
+    **{c: _MBPS for c in ("average MB/s", "min MB/s", "max MB/s", "faster MB/s", "slower MB/s", "predicted MB/s")},
+    **{c: _MS for c in ("average p99 ms", "min p99 ms", "max p99 ms", "predicted p99 ms")},
+    **{c: _number(".1f") for c in ("range x", "model range x", "p99 range x", "study range x", "ratio x")},
+    **{c: _RATIO for c in ("model MB/s x best", "model p99 x best", "slope", "slope se")},
 }
 
 
