@@ -62,10 +62,10 @@ def test_flush_every_message_fails_with_an_annotation_on_its_line(repos, shared_
 
 
 @pytest.mark.kafka
-def test_linger_5_to_10_passes(repos, shared_cluster, tmp_path):
-    """An ordinary change passes. A 40-round check of it measured 1.00x; 18-round checks here gave
-    0.96x and 0.95x, and once in CI 0.87x, which the gate then failed (tested against no change at
-    alpha 0.01; it now has to rule out a 5% worsening, and base and head share a topic)."""
+def test_linger_5_to_10_is_no_false_alarm(repos, shared_cluster, tmp_path):
+    """An ordinary change does not fail the pull request. A 40-round check of it measured 1.00x and
+    18-round checks 0.95-0.96x, but on a loaded machine 0.87x and 0.89x: then the gate says it cannot
+    tell (inconclusive, exit 3), which is what it is for. A regression or cliff would be a false alarm."""
     base, head = repos
     producer = head / PRODUCER
     producer.write_text(producer.read_text().replace("linger.ms=5", "linger.ms=10"))
@@ -73,8 +73,8 @@ def test_linger_5_to_10_passes(repos, shared_cluster, tmp_path):
     done = run_kcliff("check", "--base", str(base), "--head", str(head), *MEASURE, "--json", str(out),
                       "--workdir", str(shared_cluster), timeout=900)
     result = json.loads(out.read_text())
-    assert result["verdict"] == "pass", (result["reasons"], result["scenarios"], done.stderr[-3000:])
-    assert done.returncode == 0
+    assert result["verdict"] in ("pass", "inconclusive"), (result["reasons"], result["scenarios"], done.stderr[-3000:])
+    assert done.returncode == {"pass": 0, "inconclusive": 3}[result["verdict"]]
     assert all(c["shows_cliff"] for c in result["canaries"]), result["canaries"]
     assert "::error" not in done.stdout
     throughput = next(d for d in result["scenarios"][0]["decisions"] if d["metric"] == "throughput")
