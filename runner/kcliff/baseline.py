@@ -36,17 +36,13 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", validate_assignment=True, populate_by_name=True)
 
 
-class StoredRun(_Model):
+class StoredRun(_Model, model.Figures):
     """One measured run kept in a baseline: its run and the figures the verdicts judge."""
 
     run_id: str
     mb_per_sec: float | None = None
     p99_ms: float | None = None
     complete: bool = True
-
-    def value(self, metric: Metric) -> float | None:
-        found = getattr(self, metric.key)
-        return None if found is None else float(found)
 
 
 class StoredScenario(_Model):
@@ -156,9 +152,7 @@ def load_baseline(path: str | Path) -> Baseline:
     try:
         return Baseline.model_validate(raw)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"]) or "document"
-        raise InputError(f"not a valid baseline file (truncated?): {where}: {error['msg']}", str(path)) from None
+        raise InputError(f"not a valid baseline file (truncated?): {model.first_error(exc)}", str(path)) from None
 
 
 def new_baseline(kafka_version: str, runner_class: str, window: int = DEFAULT_WINDOW) -> Baseline:

@@ -22,7 +22,6 @@ from .errors import InputError
 SCHEMA = "kcliff.results"
 SCHEMA_VERSION = 1
 REFERENCE_ID = "reference"
-RECORD_SIZE = 1024
 
 
 class Status(StrEnum):
@@ -34,7 +33,7 @@ class Status(StrEnum):
     FAULTED = "faulted"  # a broker died or stalled: never a regression or a cliff
     FAILED = "failed"
     SKIPPED = "skipped"  # this cluster cannot run or show it (no restart, too short a round trip)
-    RUNNING = "running"  # an interleaved group not finished yet
+    RUNNING = "running"  # a scenario (a group of one) or an interleaved group not finished yet
     INTERRUPTED = "interrupted"
 
     @property
@@ -44,7 +43,7 @@ class Status(StrEnum):
 
     @property
     def unfinished(self) -> bool:
-        """An interleaved group cut short: `kcliff run --resume` measures it again."""
+        """Cut short before it finished: `kcliff run --resume` measures it again."""
         return self in (Status.RUNNING, Status.INTERRUPTED)
 
     @property
@@ -102,7 +101,15 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", validate_assignment=True)
 
 
-class Run(_Model):
+class Figures:
+    """A run's value of a metric, read from its field of that name (Run here, baseline.StoredRun)."""
+
+    def value(self, metric: Metric) -> float | None:
+        found = getattr(self, metric.key)
+        return None if found is None else float(found)
+
+
+class Run(_Model, Figures):
     """One perf-tool run; a stopped one (complete false) has interim figures and no percentiles."""
 
     records: int
@@ -135,10 +142,6 @@ class Run(_Model):
                     else StopKind.CLIFF if data.get("stopped_early") else StopKind.FAILED)
             data = {**data, "stop_kind": kind}
         return data
-
-    def value(self, metric: Metric) -> float | None:
-        found = getattr(self, metric.key)
-        return None if found is None else float(found)
 
 
 class Stat(_Model):
@@ -330,10 +333,11 @@ def load(path: Path | str) -> ResultsDoc:
     try:
         return ResultsDoc.model_validate(raw)
     except ValidationError as exc:
-        raise InputError(f"not a valid results file: {_first_error(exc)}", str(path)) from None
+        raise InputError(f"not a valid results file: {first_error(exc)}", str(path)) from None
 
 
-def _first_error(exc: ValidationError) -> str:
+def first_error(exc: ValidationError) -> str:
+    """The first bad field and what is wrong with it, e.g. 'scenarios[3].status: Input should be ...'."""
     error = exc.errors()[0]
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""

@@ -22,7 +22,7 @@ from .errors import ClusterError
 from .model import REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ResultsDoc, Run, RunStatus, Status, StopKind, save
 from .progress import Progress
 from .scenario import Scenario
-from .settings import INVARIANTS, as_kafka_value
+from .settings import INVARIANTS, RECORD_SIZE, as_kafka_value
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
 EARLY_STOP_AFTER = 2     # runs in a row (the warm-up counts) stopped on a cliff decide a scenario
@@ -90,7 +90,7 @@ def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_versi
     return ResultsDoc(
         schema=SCHEMA, run_id=run_id, environment=environment.collect(cluster, kafka_version),
         parameters={"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
-                    "record_size": 1024, "budget_s": opts.budget_s, "suites": suites,
+                    "record_size": RECORD_SIZE, "budget_s": opts.budget_s, "suites": suites,
                     "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,
                     "prime_s": opts.prime_s, "run_s": opts.run_s})
 
@@ -492,4 +492,4 @@ class _Stop(Exception):
 def disk_needed(opts: Options, topics_at_once: int) -> int:
     """Bytes the largest phase writes: every record on three replicas, all on this one disk."""
     records = opts.warmup() + opts.repeats * opts.records
-    return 3 * 1024 * records * max(topics_at_once, 1) + faults.DISK_SLACK
+    return 3 * RECORD_SIZE * records * max(topics_at_once, 1) + faults.DISK_SLACK
