@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Mapping
 
 from .errors import ClusterError
 
@@ -64,10 +64,10 @@ def cluster_mark(workdir: Path) -> str:
 
 def spawn(argv: list[str], log: Path | None = None, register: bool = True,
           stdout: int | IO[Any] | None = None, cwd: Path | None = None,
-          mark: str | None = None) -> subprocess.Popen[bytes]:
+          mark: str | None = None, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start `argv` (a list, never a shell string) in a new session. Output goes to `log` or `stdout`.
     `register=False` is a process meant to outlive this one (`kcliff cluster up`): it gets `mark`
-    and no parent-death signal."""
+    and no parent-death signal. `env` adds to this process's environment (a broker's fsync shim)."""
     logfile = open(log, "ab") if log is not None else None
     out = logfile if logfile is not None else stdout
     if register:
@@ -75,7 +75,7 @@ def spawn(argv: list[str], log: Path | None = None, register: bool = True,
     try:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT if log is not None else None,
                                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd,
-                                env={**os.environ, MARK_VAR: mark or run_mark()},
+                                env={**os.environ, **(env or {}), MARK_VAR: mark or run_mark()},
                                 preexec_fn=_die_with(os.getpid()) if register else None)
     finally:
         if logfile is not None:

@@ -84,6 +84,10 @@ class Cluster(ABC):
         """The producer-broker round trip when this backend knows it (None: a real network, unknown)."""
         return None
 
+    def emulated_fsync_ms(self) -> float:
+        """The least time each fsync of the brokers' data is held to (--fsync-delay-ms); 0: the disk's own."""
+        return 0.0
+
     def data_root(self) -> Path | None:
         """The host directory holding the brokers' logs, when the brokers write to this host's disk."""
         return None

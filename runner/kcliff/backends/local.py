@@ -20,6 +20,7 @@ from ..admin import Admin
 from ..errors import ClusterError
 from .base import STARTED_LINE, Restartable, free_ports
 from .latency import LatencyProxy
+from .storage import broker_env, find_library
 
 NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0
@@ -33,6 +34,7 @@ class Caps:
     producer_heap_mb: int = 512
     producer_cpus: str | None = None
     client_rtt_ms: float = 0.0  # producer <-> broker round trip added by a latency proxy (latency.py)
+    fsync_delay_ms: float = 0.0  # least time of each fsync of the brokers' data (storage.py)
 
 
 @dataclass
@@ -128,6 +130,8 @@ class LocalCluster(Restartable):
         self.nodes = [Node(i, ports[4 * k], ports[4 * k + 1], self.workdir / f"node-{i}")
                       for k, i in enumerate(NODES)]
         try:
+            if self.caps.fsync_delay_ms > 0:
+                find_library()  # a missing shim fails before anything starts
             if self.caps.client_rtt_ms > 0:
                 for k, node in enumerate(self.nodes):
                     node.client_port, node.proxy_port = ports[4 * k + 2], ports[4 * k + 3]
@@ -180,8 +184,15 @@ class LocalCluster(Restartable):
             argv = kafka_dist.java_command(self.libs, "kafka.Kafka", self.caps.broker_heap_mb, log_config,
                                            self.caps.broker_cpus) + [str(node.directory / "server.properties")]
             node.log_mark = node.log.stat().st_size if node.log.exists() else 0
-            node.proc = procs.spawn(argv, log=node.log, register=self.owned, mark=self.mark)
+            node.proc = procs.spawn(argv, log=node.log, register=self.owned, mark=self.mark,
+                                    env=self._broker_env(node))
             node.pid = node.proc.pid
+
+    def _broker_env(self, node: Node) -> dict[str, str]:
+        """What a broker JVM adds to its environment: the fsync shim when storage is emulated."""
+        if self.caps.fsync_delay_ms <= 0:
+            return {}
+        return broker_env(self.caps.fsync_delay_ms, node.directory / "data", find_library())
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
         """Ready: every node's process started, all three brokers registered, and a
@@ -244,6 +255,9 @@ class LocalCluster(Restartable):
 
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms
+
+    def emulated_fsync_ms(self) -> float:
+        return self.caps.fsync_delay_ms
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "caps": vars(self.caps), "bootstrap": self.admin_bootstrap,

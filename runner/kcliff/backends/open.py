@@ -48,12 +48,19 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress) -> It
         running = LocalCluster.from_state(shared_dir(config.workdir))
         if running is not None and not running.dead_nodes():
             progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
+            if running.emulated_fsync_ms() != config.caps.fsync_delay_ms:
+                progress.warn(f"that cluster's brokers were started with --fsync-delay-ms "
+                              f"{running.emulated_fsync_ms():g}, not {config.caps.fsync_delay_ms:g}; it measures "
+                              "with its own (kcliff cluster down, then up with the delay wanted)")
             yield running
             return
         progress.note("starting a local 3-broker KRaft cluster")
         started = start_local_cluster(run_dir / "cluster", config.kafka_version, config.caps, config.kafka_home)
     try:
         progress.note(f"cluster ready in {started.bringup_s or 0:.1f}s ({started.admin_bootstrap})")
+        if started.emulated_fsync_ms():
+            progress.note(f"every fsync of the brokers' data takes at least {started.emulated_fsync_ms():g} ms "
+                          "(--fsync-delay-ms), standing in for a slower disk")
         yield started
     finally:
         progress.note("stopping the cluster")

@@ -1,0 +1,60 @@
+"""Storage emulation (--fsync-delay-ms): every fsync of the brokers' data takes at least N ms.
+
+The flush cliffs (log.flush.interval.messages=1) are made of fsync waits, and a development disk
+syncs in about a millisecond where a production disk may take ten or more, so on a fast disk the
+flush canary hid behind the shared CPUs. The local backend preloads a small shim of our own
+(data/fsync-delay.c, built by scripts/setup-fsync-delay.sh) into the broker JVMs only, never into
+the perf tool or kcliff: fsync() and fdatasync() of a file under that broker's log dir sleep out
+the rest of the delay after the real call. The JVM's FileChannel.force(true/false) reaches exactly
+these two (seen with strace); the index files' MappedByteBuffer.force (msync) is left to the real
+disk, so each flush of a batch waits at least N ms once, as on a disk whose sync costs N ms.
+
+The KRaft metadata log lives in the same log dir in combined mode; it is left out (the shim's
+KCLIFF_FSYNC_DELAY_EXCEPT): its fsyncs are the controller's, on a path no produce request waits
+on, and production clusters that care put the controllers on disks of their own. What is
+emulated is the brokers' data path, the one the flush cliffs are about.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from ..errors import ClusterError
+from ..kafka_dist import DATA
+
+SOURCE = DATA / "fsync-delay.c"
+LIBRARY = "libkcliff-fsync-delay.so"
+METADATA_LOG = "__cluster_metadata-0"  # KRaft's metadata log partition, inside log.dirs in combined mode
+
+
+def cache_dir() -> Path:
+    """Where setup scripts cache what they build, once per machine (as scripts/setup-*.sh)."""
+    return Path(os.environ.get("KCLIFF_CACHE") or Path.home() / ".cache" / "kcliff")
+
+
+def library_path() -> Path:
+    """Where scripts/setup-fsync-delay.sh puts the shim built from the current source (keyed by its
+    hash, so a shim built from an older source is never used)."""
+    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    return cache_dir() / f"fsync-delay-{digest}" / LIBRARY
+
+
+def find_library() -> Path:
+    """The built shim, or a ClusterError (exit 2) saying how to build it."""
+    path = library_path()
+    if not path.is_file():
+        raise ClusterError(f"the fsync-delay shim is not built ({path}): --fsync-delay-ms needs it; run "
+                           "scripts/setup-fsync-delay.sh (make setup does)")
+    return path
+
+
+def broker_env(delay_ms: float, data_dir: Path, library: Path) -> dict[str, str]:
+    """Environment for one broker JVM whose fsyncs under `data_dir` (its log.dirs, minus the
+    metadata log) take at least `delay_ms`. Paths are resolved: the shim compares them with the
+    resolved paths of /proc/self/fd."""
+    data = data_dir.resolve()
+    preload = " ".join(p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p)
+    return {"LD_PRELOAD": preload, "KCLIFF_FSYNC_DELAY_MS": f"{delay_ms:g}",
+            "KCLIFF_FSYNC_DELAY_DIRS": str(data), "KCLIFF_FSYNC_DELAY_EXCEPT": str(data / METADATA_LOG)}
