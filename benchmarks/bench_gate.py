@@ -17,10 +17,14 @@ so the detection rate is also judged on the A/A checks with each head run's MB/s
 exact 20% drop on top of this rig's real run-to-run noise.
 Targets: at most 1 false alarm in 50 A/A checks; at least 19 detections in 20 A/B checks.
 --full-check also times one whole `kcliff check` (cluster, priming, self-test, pair) end to end.
+--rule sequential (default: both) judges the same checks with kcliff.sequential as if each had been
+measured round by round and stopped once certain: its verdicts beside the fixed rule's, the rounds
+each check needed, and a whole check's time estimated from them (docs/gate.md, "Stopping early").
 
     .venv/bin/python benchmarks/bench_gate.py [--aa 50] [--ab 20] [--rounds 18] [--run-seconds 4]
                                               [--save stream.json [--resume] [--minutes 60]]
                                               [--from stream.json] [--full-check]
+                                              [--rule fixed|sequential|both]
 At 18 rounds the full set is about 2,200 runs (3 h here): --save with --minutes measures part of it,
 and --resume continues the same file in a later session, on a fresh cluster.
 """
@@ -39,7 +43,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from kcliff import model, procs, stats, verdict
+from kcliff import model, procs, sequential, stats, verdict
 from kcliff.backends.local import start_local_cluster
 from kcliff.commands.check import ROUNDS, RUN_S
 from kcliff.progress import Progress
@@ -136,17 +140,22 @@ def judge(base: list[dict], head: list[dict], paired: bool) -> str:
     return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict.value
 
 
-def checks(p1: dict, p2: dict, rounds: int, paired: bool) -> dict[str, list[str]]:
-    """Verdicts of the A/A checks of each phase, of the throttled A/B checks, and of the A/A checks
-    with every head run's MB/s times 0.8 (an exact 20% drop on this rig's real noise; of both phases
-    and of phase 2 alone, laid out as a check) and times 0.95 (a real 5% change, not worth failing)."""
+def check_pairs(p1: dict, p2: dict, rounds: int) -> dict[str, list[tuple[list[dict], list[dict]]]]:
+    """The base and head runs of the A/A checks of each phase, of the throttled A/B checks, and of
+    the A/A checks with every head run's MB/s times 0.8 (an exact 20% drop on this rig's real noise;
+    of both phases and of phase 2 alone, laid out as a check) and times 0.95 (a real 5% change, not
+    worth failing)."""
     pairs1 = list(zip(blocks(p1["a"], rounds), blocks(p1["a2"], rounds)))
     pairs2 = list(zip(blocks(p2["a"], rounds), blocks(p2["a2"], rounds)))
-    drop20_2 = [judge(a, _scaled(b, 0.8), paired) for a, b in pairs2]
-    return {"aa1": [judge(a, b, paired) for a, b in pairs1], "aa2": [judge(a, b, paired) for a, b in pairs2],
-            "ab": [judge(a, b, paired) for a, b in _ab_pairs(p1, rounds)],
-            "drop20": [judge(a, _scaled(b, 0.8), paired) for a, b in pairs1] + drop20_2, "drop20_2": drop20_2,
-            "drop5": [judge(a, _scaled(b, 0.95), paired) for a, b in pairs1 + pairs2]}
+    drop20_2 = [(a, _scaled(b, 0.8)) for a, b in pairs2]
+    return {"aa1": pairs1, "aa2": pairs2, "ab": _ab_pairs(p1, rounds),
+            "drop20": [(a, _scaled(b, 0.8)) for a, b in pairs1] + drop20_2, "drop20_2": drop20_2,
+            "drop5": [(a, _scaled(b, 0.95)) for a, b in pairs1 + pairs2]}
+
+
+def checks(p1: dict, p2: dict, rounds: int, paired: bool) -> dict[str, list[str]]:
+    """The verdicts of check_pairs' checks."""
+    return {key: [judge(a, b, paired) for a, b in pairs] for key, pairs in check_pairs(p1, p2, rounds).items()}
 
 
 def _ab_pairs(p1: dict, rounds: int) -> list[tuple[list[dict], list[dict]]]:
@@ -210,6 +219,75 @@ def report(stream: dict, rounds: int) -> None:
           f"(2 warm-ups, {stream['rounds']} rounds x 2 sides) {statistics.median(two_sided or [math.nan]):.0f}s (median)")
 
 
+# A whole kcliff check at the defaults took 321 s and 333 s, its pair phase 186 s (docs/gate.md, "The
+# gate benchmark"): what the rest (cluster, priming, self-test) costs, for the time estimates below.
+WHOLE_CHECK_S = (321 + 333) / 2
+PAIR_PHASE_S = 186
+KINDS = (("A/A (false alarms)", "aa"), ("A/A, head x 0.8 (detections)", "drop20"),
+         ("A/A, head x 0.95 (a real 5% change)", "drop5"), ("A/B throttled", "ab"))
+
+
+def judge_sequential(base: list[dict], head: list[dict], plan: sequential.Plan) -> tuple[str, int]:
+    """The verdict a check measuring these rounds one by one would reach with the sequential rule,
+    and the rounds it needed: throughput decides when to stop; p99, which has no pass to prove
+    early, is judged by decide on the rounds measured by then, as compare_scenario would."""
+    step = sequential.first_stop(sequential.round_logs([r["mb_per_sec"] for r in base],
+                                                       [r["mb_per_sec"] for r in head]), plan)
+    p99 = verdict.decide([r["p99_ms"] for r in base[:step.rounds]], [r["p99_ms"] for r in head[:step.rounds]],
+                         "p99", paired=True)
+    outcomes = {step.outcome, p99.outcome}
+    if verdict.Outcome.REGRESSION in outcomes:
+        return "regression", step.rounds
+    if verdict.Outcome.INCONCLUSIVE in outcomes or step.outcome is None:
+        return "inconclusive", step.rounds
+    return "pass", step.rounds
+
+
+def report_sequential(stream: dict, rounds: int) -> None:
+    """The sequential rule (kcliff.sequential) on the same checks, beside the fixed rule: false
+    alarms, detections, the rounds each check needed, and where the two rules' verdicts differ."""
+    p1, p2 = {"a": [], "a2": [], "b": [], **stream["phase1"]}, {"a": [], "a2": [], **stream["phase2"]}
+    plan = sequential.Plan.for_rounds(rounds)
+    pairs = check_pairs(p1, p2, rounds)
+    pairs["aa"] = pairs["aa1"] + pairs["aa2"]
+    print(f"\nsequential rule (kcliff.sequential): looks after rounds {plan.looks()[0]}-{plan.max_rounds}, "
+          f"Lan-DeMets O'Brien-Fleming spending; round {plan.max_rounds} is the fixed rule's")
+    table: Counter = Counter()
+    needed_by: dict[str, list[int]] = {}
+    for label, key in KINDS:
+        if not pairs[key]:
+            continue
+        judged = [(judge_sequential(a, b, plan), judge(a, b, True)) for a, b in pairs[key]]
+        counts = Counter(v for (v, _), _ in judged)
+        needed = [n for (_, n), _ in judged]
+        needed_by[key] = needed
+        table.update((fixed, v) for (v, _), fixed in judged)
+        what = "false alarms" if key == "aa" else "failed" if key == "drop5" else "detections"
+        print(f"  {label}: {counts['regression']}/{len(judged)} {what}   verdicts {dict(counts)}   rounds needed "
+              f"median {statistics.median(needed):g}, {min(needed)}-{max(needed)}   "
+              + " ".join(f"{n}:{c}" for n, c in sorted(Counter(needed).items())))
+    print("  agreement with the fixed rule's verdicts on the same checks (rows: fixed; columns: sequential):")
+    names = ("pass", "regression", "inconclusive")
+    print("    " + " " * 14 + "".join(f"{n:>14}" for n in names))
+    for fixed in names:
+        print(f"    {fixed:<14}" + "".join(f"{table[fixed, v]:>14}" for v in names))
+    decided = [(f, v) for (f, v), c in table.items() for _ in range(c) if f != "inconclusive"]
+    print(f"  where the fixed rule decided: {sum(f == v for f, v in decided)}/{len(decided)} agree")
+    # a round's share of a two-sided block (phase 2, laid out as a check), else of a three-sided one
+    two_sided = stream["block_seconds"][len(stream["block_seconds"]) - len(blocks(p2["a"], stream["rounds"])):]
+    block = (statistics.median(two_sided) if two_sided else statistics.median(stream["block_seconds"]) * 2 / 3) \
+        / stream["rounds"]
+    overhead = WHOLE_CHECK_S - PAIR_PHASE_S
+    print(f"  ESTIMATES of a whole check: {overhead:.0f} s of cluster, priming and self-test (docs/gate.md) plus "
+          f"{block:.1f} s a round (this stream's two-sided blocks pro rata); all {rounds} rounds "
+          f"{overhead + block * rounds:.0f} s")
+    for label, key in KINDS[:2]:
+        if needed_by.get(key):
+            needed = needed_by[key]
+            print(f"    {label}: median {overhead + block * statistics.median(needed):.0f} s, "
+                  f"{overhead + block * min(needed):.0f}-{overhead + block * max(needed):.0f} s")
+
+
 def excess(phase: dict, rounds: int) -> str:
     """How far the A/A checks' means scatter from check to check, against what their own rounds
     predict (the standard error the t-test uses): equal when the rounds are the only noise."""
@@ -252,6 +330,8 @@ def main() -> int:
                         "fresh cluster: a session at a time)")
     parser.add_argument("--minutes", type=float, help="start no new block after this many minutes")
     parser.add_argument("--full-check", action="store_true")
+    parser.add_argument("--rule", choices=("fixed", "sequential", "both"), default="both",
+                        help="judge the checks with the fixed rule, the sequential one (kcliff.sequential), or both")
     parser.add_argument("--judge-rounds", type=int, help="judge checks of this many consecutive rounds (a multiple "
                         "of the measured --rounds: what more rounds a check would buy, from the same runs)")
     args = parser.parse_args()
@@ -276,7 +356,10 @@ def main() -> int:
             return 130
     if args.judge_rounds:
         print(f"judged as checks of {args.judge_rounds} rounds (blocks of {stream['rounds']} measured rounds joined)")
-    report(stream, args.judge_rounds or stream["rounds"])
+    if args.rule in ("fixed", "both"):
+        report(stream, args.judge_rounds or stream["rounds"])
+    if args.rule in ("sequential", "both"):
+        report_sequential(stream, args.judge_rounds or stream["rounds"])
     if args.full_check:
         full_check(stream["run_s"], stream["rounds"])
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_kcliff
+from kcliff import sequential
 
 EXAMPLE = ROOT / "examples" / "config-repo"
 PRODUCER = Path("producers") / "app-producer.properties"
@@ -78,4 +79,6 @@ def test_linger_5_to_10_is_no_false_alarm(repos, shared_cluster, tmp_path):
     assert all(c["shows_cliff"] for c in result["canaries"]), result["canaries"]
     assert "::error" not in done.stdout
     throughput = next(d for d in result["scenarios"][0]["decisions"] if d["metric"] == "throughput")
-    assert throughput["method"] == "paired" and throughput["n_pairs"] == 18
+    assert throughput["method"] == "paired" and sequential.FIRST_LOOK <= throughput["n_pairs"] <= 18, throughput
+    if throughput["n_pairs"] < 18:  # stopped early: only a certain verdict stops, never "cannot tell"
+        assert result["verdict"] == "pass" and "verdict certain after round" in done.stderr, done.stderr[-3000:]

@@ -19,22 +19,22 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from .. import cliffs, configrepo, environment, model, procs, report_md, verdict
+from .. import cliffs, configrepo, environment, model, procs, report_md, sequential, verdict
 from ..admin import Admin
 from ..backends.open import BACKENDS, open_cluster
 from ..configrepo.repo_scenario import to_scenario
 from ..progress import Progress
-from ..model import REFERENCE_ID, ResultsDoc, RunStatus
+from ..model import REFERENCE_ID, Entry, ResultsDoc, RunStatus
 from ..scenario import Scenario, load_suites
 from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
 
-RUN_S = 4.0
+RUN_S = verdict.GATE_RUN_S
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic and producer settings, "
              "so no cluster was started")
-ROUNDS = 18  # enough to detect a 20% drop every time on the gate benchmark (docs/gate.md)
+ROUNDS = verdict.GATE_ROUNDS
 DEFAULT_CANARIES = "batching-off,flush-1"
 
 
@@ -42,7 +42,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("check", help="gate a config change: lint, then measure base vs head on one cluster")
     parser.add_argument("--base", required=True, help="the base branch's config repo directory")
     parser.add_argument("--head", required=True, help="the pull request's config repo directory")
-    parser.add_argument("--rounds", type=options.positive_int, default=ROUNDS, help="interleaved base/head rounds")
+    parser.add_argument("--rounds", type=options.positive_int, default=ROUNDS,
+                        help="most interleaved base/head rounds; fewer when the verdict is certain sooner")
+    parser.add_argument("--all-rounds", action="store_true",
+                        help="measure every round even when the verdict is certain sooner")
     parser.add_argument("--records", type=options.positive_int, default=30_000, help="least records per run")
     parser.add_argument("--run-seconds", type=options.seconds, default=RUN_S,
                         help="stretch each measured run to about this long, from the latest run's rate (default "
@@ -156,13 +159,24 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         runner.run(self_test)
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
-            runner.measure_interleaved(pair, args.rounds)
+            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else certain(args.rounds))
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE
         runner.save()
         print(f"results: {out}", file=sys.stderr)
     return doc
+
+
+def certain(rounds: int) -> Callable[[list[Entry]], bool]:
+    """Whether base and head's throughput verdict is already certain at the gate's error rates
+    (sequential.py, docs/gate.md: Stopping early), so the rounds left can be skipped."""
+    plan = sequential.Plan(max_rounds=rounds, first_look=min(sequential.FIRST_LOOK, rounds))
+
+    def decided(entries: list[Entry]) -> bool:
+        base, head = (e.values(model.THROUGHPUT) for e in entries)
+        return sequential.decide_so_far(base, head, plan) is not None
+    return decided
 
 
 def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
