@@ -116,6 +116,9 @@ def test_huge_properties_file_is_refused(tmp_path):
     (["run", "--shard", "3/2"], "expected i/n with 1 <= i <= n"),
     (["run", "--broker-cpus", "0;id"], "expected a CPU list"),
     (["kafka", "fetch", "--kafka-version", "4.2.0; id"], "Kafka version must look like 4.2.0"),
+    (["run", "--confirm"], "no pairwise design rows in the suites canaries; add --suite pairwise"),
+    (["run", "--suite", "pairwise", "--confirm", "--shard", "1/2"], "it cannot be sharded"),
+    (["run", "--suite", "pairwise", "--confirm", "--confirm-rounds", "0"], "expected a positive integer"),
 ])
 def test_bad_arguments_are_refused(args, words, tmp_path):
     workdir = ["--workdir", str(tmp_path / "w")] if args[0] == "run" else []

@@ -3,14 +3,17 @@
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
 import synthetic
-from kcliff import history
+from kcliff import confirm, design, history, model
 from kcliff.errors import InputError
 from kcliff.report import build_site
 from kcliff.tiers import TIERS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 STEP_RUN = 7
 STEP_RUN_ID = "20260108T030000Z-syn007"
@@ -117,3 +120,20 @@ def test_nothing_to_report_is_an_input_error(tmp_path, kcliff):
         build_site(tmp_path / "empty", tmp_path / "site")
     done = kcliff("report", "--history", str(tmp_path / "missing"), "--out", str(tmp_path / "site"))
     assert done.returncode == 2 and "missing" in done.stderr
+
+
+def test_factor_page_of_a_confirmed_run_leads_with_the_confirmation_and_draws_the_tiers(tmp_path):
+    """The committed reproduction run (benchmarks/bench_study.py): tiers chart and confirmation."""
+    study = ROOT / "benchmarks" / "data" / "study-repro-local-2c.json"
+    site = build_site(None, tmp_path / "site", results=study).parent
+    page = (site / "factors.html").read_text()
+    conclusion = page[page.index('class="conclusion"'):page.index("</div>", page.index('class="conclusion"'))]
+    assert "Confirmed by measuring it" in conclusion
+    assert page.index("Confirmed by measuring it") < page.index('class="chart tier-chart"') \
+        < page.index('<table class="dataframe data confirmation"')
+    doc = model.load(study)
+    design_rows = [e for e in doc.scenarios if design.is_design_row(e) and e.counts]
+    assert page.count('<g class="bar">') == len(design_rows) + 1  # every design row and the reference
+    for entry in doc.scenarios:
+        if entry.source == confirm.SOURCE:
+            assert f">{entry.id}</td>" in page  # beside the design, never in it

@@ -5,6 +5,7 @@ server on 127.0.0.1 as GitHub Pages would, checks that every chart has drawn mar
 that the console has no error, and saves full-page screenshots under build/.
 """
 
+import contextlib
 import functools
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOT = ROOT / "build" / "report-screenshot.png"
+STUDY = ROOT / "benchmarks" / "data" / "study-repro-local-2c.json"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -31,12 +33,9 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def served_site(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("browser")
-    for f in synthetic.history_files(tmp / "results", 12, step_at=8, step={"pairwise-05": 0.6}):
-        history.add(f, tmp / "hist")
-    site = build_site(tmp / "hist", tmp / "site").parent
+@contextlib.contextmanager
+def _serve(site: Path):
+    """The site over HTTP on 127.0.0.1, as GitHub Pages would serve it."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -45,6 +44,23 @@ def served_site(tmp_path_factory):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="module")
+def served_site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("browser")
+    for f in synthetic.history_files(tmp / "results", 12, step_at=8, step={"pairwise-05": 0.6}):
+        history.add(f, tmp / "hist")
+    with _serve(build_site(tmp / "hist", tmp / "site").parent) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def study_site(tmp_path_factory):
+    """The committed reproduction run (benchmarks/bench_study.py), with its confirmation."""
+    tmp = tmp_path_factory.mktemp("study")
+    with _serve(build_site(None, tmp / "site", results=STUDY).parent) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +127,20 @@ def test_factor_tables_render_and_a_screenshot_is_saved(served_site, browser):
     browser.get(f"{served_site}/trends.html")
     assert browser.save_screenshot(str(SCREENSHOT.with_name("report-trends-screenshot.png")))
     assert SCREENSHOT.stat().st_size > 20_000
+
+
+def test_confirmed_factor_page_says_its_conclusion_in_the_first_screen(study_site, browser):
+    browser.set_window_size(1280, 900)
+    assert _open(browser, f"{study_site}/factors.html") == []
+    box = browser.execute_script("const b = document.querySelector('.conclusion').getBoundingClientRect();"
+                                 "return {top: b.top, bottom: b.bottom};")
+    assert box["bottom"] < 900, box  # top setting, prediction and its confirmation without scrolling
+    text = browser.execute_script("return document.querySelector('.conclusion').innerText")
+    assert "Top setting" in text and "Confirmed by measuring it" in text
+    sizes = browser.execute_script(CHART_SIZES)
+    assert len(sizes) == 1 and sizes[0]["w"] > 100 and sizes[0]["h"] > 200 and sizes[0]["marks"] > 10, sizes
+    assert browser.execute_script("return document.querySelectorAll('table.confirmation tbody tr').length") >= 1
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(1280, min(height + 100, 6000))
+    shot = SCREENSHOT.with_name("report-factors-screenshot.png")
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000

@@ -52,11 +52,14 @@ class Design:
         return int(self.table[CENSORED].sum()) if not self.table.empty else 0
 
 
+def is_design_source(source: str | None) -> bool:
+    """A scenario file the covering search wrote (a generated pairwise*.yaml)."""
+    return bool(source) and PurePath(str(source)).stem.startswith(DESIGN_SUITE_PREFIX)
+
+
 def is_design_row(entry: Entry) -> bool:
     """A pairwise suite's scenario (by its source file), never the reference or a canary."""
-    if entry.id == REFERENCE_ID or entry.is_canary or not entry.source:
-        return False
-    return PurePath(entry.source).stem.startswith(DESIGN_SUITE_PREFIX)
+    return entry.id != REFERENCE_ID and not entry.is_canary and is_design_source(entry.source)
 
 
 def label(value: Any) -> str:

@@ -229,6 +229,27 @@ class Entry(_Model):
         self.summary = summarise(self.runs)
 
 
+class ConfirmedConfig(_Model):
+    """A predicted configuration measured by `kcliff run --confirm` (entry `id`), with what the model said."""
+
+    id: str
+    kind: Literal["best", "p99-bounded"]
+    levels: dict[str, str]  # factor ("scope name") -> level label
+    predicted_mb_per_sec: float
+    predicted_p99_ms: float | None = None
+
+
+class Confirmation(_Model):
+    """What `--confirm` measured after the suite, interleaved round by round: the reference, the fastest
+    design row again and each prediction (docs/pairwise.md)."""
+
+    reference_id: str
+    fastest_id: str  # the entry re-measuring the fastest design row
+    fastest_row: str  # that design row's own id
+    p99_bound_ms: float | None = None
+    predictions: list[ConfirmedConfig] = []
+
+
 class ResultsDoc(_Model):
     """One run of kcliff: its environment, parameters and every scenario measured so far."""
 
@@ -241,6 +262,7 @@ class ResultsDoc(_Model):
     scenarios: list[Entry] = []
     prime: dict[str, Any] | None = None  # the unmeasured load before the first measurement
     resumes: list[dict[str, Any]] | None = None  # each `kcliff run --resume` leg's start and environment
+    confirmation: Confirmation | None = None  # `kcliff run --confirm`
 
     model_config = ConfigDict(extra="allow", validate_assignment=True, populate_by_name=True)
 

@@ -82,12 +82,15 @@ def predict(built: Design, fits: dict[str, MetricFit], bound: float | None
     return _make(built, fits, best, bound), (_make(built, fits, chosen, bound) if chosen is not None else None)
 
 
+def title(bound_ms: float | None) -> str:
+    """How a prediction is named on the page: the best, or the best within a p99 bound."""
+    return f"best with p99 <= {bound_ms:,.0f} ms" if bound_ms else "best throughput"
+
+
 def prediction_table(best: Prediction | None, bounded: Prediction | None) -> pd.DataFrame:
     """The predictions as rows for the page: which, the levels, predicted MB/s and p99."""
     rows = [{"prediction": which, "predicted MB/s": p.mb_per_sec, "predicted p99 ms": p.p99_ms, "levels": p.describe()}
-            for which, p in (("best throughput", best),
-                             (f"best with p99 <= {bounded.p99_bound_ms:,.0f} ms" if bounded and bounded.p99_bound_ms
-                              else "", bounded))
+            for which, p in ((title(None), best), (title(bounded.p99_bound_ms) if bounded else "", bounded))
             if p is not None]
     return pd.DataFrame(rows)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from .backends.open import ClusterConfig
 from .model import ResultsDoc
 from .suite import Options
+from .verdict import GATE_ROUNDS
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -25,6 +26,9 @@ class RunConfig:
     baselines: Path | None
     no_baselines: bool
     cluster: ClusterConfig
+    confirm: bool = False  # measure the factor model's predictions after the suite (confirm.py)
+    p99_bound_ms: float | None = None  # the bounded prediction's p99 bound (default: the reference's p99)
+    confirm_rounds: int = GATE_ROUNDS
 
 
 def resumed(config: RunConfig, previous: ResultsDoc) -> RunConfig:
@@ -37,4 +41,6 @@ def resumed(config: RunConfig, previous: ResultsDoc) -> RunConfig:
     shard = params.get("shard")
     return dataclasses.replace(config, suites=params["suites"], only=params.get("only"),
                                shard=(shard[0], shard[1]) if shard else None, options=opts, out=config.resume,
-                               cluster=cluster)
+                               cluster=cluster, confirm=bool(params.get("confirm")),
+                               p99_bound_ms=params.get("p99_bound_ms"),
+                               confirm_rounds=params.get("confirm_rounds", GATE_ROUNDS))

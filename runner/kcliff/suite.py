@@ -6,6 +6,8 @@ when a later scenario fails or the run is interrupted.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import random
 import time
@@ -100,6 +102,18 @@ def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_versi
 Measure = Callable[..., Run]
 
 
+@dataclass(frozen=True)
+class Group:
+    """Scenarios measured interleaved after the suite, in the same run (`run --confirm`)."""
+
+    scenarios: list[Scenario]
+    rounds: int
+    run_s: float | None = None  # stretch its runs as `kcliff check` does (Options.run_s)
+
+
+FollowUp = Callable[[], Group | None]
+
+
 class SuiteRunner:
     """Measures scenarios on `cluster` through `admin` (a new one from `connect` after a restart or a
     heal), runs made by `perf_run`, and writes everything into `doc`, saved to `out` as it goes."""
@@ -122,8 +136,9 @@ class SuiteRunner:
         self.stale_topics: list[str] = []  # not deleted while a broker was down
         self.abort: str | None = None  # a fault no retry can mend (a full disk): ends the suite
 
-    def run(self, scenarios: list[Scenario]) -> ResultsDoc:
-        """Reference and canaries interleaved, then every other scenario on its own, then the skipped."""
+    def run(self, scenarios: list[Scenario], follow_up: FollowUp | None = None) -> ResultsDoc:
+        """Reference and canaries interleaved, then every other scenario on its own, then the skipped,
+        then the group `follow_up` gives once those are measured."""
         unshowable = {sc.id: why for sc in scenarios if (why := self._unshowable(sc))}
         planned = [sc for sc in order(scenarios) if sc.id not in unshowable]
         group = interleaved_group(planned)
@@ -142,6 +157,8 @@ class SuiteRunner:
             for sc in scenarios:
                 if sc.id in unshowable:
                     self._record_skip(sc, unshowable[sc.id])
+            if follow_up is not None:
+                self._follow(follow_up())
             self.doc.status = RunStatus.COMPLETE
         except KeyboardInterrupt:
             self.doc.status = RunStatus.INTERRUPTED
@@ -157,6 +174,16 @@ class SuiteRunner:
 
     def save(self) -> None:
         save(self.doc, self.out)
+
+    def _follow(self, group: Group | None) -> None:
+        if group is None or not group.scenarios or self.abort:
+            return
+        self.progress.note(f"{', '.join(sc.id for sc in group.scenarios)}: interleaved, {group.rounds} rounds")
+        suite_opts, self.opts = self.opts, dataclasses.replace(self.opts, run_s=group.run_s)
+        try:
+            self.measure_group(group.scenarios, group.rounds)
+        finally:
+            self.opts = suite_opts
 
     def _unshowable(self, sc: Scenario) -> str | None:
         """Why this cluster cannot show the canary's cliff (its round trip is known to be too short)."""
@@ -273,7 +300,8 @@ class SuiteRunner:
         self.admin = self.connect(self.cluster.admin_bootstrap)
         self.state.admin = self.admin
 
-    def measure_interleaved(self, scenarios: list[Scenario], rounds: int) -> list[Entry]:
+    def measure_interleaved(self, scenarios: list[Scenario], rounds: int,
+                            decided: Callable[[list[Entry]], bool] | None = None) -> list[Entry]:
         """Each round measures every scenario once, in the order round_orders gives, so drift on a
         shared runner hits all sides alike. Each side has its own warm-up, and its own topic only where
         its topic differs (shared_topics); broker settings switch before each run.
@@ -321,6 +349,9 @@ class SuiteRunner:
                     self._check_run(run, i)
                     if run.stop_kind is StopKind.BUDGET:
                         raise _Stop(Status.TIMED_OUT, f"time budget of {budget:.0f}s exhausted in {word} {i}")
+                if decided is not None and i < rounds and decided(entries):
+                    self.progress.note(f"verdict certain after {word} {i} of {rounds}: stopped measuring")
+                    break
             for entry in entries:
                 on_cliff = _decided(entry)
                 entry.status = Status.CLIFF if on_cliff else Status.OK

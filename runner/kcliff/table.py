@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import baseline as baselines
-from . import environment, model, verdict
+from . import confirm, environment, model, verdict
 from .model import P99, THROUGHPUT, CanaryVerdict, Entry, ResultsDoc
 
 SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
@@ -97,3 +97,12 @@ def baseline_section(doc: ResultsDoc, path: Path, base: baselines.Baseline | Non
     head = (f"vs baseline {path} ({len(base.sources)} past runs, updated {base.updated}; "
             "`kcliff compare` is the gate):")
     return "\n".join([head, *(f"  {sid.ljust(width)}  {text}" for sid, text in body)])
+
+
+def confirmation_lines(doc: ResultsDoc) -> list[str]:
+    """`--confirm`'s outcome, one line per prediction (none when the run confirmed nothing)."""
+    record = doc.confirmation
+    if record is None:
+        return []
+    return ["confirmation (measured interleaved with the reference and the fastest pairwise row):",
+            *(f"  {confirm.sentence(c, record.fastest_row)}" for c in confirm.check(doc))]

@@ -25,6 +25,10 @@ DEFAULT_MIN_EFFECT = 0.10
 DEFAULT_ALPHA = 0.025  # one-sided, against `tolerance`: the whole 95% interval beyond it
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MIN_RUNS = 3
+# How a paired comparison is measured for these error rates: interleaved rounds, each run stretched
+# to about this many seconds. 18 rounds detected a 20% drop every time on the gate benchmark (docs/gate.md).
+GATE_ROUNDS = 18
+GATE_RUN_S = 4.0
 # The share of the minimum effect a change may have without risking a regression verdict: the
 # p-value tests "worse by more than this", not "worse at all". Real config changes move throughput
 # by a few percent, and the rig adds a few percent per check that rounds do not average away (the

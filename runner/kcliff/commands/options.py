@@ -51,7 +51,7 @@ def bounded(low: float, high: float, unit: str) -> Callable[[str], float]:
 
 
 seconds = bounded(0, 600, "seconds")
-rtt_ms = bounded(0, 1000, "milliseconds")
+milliseconds = bounded(0, 1000, "milliseconds")
 
 
 def add_prime_option(parser: argparse.ArgumentParser, default: float) -> None:
@@ -75,14 +75,18 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker-cpus", type=cpu_list, help="pin brokers to these CPUs (taskset)")
     parser.add_argument("--producer-heap-mb", type=positive_int, default=512)
     parser.add_argument("--producer-cpus", type=cpu_list, help="pin the producer to these CPUs (taskset)")
-    parser.add_argument("--client-rtt-ms", type=rtt_ms, default=0.0,
+    parser.add_argument("--client-rtt-ms", type=milliseconds, default=0.0,
                         help="round trip added between producer and brokers (local and compose backends, "
                              "via toxiproxy); on loopback in-flight limits cost nothing (default 0: direct)")
+    parser.add_argument("--fsync-delay-ms", type=milliseconds, default=0.0,
+                        help="every fsync of the brokers' data takes at least this long, standing in for a "
+                             "slower disk (local backend); a fast disk hides flush cliffs such as flush-1 "
+                             "(default 0: the disk's own)")
 
 
 def caps(args: argparse.Namespace) -> Caps:
     return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus,
-                args.client_rtt_ms)
+                args.client_rtt_ms, args.fsync_delay_ms)
 
 
 def shard(text: str) -> tuple[int, int]:
@@ -98,6 +102,16 @@ def require(condition: bool, message: str) -> None:
         raise InputError(message)
 
 
+# Why --fsync-delay-ms is refused beyond the local backend: it preloads a glibc-built shim into broker
+# JVMs that kcliff starts on this host (backends/storage.py).
+FSYNC_DELAY_ELSEWHERE = {
+    "compose": "--fsync-delay-ms is for the local backend, not compose: the apache/kafka image the brokers "
+               "run is Alpine (musl), which cannot load the glibc-built fsync shim; use --backend local",
+    "external": "--fsync-delay-ms is for the local backend, not external: kcliff cannot reach into brokers "
+                "it did not start; use --backend local",
+}
+
+
 def cluster_config(args: argparse.Namespace) -> ClusterConfig:
     """The cluster options (options.add_cluster_options, --backend, --bootstrap-servers), checked together."""
     backend = args.backend or ("external" if args.bootstrap_servers else "local")
@@ -107,6 +121,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
             f"--bootstrap-servers is for the external backend, not {backend}")
     require(backend != "external" or not args.client_rtt_ms,
             "--client-rtt-ms is for the local and compose backends, not external")
+    require(backend == "local" or not args.fsync_delay_ms, FSYNC_DELAY_ELSEWHERE.get(backend, ""))
     return ClusterConfig(backend, args.bootstrap_servers, args.workdir, args.kafka_version, args.kafka_home,
                          caps(args))
 
@@ -116,4 +131,5 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
                    args.cliff_threshold, args.prime)
     return RunConfig(args.suite or ["canaries"], args.only, args.shard, opts, args.out, args.resume, args.quiet,
-                     args.baselines, args.no_baselines, cluster_config(args))
+                     args.baselines, args.no_baselines, cluster_config(args), args.confirm, args.p99_bound_ms,
+                     args.confirm_rounds)

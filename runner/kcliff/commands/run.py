@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .. import baseline as baselines
-from .. import environment, model, procs, runconfig, table
+from .. import confirm, design, environment, model, procs, runconfig, table, verdict
 from ..admin import Admin
 from ..errors import InputError
 from ..progress import Progress
@@ -24,7 +24,7 @@ from ..backends.open import BACKENDS, open_cluster
 from ..runconfig import RunConfig
 from ..model import REFERENCE_ID, ResultsDoc
 from ..scenario import Scenario, load_suites
-from ..suite import CLIFF_THRESHOLD, PRIME_S, SuiteRunner, new_document
+from ..suite import CLIFF_THRESHOLD, PRIME_S, FollowUp, Group, SuiteRunner, new_document
 from . import options
 
 
@@ -52,6 +52,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--backend", choices=BACKENDS, help="default: external with --bootstrap-servers, else local")
     parser.add_argument("--bootstrap-servers", help="measure this existing cluster instead of starting one")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--confirm", action="store_true",
+                        help="after a pairwise suite, measure the factor model's predicted best configuration (and "
+                             "the best within --p99-bound-ms) interleaved with the reference and the fastest "
+                             "pairwise row, and say whether the prediction held")
+    parser.add_argument("--confirm-rounds", type=options.positive_int, default=verdict.GATE_ROUNDS, metavar="N",
+                        help="with --confirm: interleaved rounds (default: the PR gate's, for its error rates)")
+    parser.add_argument("--p99-bound-ms", type=options.positive_float, metavar="MS",
+                        help="with --confirm: the p99 the bounded prediction must keep (default: the reference's)")
     against = parser.add_mutually_exclusive_group()
     against.add_argument("--baselines", type=Path, metavar="DIR",
                          help="stored baselines to print verdicts against, DIR/<kafka>/<runner class>.json "
@@ -88,12 +96,42 @@ def stored_baseline(config: RunConfig) -> tuple[Path, baselines.Baseline | None]
                                 environment.runner_class(config.cluster.backend))
 
 
+def check_confirmable(config: RunConfig, loaded: list[Scenario]) -> None:
+    """--confirm needs the whole pairwise design and the reference, measured in this run."""
+    if not config.confirm:
+        return
+    options.require(config.shard is None, "--confirm needs every pairwise row in one run; it cannot be sharded")
+    options.require(any(design.is_design_source(sc.source) for sc in loaded),
+                    f"--confirm: no pairwise design rows in the suites {', '.join(config.suites)}; "
+                    "add --suite pairwise (or another generated pairwise*.yaml)")
+
+
+def confirmation(config: RunConfig, loaded: list[Scenario], doc: ResultsDoc,
+                 progress: Progress) -> FollowUp | None:
+    """With --confirm: what to measure after the suite (confirm.py), recorded in the results."""
+    if not config.confirm:
+        return None
+
+    def follow_up() -> Group | None:
+        try:
+            planned = confirm.plan(doc, loaded, config.p99_bound_ms)
+        except InputError as exc:
+            progress.note(f"no confirmation: {exc.message}")
+            doc.parameters["confirm_skipped"] = exc.message
+            return None
+        doc.confirmation = planned.record
+        return Group(planned.scenarios, config.confirm_rounds, verdict.GATE_RUN_S)
+    return follow_up
+
+
 def run(args: argparse.Namespace) -> int:
     config = options.run_config(args)
     previous = model.load(config.resume) if config.resume is not None else None
     if previous is not None:
         config = runconfig.resumed(config, previous)
-    scenarios = select(load_suites(config.suites), config.only, config.shard)
+    loaded = load_suites(config.suites)
+    check_confirmable(config, loaded)
+    scenarios = select(loaded, config.only, config.shard)
     stored = stored_baseline(config)
     if previous is not None:
         previous.scenarios = [e for e in previous.scenarios if not e.status.unfinished]
@@ -105,17 +143,21 @@ def run(args: argparse.Namespace) -> int:
     run_dir = config.cluster.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     with open_cluster(config.cluster, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, config.suites, config.cluster.kafka_version)
-        doc.parameters.update(only=config.only, shard=list(config.shard) if config.shard else None)
+        doc.parameters.update(only=config.only, shard=list(config.shard) if config.shard else None,
+                              confirm=config.confirm, confirm_rounds=config.confirm_rounds,
+                              p99_bound_ms=config.p99_bound_ms)
         if previous is not None:
             doc = continue_document(previous, doc)
         out = config.out or Path("results") / f"{doc.run_id}.json"
         progress.note(f"{len(scenarios)} scenarios, {opts.repeats} x {opts.records} records each; results -> {out}")
         try:
             suite = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
-            suite.run(scenarios)
+            suite.run(scenarios, follow_up=confirmation(config, loaded, doc, progress))
         finally:
             print(f"results: {out}", file=sys.stderr)
     print(table.render(doc))
+    for line in table.confirmation_lines(doc):
+        print(line)
     if stored is not None:
         print(table.baseline_section(doc, *stored))
     return exit_code(doc)  # the baseline verdicts stay out of it: `kcliff compare` is the gate
@@ -139,4 +181,7 @@ def exit_code(doc: ResultsDoc) -> int:
         why = ("the brokers' fsync reaches no disk here (see the warning at the start)" if blind
                else "the rig may not be able to see cliffs")
         print(f"canary {found.id} did not show its cliff ({found.stands_for}): {why}", file=sys.stderr)
-    return 1 if bad or unseen else 0
+    unconfirmed = doc.parameters.get("confirm_skipped")
+    if unconfirmed:
+        print(f"--confirm: {unconfirmed}", file=sys.stderr)
+    return 1 if bad or unseen or unconfirmed else 0

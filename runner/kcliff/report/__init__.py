@@ -12,10 +12,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .. import changepoint, factors, history, model, tiers
+from .. import changepoint, history, model, tiers
 from ..errors import InputError
 from ..model import REFERENCE_ID, ResultsDoc
-from . import charts, latest, pages
+from . import charts, factor_page, latest, pages
 
 SOURCES_ENV = "KCLIFF_REPORT_SOURCES"
 
@@ -108,7 +108,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "at_latest": at_latest,
         "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),
         "trends": _trends(series, found, doc),
-        "factors": factors.analyse(doc, p99_bound_ms),
+        **factor_page.context(doc, p99_bound_ms),
         "units": {m.name: m.unit for m in model.METRICS.values()},
     }
     pages.render_all(sources, out, context)

@@ -31,8 +31,10 @@ def _mbps(value: Any) -> str:
 _MBPS, _RATIO, _MS = _mbps, _number(".2f"), _number(",.0f")
 FORMATS: dict[str, Callable[[Any], str]] = {
     "MB/s": _MBPS, "x reference": _RATIO, "p99 ms": _MS,
-    **{c: _MBPS for c in ("average MB/s", "min MB/s", "max MB/s", "faster MB/s", "slower MB/s", "predicted MB/s")},
-    **{c: _MS for c in ("average p99 ms", "min p99 ms", "max p99 ms", "predicted p99 ms")},
+    **{c: _MBPS for c in ("average MB/s", "min MB/s", "max MB/s", "faster MB/s", "slower MB/s", "predicted MB/s",
+                          "measured MB/s")},
+    **{c: _MS for c in ("average p99 ms", "min p99 ms", "max p99 ms", "predicted p99 ms", "measured p99 ms")},
+    "x fastest row": _RATIO,
     **{c: _number(".1f") for c in ("range x", "model range x", "p99 range x", "study range x", "ratio x")},
     **{c: _RATIO for c in ("model MB/s x best", "model p99 x best", "slope", "slope se")},
 }
