@@ -34,19 +34,24 @@ docker-setup: setup
 typecheck: setup
 	.venv/bin/python -m mypy
 
+# Tests that start no cluster, browser or runner share the two cores (pytest-xdist: 240 -> 128 s here);
+# the rest measure, so they run one at a time on a quiet machine. Exit 5: PYTEST_ARGS selected none.
+NO_CLUSTER = not kafka and not docker and not browser and not workflows
+
 # Under make test the compose tests must run: a missing Docker fails them instead of skipping.
 test: export KCLIFF_REQUIRE_DOCKER = 1
 test: setup typecheck docker-setup
 	@scripts/setup-browser.sh
 	@scripts/setup-actionlint.sh
 	@scripts/setup-act.sh
-	.venv/bin/python -m pytest $(PYTEST_ARGS)
+	.venv/bin/python -m pytest -n 2 -m "$(NO_CLUSTER)" $(PYTEST_ARGS) || [ $$? = 5 ]
+	.venv/bin/python -m pytest -m "not ($(NO_CLUSTER))" $(PYTEST_ARGS) || [ $$? = 5 ]
 
 # The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
 # actionlint is a static check of the workflows (tests/test_workflows.py), so it belongs here too.
 unit: setup typecheck
 	@scripts/setup-actionlint.sh
-	.venv/bin/python -m pytest -m "not kafka and not docker and not browser and not workflows" $(PYTEST_ARGS)
+	.venv/bin/python -m pytest -n 2 -m "$(NO_CLUSTER)" $(PYTEST_ARGS)
 
 # The repository's workflows run under nektos/act, as make test runs them (docs/workflows.md).
 workflows: setup docker-setup

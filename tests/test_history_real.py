@@ -26,6 +26,7 @@ scenarios:
     producer: {max.in.flight.requests.per.connection: 1}
 """
 RUNS, CHANGE_AT = 6, 4
+BIG_FALL = 0.3
 
 
 def test_change_point_lands_on_the_run_that_changed_the_config(shared_cluster, tmp_path):
@@ -54,8 +55,11 @@ def test_change_point_lands_on_the_run_that_changed_the_config(shared_cluster, t
     changes = changepoint.detect(series[("probe", "throughput")])
     ids = [r.key.run_id for r in sorted(runs, key=lambda r: r.key.started)]
     observed = [p.observations for p in series[("probe", "throughput")].points]
-    assert [c.run_id for c in changes] == [ids[CHANGE_AT - 1]], (changes, observed)
-    assert changes[0].magnitude < 0  # throughput fell
+    # The change costs about 60% (18.6 -> 7.6 MB/s in CI). Steps of noise E-Divisive also finds are smaller
+    # (seen: +40% as the cluster kept warming, -19% between runs after the change), so the claim is that
+    # the one big fall is found and lands on the run that changed the config.
+    falls = [c for c in changes if c.regression and c.magnitude < -BIG_FALL]
+    assert [c.run_id for c in falls] == [ids[CHANGE_AT - 1]], (changes, observed)
     assert latest_flagged[0].returncode == 1, latest_flagged[0].stdout + latest_flagged[0].stderr
 
     site = tmp_path / "site"
