@@ -44,6 +44,7 @@ def test_kafka_defaults_written_out_match_no_rule(tmp_path):
                             if n != "partitions")
     matches = lint(tmp_path, {"server.properties": props("broker") + "min.insync.replicas=2\n",
                               "producer.properties": props("producer") + "acks=all\n",
+                              "consumer.properties": props("consumer"),
                               "topics.yaml": f"- name: t\n  partitions: 6\n  replication_factor: 3\n  configs:\n"
                                              f"{topic_configs}    min.insync.replicas: 2\n"})
     assert matches == []
@@ -76,6 +77,14 @@ def test_kafka_defaults_written_out_match_no_rule(tmp_path):
     ({"server.properties": "min.insync.replicas=1\n"}, [("broker-min-isr-one", "server.properties", 1)]),
     ({"topics.yaml": "- name: t\n  configs: {min.insync.replicas: 1}\n"}, [("topic-min-isr-one", "topics.yaml", 2)]),
     ({"topics.yaml": "- name: t\n  replication_factor: 2\n"}, [("replication-below-three", "topics.yaml", 2)]),
+    ({"producer.properties": "enable.idempotence=false\n"}, [("idempotence-off-reordering", "producer.properties", 1)]),
+    ({"consumer.properties": "group.id=g\nmax.poll.records=1\n"}, [("consumer-poll-one-record", "consumer.properties", 2)]),
+    ({"consumer.properties": "fetch.max.bytes=1\n"}, [("consumer-fetch-tiny", "consumer.properties", 1)]),
+    ({"consumer.properties": "max.partition.fetch.bytes=4096\n"},
+     [("consumer-partition-fetch-tiny", "consumer.properties", 1)]),
+    ({"consumer.properties": "receive.buffer.bytes=1\n"}, [("consumer-socket-receive-tiny", "consumer.properties", 1)]),
+    ({"consumer.properties": "auto.commit.interval.ms=0\n"},
+     [("consumer-commit-every-poll", "consumer.properties", 1)]),
 ])
 def test_each_rule_fires_on_its_example(tmp_path, files, expected):
     assert ids(lint(tmp_path, files)) == expected
@@ -95,6 +104,8 @@ def test_every_rule_has_an_example_above():
     {"producer.properties": "compression.type=zstd\n", "server.properties": "compression.type=zstd\n"},
     {"producer.properties": "acks=-1\n"},                                # -1 == all
     {"server.properties": "log.flush.interval.messages=10000\n"},
+    {"consumer.properties": "max.poll.records=100\nfetch.max.bytes=1048576\nreceive.buffer.bytes=-1\n"},
+    {"consumer.properties": "enable.auto.commit=false\nauto.commit.interval.ms=0\n"},  # commits are the app's
 ])
 def test_ordinary_settings_pass(tmp_path, files):
     assert lint(tmp_path, files) == []

@@ -68,6 +68,23 @@ def test_head_with_a_typo_is_bad_input_naming_the_line(tmp_path):
     assert text.returncode == 2 and "did you mean 'linger.ms'" in text.stderr and text.stdout == ""
 
 
+
+def test_consumer_file_is_linted_on_its_line_and_typed_as_kafka_types_it(tmp_path):
+    consumer = "bootstrap.servers=kafka:9092\ngroup.id=orders\nmax.poll.records=1\n"
+    make_repo(tmp_path, {"clients/consumer.properties": consumer})
+    done = run_kcliff("lint", "--format", "github", ".", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr  # a warning until a canary measures it
+    assert done.stdout.startswith("::warning file=clients/consumer.properties,line=3,"
+                                  "title=kcliff consumer-poll-one-record%3A "), done.stdout
+    for text, words in (("max.pol.records=5\n", "unknown consumer setting 'max.pol.records': did you mean "
+                                                 "'max.poll.records'?"),
+                        ("fetch.max.bytes=-3\n", "consumer setting 'fetch.max.bytes': -3 is out of range: "
+                                                  "expected an integer >= 0")):
+        (tmp_path / "clients" / "consumer.properties").write_text(text, encoding="utf-8")
+        bad = run_kcliff("lint", ".", cwd=tmp_path)
+        assert bad.returncode == 2 and f"clients/consumer.properties:1: {words}" in bad.stderr, bad.stderr
+        assert "Traceback" not in bad.stderr
+
 def test_text_output_lists_every_match_with_file_and_line(tmp_path):
     make_repo(tmp_path, {"clients/producer.properties": "acks=1\nmax.in.flight.requests.per.connection=1\n",
                          "kafka/server.properties": "num.io.threads=1\n"})

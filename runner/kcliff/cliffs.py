@@ -101,7 +101,7 @@ class Match:
 
     def condition(self) -> str:
         """e.g. 'producer linger.ms=0, producer batch.size=16384 (default)'."""
-        parts = [f"{ref.replace('/', ' ', 1)}={value}" + ("" if written else " (default)")
+        parts = [f"{ref.replace('/', ' ', 1)}={settings.as_kafka_value(value)}" + ("" if written else " (default)")
                  for ref, value, written in self.values]
         return ", ".join(dict.fromkeys(parts))
 
@@ -115,8 +115,9 @@ def _parse_ref(text: Any, path: str, node: Any, key: str) -> tuple[str, str]:
         raise InputError(f"'{key}' must be scope/name (e.g. broker/num.io.threads), got {text!r}", path,
                          yamlio.key_line(node, key))
     scope, name = text.split("/", 1)
-    if scope not in settings.SCOPES or not _known(scope, name):
-        hint = settings.suggest(scope, name) if scope in settings.SCOPES else f"scopes: {', '.join(settings.SCOPES)}"
+    if scope not in settings.ALL_SCOPES or not _known(scope, name):
+        hint = (settings.suggest(scope, name) if scope in settings.ALL_SCOPES
+                else f"scopes: {', '.join(settings.ALL_SCOPES)}")
         raise InputError(f"unknown setting {text!r} in rule: {hint}", path, yamlio.key_line(node, key))
     return scope, name
 
@@ -206,8 +207,8 @@ class Lookup(Protocol):
     def __call__(self, scope: str, name: str, inherit: bool = False) -> tuple[Any, Entry | None]: ...
 
 
-def _context(broker: list[Entry], producer: list[Entry], topic: list[Entry]) -> Lookup:
-    explicit = {(e.scope, e.name): e for e in (*broker, *producer, *topic)}
+def _context(*files: list[Entry]) -> Lookup:
+    explicit = {(e.scope, e.name): e for entries in files for e in entries}
 
     def lookup(scope: str, name: str, inherit: bool = False) -> tuple[Any, Entry | None]:
         entry = explicit.get((scope, name))
@@ -266,15 +267,17 @@ def match_rule(rule: Rule, lookup: Lookup, topic: str | None) -> Match | None:
 def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
     """Every rule match in the repo, once per (rule, file, line), in file and line order.
 
-    Contexts are every broker file x producer file x topic, so a producer file is checked against
-    each topic it could write to; files of a role the repo lacks contribute Kafka's defaults."""
+    Contexts are every broker file x producer file x consumer file x topic, so a client file is
+    checked against each topic it could use; files of a role the repo lacks contribute Kafka's defaults."""
     broker_files: list[str | None] = list(repo.files_with_role("broker")) or [None]
     producer_files: list[str | None] = list(repo.files_with_role("producer")) or [None]
+    consumer_files: list[str | None] = list(repo.files_with_role("consumer")) or [None]
     topics: list[str | None] = [t.name for t in repo.topics] or [None]
     found: dict[tuple[str, str, int | None], Match] = {}
-    for bfile, pfile, topic in itertools.product(broker_files, producer_files, topics):
+    for bfile, pfile, cfile, topic in itertools.product(broker_files, producer_files, consumer_files, topics):
         lookup = _context([e for e in repo.in_scope("broker") if e.path == bfile],
                           [e for e in repo.in_scope("producer") if e.path == pfile],
+                          [e for e in repo.in_scope("consumer") if e.path == cfile],
                           [e for e in repo.in_scope("topic") if e.topic == topic and topic is not None])
         for rule in rules:
             m = match_rule(rule, lookup, topic)

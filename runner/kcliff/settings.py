@@ -6,6 +6,7 @@ Defaults are Kafka 4.2's. `apply` says how a change reaches a running cluster:
   restart  - read-only broker config: the brokers must restart with an override
   topic    - a topic config, set when the scenario's fresh topic is created
   client   - a producer property, passed to the perf tool
+  consumer - a consumer property (linted in config repos; the consumer workload is next)
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from typing import Any
 LONG_MAX = 9223372036854775807
 INT_MAX = 2147483647
 
+# What a scenario carries and the producer workload measures.
 SCOPES = ("broker", "topic", "producer")
+# What the catalogue, config repos and cliff rules know: consumer settings are typed and linted too.
+ALL_SCOPES = (*SCOPES, "consumer")
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,19 @@ CATALOGUE: tuple[Setting, ...] = (
     Setting("enable.idempotence", "producer", "bool", True, "client"),
     _int("request.timeout.ms", "producer", 30000, "client", 0, INT_MAX),
     _int("delivery.timeout.ms", "producer", 120000, "client", 0, INT_MAX),
+    # consumer: Kafka 4.2's ConsumerConfig defaults and validators
+    _int("max.poll.records", "consumer", 500, "consumer", 1, INT_MAX),
+    _int("fetch.min.bytes", "consumer", 1, "consumer", 0, INT_MAX),
+    _int("fetch.max.bytes", "consumer", 52428800, "consumer", 0, INT_MAX),
+    _int("fetch.max.wait.ms", "consumer", 500, "consumer", 0, INT_MAX),
+    _int("max.partition.fetch.bytes", "consumer", 1048576, "consumer", 0, INT_MAX),
+    _int("receive.buffer.bytes", "consumer", 65536, "consumer", -1, INT_MAX),
+    _int("send.buffer.bytes", "consumer", 131072, "consumer", -1, INT_MAX),
+    Setting("enable.auto.commit", "consumer", "bool", True, "consumer"),
+    _int("auto.commit.interval.ms", "consumer", 5000, "consumer", 0, INT_MAX),
+    Setting("check.crcs", "consumer", "bool", True, "consumer"),
+    Setting("isolation.level", "consumer", "enum", "read_uncommitted", "consumer",
+            choices=("read_uncommitted", "read_committed")),
 )
 
 # Fixed for every scenario; a scenario may repeat them but not change them.
@@ -121,7 +138,7 @@ INVARIANTS: dict[str, dict[str, Any]] = {
 }
 RECORD_SIZE = 1024
 
-_BY_SCOPE: dict[str, dict[str, Setting]] = {scope: {} for scope in SCOPES}
+_BY_SCOPE: dict[str, dict[str, Setting]] = {scope: {} for scope in ALL_SCOPES}
 for _s in CATALOGUE:
     _BY_SCOPE[_s.scope][_s.name] = _s
 
@@ -148,7 +165,7 @@ def suggest(scope: str, name: str) -> str:
     close = difflib.get_close_matches(name, names(scope), n=1, cutoff=0.6)
     if close:
         return f"did you mean '{close[0]}'?"
-    elsewhere = [s for s in SCOPES if s != scope and name in _BY_SCOPE[s]]
+    elsewhere = [s for s in ALL_SCOPES if s != scope and name in _BY_SCOPE[s]]
     if elsewhere:
         return f"'{name}' is a {elsewhere[0]} setting"
     return f"known {scope} settings: {', '.join(names(scope))}"

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Scopes a repo file can hold. kcliff measures broker, topic and producer; consumer files are read
-# and linted but not measured (the perf tool is a producer).
+# Scopes a repo file can hold. kcliff measures broker, topic and producer; consumer files are typed
+# and linted against the cliff rules.
 REPO_SCOPES = ("broker", "topic", "producer", "consumer")
 
 
@@ -43,8 +43,8 @@ class ReadResult:
 class Entry:
     """A validated setting: `value` is typed (int, bool, str) as kcliff applies it.
 
-    `kind` is "modelled" (in kcliff's catalogue: measured), "durability" (acks, min.insync.replicas,
-    replication factors: measured as the repo sets them and flagged) or "consumer" (linted only)."""
+    `kind` is "modelled" (in kcliff's catalogue, typed and range-checked) or "durability" (acks,
+    min.insync.replicas, replication factors: measured as the repo sets them and flagged)."""
 
     scope: str
     name: str

@@ -8,7 +8,7 @@ Every key ends up in one of four places:
               security, ...): reported as a note, never an error
   unknown     anything else: an InputError naming file:line and the closest known name, because a
               typo'd key silently does nothing in Kafka and the repo would be measured wrong
-Consumer files are read and linted, not measured: their keys are kept as written.
+Consumer keys are typed and range-checked the same way, for the cliff rules; they are not measured yet.
 """
 
 from __future__ import annotations
@@ -52,6 +52,18 @@ IGNORED: dict[str, tuple[str, ...]] = {
         "partitioner.adaptive.partitioning.enable", "interceptor.classes", "metric.reporters",
         "client.dns.lookup", "max.block.ms", "connections.max.idle.ms", "reconnect.backoff.ms",
         "reconnect.backoff.max.ms",
+    ),
+    "consumer": (
+        "bootstrap.servers", "client.id", "client.rack", "group.id", "group.instance.id", "group.protocol",
+        "group.remote.assignor", "key.deserializer", "value.deserializer", "security.protocol",
+        "auto.offset.reset", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
+        "partition.assignment.strategy", "metadata.max.age.ms", "request.timeout.ms", "default.api.timeout.ms",
+        "retry.backoff.ms", "retry.backoff.max.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
+        "connections.max.idle.ms", "socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
+        "interceptor.classes", "metric.reporters", "client.dns.lookup", "exclude.internal.topics",
+        "allow.auto.create.topics", "enable.metrics.push", "metadata.recovery.strategy",
+        "metadata.recovery.rebootstrap.trigger.ms", "share.acknowledgement.mode", "share.acquire.mode",
+        "security.providers", "config.providers",
     ),
     "topic": (
         "cleanup.policy", "delete.retention.ms", "min.compaction.lag.ms", "max.compaction.lag.ms",
@@ -110,8 +122,6 @@ def _durability_value(kind: str, raw: Any, entry: RawEntry) -> Any:
 
 def validate_entry(raw: RawEntry) -> Entry | Note:
     """The typed Entry for a key, a Note when it is ignored; InputError for an unknown key or bad value."""
-    if raw.scope == "consumer":
-        return Entry(raw.scope, raw.name, raw.raw, raw.path, raw.line, "consumer")
     durability = DURABILITY.get(raw.scope, {}).get(raw.name)
     if durability:
         value = _durability_value(durability, raw.raw, raw)
