@@ -38,7 +38,7 @@ def test_a_head_changing_only_comments_passes_without_a_cluster(tmp_path, monkey
     base = make_repo(tmp_path / "base")
     producer = "# tuned for the orders service\n" + BASE_REPO["clients/producer.properties"].replace("=", " = ")
     head = make_repo(tmp_path / "head", {"clients/producer.properties": producer,
-                                         "clients/consumer.properties": "max.poll.records=10\n"})
+                                         "clients/consumer.properties": "group.id=orders\n"})  # ignored key
     out, comment = tmp_path / "verdict.json", tmp_path / "comment.md"
 
     def no_cluster(*args):
@@ -62,6 +62,18 @@ def test_a_changed_measured_setting_is_not_taken_for_unchanged(tmp_path, monkeyp
     monkeypatch.setattr(check, "measure", lambda args, self_test, pair: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     assert [sc.id for sc in measured[0]] == ["base", "head"]
+    assert all(sc.workloads == ("produce",) for sc in measured[0])  # no consumer change: the producer only
+
+
+def test_a_consumer_change_is_measured_on_the_read_side_too(tmp_path, monkeypatch):
+    base = make_repo(tmp_path / "base", {"clients/consumer.properties": "max.poll.records=500\n"})
+    head = make_repo(tmp_path / "head", {"clients/consumer.properties": "max.poll.records=100\n"})
+    measured = []
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair: measured.append(pair) or synthetic_doc(1.0))
+    assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
+    base_sc, head_sc = measured[0]
+    assert (base_sc.consumer, head_sc.consumer) == ({"max.poll.records": 500}, {"max.poll.records": 100})
+    assert base_sc.workloads == head_sc.workloads == ("produce", "consume", "end-to-end")
 
 
 # --- a measured regression is annotated on the lines that changed ---------------------------------
@@ -141,10 +153,11 @@ def test_setting_changes_added_changed_removed_and_unmeasured(tmp_path):
         "kafka/server.properties": BASE_REPO["kafka/server.properties"] + "num.network.threads=6\n",  # and the other
         "clients/producer.properties": producer,
         "clients/zz-producer.properties": "linger.ms=100\n",  # not the measured producer
-        "clients/consumer.properties": "max.poll.records=1\n"})  # consumers are not measured
+        "clients/consumer.properties": "max.poll.records=1\n"})  # the consumer is measured too
     assert changes_between(base_root, base, head_root, head) == [
         ("broker num.network.threads 3 -> 6", "kafka/server-2.properties", 2),
         ("broker num.network.threads 3 -> 6", "kafka/server.properties", 5),
+        ("consumer max.poll.records=1 added", "clients/consumer.properties", 1),
         ("producer linger.ms=5 removed", "clients/producer.properties", 1)]
 
 

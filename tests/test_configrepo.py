@@ -173,7 +173,7 @@ def test_manifest_maps_paths_to_roles(tmp_path):
     write(tmp_path, "server.properties", "ignored.by.manifest=1\n")  # the manifest alone decides
     repo = configrepo.load([str(tmp_path)])
     assert sorted(f.role for f in repo.files) == ["broker", "producer"]
-    assert repo.measure_producer == str(tmp_path / "app.cfg")
+    assert repo.measure.producer == str(tmp_path / "app.cfg")
 
 
 @pytest.mark.parametrize("files, line, words", [

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from kcliff.errors import InputError
-from kcliff.scenario import load_file, load_suites
+from kcliff.scenario import load_file, load_suites, reading_reference
 
 GOOD = """\
 id: good
@@ -39,6 +39,11 @@ CASES = [
     ("cliff ratio out of range", "id: a\ncliff:\n  stands_for: x\n  max_ratio: 2\n", 4, "between 0 and 1"),
     ("duplicate ids", "scenarios:\n  - id: a\n  - id: a\n", 3, "duplicate scenario id 'a'"),
     ("empty suite", "scenarios: []\n", 1, "non-empty list"),
+    ("consumer typo", "id: a\nconsumer:\n  max.pol.records: 1\n", 3, "did you mean 'max.poll.records'"),
+    ("consumer below Kafka's minimum", "id: a\nconsumer:\n  max.poll.records: 0\n", 3, "out of range"),
+    ("unknown workload", "id: a\nworkloads: [produce, read]\n", 2, "workloads must be a list of produce"),
+    ("read canary without its workload",
+     "id: a\nworkloads: [produce]\ncliff: {stands_for: x, metric: consumed}\n", 2, "needs the consume workload"),
 ]
 
 
@@ -62,6 +67,22 @@ def test_good_scenario_applies_invariants(tmp_path):
     assert applied["topic"]["replication.factor"] == 3 and applied["topic"]["min.insync.replicas"] == 2
     assert applied["topic"]["partitions"] == 12
     assert sc.dynamic_broker() == {"log.flush.interval.messages": 1000} and sc.restart_overrides() == {}
+
+
+def test_workloads_follow_what_a_scenario_sets_and_the_reference_reads_with_the_run(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("scenarios:\n  - id: plain\n  - id: poll-1\n    consumer: {max.poll.records: 1}\n"
+                    "  - id: e2e\n    cliff: {stands_for: slow reads, metric: e2e_p99}\n")
+    plain, poll, e2e = load_file(path)
+    assert (plain.workloads, poll.workloads, e2e.workloads) == (
+        ("produce",), ("produce", "consume"), ("produce", "end-to-end"))
+    assert not plain.reads() and poll.reads()
+    # consumer settings join the hash only when set: every producer-only scenario keeps its history
+    assert "consumer" not in plain.as_applied() and poll.as_applied()["consumer"] == {"max.poll.records": 1}
+    reference = load_suites([])[0]
+    assert reading_reference([reference, plain]) == [reference, plain]
+    assert reading_reference([reference, poll])[0].workloads == ("produce", "consume", "end-to-end")
+    assert reading_reference([reference, poll])[0].settings_hash() == reference.settings_hash()
 
 
 def test_restart_settings_are_told_apart(tmp_path):

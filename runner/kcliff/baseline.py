@@ -249,8 +249,8 @@ def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.
             notes.append(f"{entry.id}: {why}; not compared")
             continue
         compared.append(verdict.compare_scenario(
-            entry.id, {m.name: stored.values(m) for m in model.METRICS.values()},
-            {m.name: entry.values(m) for m in model.METRICS.values()}, ceiling, **decide_args))
+            entry.id, {m.name: stored.values(m) for m in entry.metrics() if m.workload == "produce"},
+            {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
     if results.status is not model.RunStatus.COMPLETE:
         notes.append(f"the run's status is '{results.status}': only what it measured was compared")
     return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))

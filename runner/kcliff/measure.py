@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import IO, Callable
+from typing import Callable
 
 from . import procs, settings
 from .backends.base import Cluster
@@ -57,12 +57,6 @@ def warmup_quiet(records: int) -> int:
     return min(steady_state_after(records), 1000)
 
 
-def _pump(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
-    for raw in iter(stream.readline, b""):
-        lines.put(raw.decode("utf-8", errors="replace"))
-    lines.put(None)
-
-
 def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, object], deadline: float,
              log_path: Path, stop_rule: StopRule | None = None,
              on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None,
@@ -76,7 +70,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     began = time.monotonic()
     proc = procs.spawn(argv, stdout=subprocess.PIPE)
     lines: queue.Queue[str | None] = queue.Queue()
-    reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
+    reader = threading.Thread(target=procs.pump_lines, args=(proc.stdout, lines), daemon=True)
     reader.start()
     seen: list[str] = []
     interim: list[PerfLine] = []
@@ -122,7 +116,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
         reader.join(timeout=5)
         if proc.stdout:
             proc.stdout.close()
-        log_path.write_text("$ " + " ".join(_without_classpath(argv)) + "\n" + "".join(seen))
+        log_path.write_text("$ " + " ".join(shown_argv(argv)) + "\n" + "".join(seen))
     elapsed = round(time.monotonic() - began, 3)
     final = summary(seen)
     mbps = [p.mb_per_sec for p in interim]
@@ -136,7 +130,8 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     return _from_interim(interim, elapsed, kind, reason, proc.returncode)
 
 
-def _without_classpath(argv: list[str]) -> list[str]:
+def shown_argv(argv: list[str]) -> list[str]:
+    """argv as a log shows it: the long classpath left out."""
     return [("<classpath>" if i and argv[i - 1] == "-cp" else a) for i, a in enumerate(argv)]
 
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .errors import InputError
 
 SCHEMA = "kcliff.results"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: read-side runs (read_runs) and their metrics; version 1 files read as they are
 REFERENCE_ID = "reference"
 
 
@@ -84,6 +84,7 @@ class Metric:
     key: str
     unit: str
     higher_is_better: bool
+    workload: str = "produce"  # whose runs carry it: the producer's, the consumer's or end-to-end's
 
     @property
     def direction(self) -> int:
@@ -92,8 +93,12 @@ class Metric:
 
 THROUGHPUT = Metric("throughput", "mb_per_sec", "MB/s", True)
 P99 = Metric("p99", "p99_ms", "ms", False)
-METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99)}
+CONSUMED = Metric("consumed", "consumed_mb_per_sec", "MB/s", True, "consume")
+E2E_P99 = Metric("e2e_p99", "e2e_p99_ms", "ms", False, "end-to-end")
+METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99)}
 SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
+READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
+                     "e2e_p999_ms")
 
 
 class _Model(BaseModel):
@@ -144,6 +149,29 @@ class Run(_Model, Figures):
         return data
 
 
+class ReadRun(_Model, Figures):
+    """One read-side tool run: a consumer reading the topic from the start (consumed_*), or the
+    end-to-end latency tool producing and polling one record at a time (e2e_*). A consumer stopped
+    at its time cap keeps the rate it had and is marked stopped_early."""
+
+    workload: Literal["consume", "end-to-end"]
+    records: int
+    consumed_mb_per_sec: float | None = None
+    consumed_records_per_sec: float | None = None
+    rebalance_ms: int | None = None
+    e2e_avg_ms: float | None = None
+    e2e_p50_ms: float | None = None
+    e2e_p99_ms: float | None = None
+    e2e_p999_ms: float | None = None
+    elapsed_s: float = 0.0
+    complete: bool = True
+    stopped_early: bool = False
+    stop_reason: str | None = None
+    stop_kind: StopKind | None = None
+    exit_code: int | None = None
+    position: int | None = None
+
+
 class Stat(_Model):
     median: float
     min: float
@@ -154,20 +182,23 @@ class CliffSpec(_Model):
     """What a canary proves (scenario.Cliff as recorded)."""
 
     stands_for: str
-    metric: Literal["throughput", "p99"] = "throughput"
+    metric: Literal["throughput", "p99", "consumed", "e2e_p99"] = "throughput"
     max_ratio: float = 0.5
     min_client_rtt_ms: float = 0.0
 
 
-def summarise(runs: list[Run]) -> dict[str, Stat] | None:
+def summarise(runs: list[Run], read_runs: list[ReadRun] | None = None) -> dict[str, Stat] | None:
     """Median and min-max of every figure over the runs. A run stopped early on a cliff has only its
     first seconds' figures: they count only when no run finished (a decided cliff's estimate)."""
-    chosen = [r for r in runs if not r.stopped_early] or runs
     out: dict[str, Stat] = {}
-    for key in SUMMARY_KEYS:
-        values = [float(v) for r in chosen if (v := getattr(r, key)) is not None]
-        if values:
-            out[key] = Stat(median=round(statistics.median(values), 3), min=min(values), max=max(values))
+    groups: list[tuple[tuple[str, ...], list[Any]]] = [(SUMMARY_KEYS, runs)]
+    groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in ("consume", "end-to-end")]
+    for keys, group in groups:
+        chosen = [r for r in group if not r.stopped_early] or group
+        for key in keys:
+            values = [float(v) for r in chosen if (v := getattr(r, key)) is not None]
+            if values:
+                out[key] = Stat(median=round(statistics.median(values), 3), min=min(values), max=max(values))
     return out or None
 
 
@@ -180,6 +211,7 @@ class Entry(_Model):
     settings_hash: str | None = None
     applied: dict[str, Any] = {}
     cliff: CliffSpec | None = None
+    workloads: list[str] | None = None  # produce, consume, end-to-end; None: the producer only
     status: Status = Status.OK
     status_reason: str | None = None
     interleaved_with: list[str] | None = None
@@ -193,13 +225,14 @@ class Entry(_Model):
     warmup: Run | None = None
     warmup_stopped: Run | None = None
     runs: list[Run] = []
+    read_runs: list[ReadRun] = []  # the consumer's and end-to-end runs, after the producer's
     summary: dict[str, Stat] | None = None
     faulted_attempt: Entry | None = None
 
     @model_validator(mode="after")
     def _summary_from_runs(self) -> Entry:
         """A summary left out (a hand-built or older file) is the one its runs give."""
-        found = summarise(self.runs) if self.summary is None else None
+        found = summarise(self.runs, self.read_runs) if self.summary is None else None
         if found is not None:  # assigning validates again; assigning None again would never end
             self.summary = found
         return self
@@ -216,9 +249,16 @@ class Entry(_Model):
         """Every perf run in the order they ran: a stopped first warm-up, the warm-up, the runs."""
         return [r for r in (self.warmup_stopped, self.warmup, *self.runs) if r is not None]
 
+    def metrics(self) -> list[Metric]:
+        """The metrics this entry's workloads measure (the producer's alone in a version 1 file)."""
+        done = self.workloads or ["produce"]
+        return [m for m in METRICS.values() if m.workload in done]
+
     def values(self, metric: Metric) -> list[float | None]:
         """One metric's per-run values, for the statistics."""
-        return [r.value(metric) for r in self.runs]
+        if metric.workload == "produce":
+            return [r.value(metric) for r in self.runs]
+        return [r.value(metric) for r in self.read_runs if r.workload == metric.workload]
 
     def median(self, metric: Metric) -> float | None:
         """The summary's median, only for an entry whose runs count."""
@@ -226,7 +266,7 @@ class Entry(_Model):
         return stat.median if stat is not None and self.counts else None
 
     def resummarise(self) -> None:
-        self.summary = summarise(self.runs)
+        self.summary = summarise(self.runs, self.read_runs)
 
 
 class ConfirmedConfig(_Model):

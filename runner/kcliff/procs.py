@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -83,6 +84,13 @@ def spawn(argv: list[str], log: Path | None = None, register: bool = True,
     if register:
         _live.add(proc)
     return proc
+
+
+def pump_lines(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
+    """A thread's body: a tool's output, line by line, into `lines`; None when the tool closes it."""
+    for raw in iter(stream.readline, b""):
+        lines.put(raw.decode("utf-8", errors="replace"))
+    lines.put(None)
 
 
 def _die_with(parent: int) -> Callable[[], None] | None:

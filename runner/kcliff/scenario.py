@@ -2,12 +2,14 @@
 
 A scenario file is either one scenario (a mapping with `id`) or a suite (a mapping with
 `scenarios:`, a list of them). A scenario has an id, a description, and settings split by where
-they live: `broker`, `topic`, `producer`. Canaries also carry a `cliff:` block saying which cliff
-they stand for and how far below the reference they must land.
+they live: `broker`, `topic`, `producer`, `consumer`. `workloads` says what is measured: the
+producer always (it fills the topic), the consumer and end-to-end latency when asked. Canaries also
+carry a `cliff:` block saying which cliff they stand for and how far beyond the reference they must land.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -17,12 +19,14 @@ from typing import Any
 
 from . import settings, yamlio
 from .errors import InputError
-from .model import REFERENCE_ID
+from .model import METRICS, REFERENCE_ID
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
-SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "cliff")
+SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff")
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
-CLIFF_METRICS = ("throughput", "p99")
+CLIFF_METRICS = tuple(METRICS)
+PRODUCE, CONSUME, END_TO_END = "produce", "consume", "end-to-end"
+WORKLOADS = (PRODUCE, CONSUME, END_TO_END)
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class Scenario:
     broker: dict[str, Any] = field(default_factory=dict)
     topic: dict[str, Any] = field(default_factory=dict)
     producer: dict[str, Any] = field(default_factory=dict)
+    consumer: dict[str, Any] = field(default_factory=dict)
+    workloads: tuple[str, ...] = (PRODUCE,)
     cliff: Cliff | None = None
     source: str = ""
     line: int | None = None
@@ -70,14 +76,22 @@ class Scenario:
     def topic_configs(self) -> dict[str, Any]:
         return {k: v for k, v in self.topic.items() if k != "partitions"}
 
+    def reads(self) -> bool:
+        """Measures a read-side workload (consumer or end-to-end) beside the producer."""
+        return any(w != PRODUCE for w in self.workloads)
+
     def as_applied(self) -> dict[str, Any]:
-        """The settings exactly as kcliff applies them, invariants included."""
-        return {
+        """The settings exactly as kcliff applies them, invariants included. Consumer settings appear
+        only when set, so a producer-only scenario's hash is what it always was."""
+        applied: dict[str, Any] = {
             "broker": {**self.broker, **settings.INVARIANTS["broker"]},
             "topic": {"partitions": self.partitions(), **self.topic_configs(), **settings.INVARIANTS["topic"]},
             "producer": {**self.producer, **settings.INVARIANTS["producer"]},
             "record_size": settings.RECORD_SIZE,
         }
+        if self.consumer:
+            applied["consumer"] = dict(self.consumer)
+        return applied
 
     def settings_hash(self) -> str:
         """Stable short hash of what is measured, so results can tell when a definition changed."""
@@ -157,11 +171,30 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
     description = raw.get("description", "")
     if not isinstance(description, str):
         raise _fail("description must be text", path, raw, "description")
-    blocks = {scope: _settings_block(raw.get(scope), scope, path, raw) for scope in settings.SCOPES}
+    blocks = {scope: _settings_block(raw.get(scope), scope, path, raw) for scope in settings.ALL_SCOPES}
     _check_combination(blocks, path, raw)
+    cliff = _cliff(raw.get("cliff"), path, raw)
+    workloads = _workloads(raw, path, blocks["consumer"], cliff)
     line = yamlio.node_line(raw)
     return Scenario(sid, description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
-                    _cliff(raw.get("cliff"), path, raw), path, line)
+                    blocks["consumer"], workloads, cliff, path, line)
+
+
+def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None) -> tuple[str, ...]:
+    """As written (produce always included: it fills the topic the others read), else what the
+    scenario needs: the consumer when it sets consumer settings, and what its cliff's metric needs."""
+    given = raw.get("workloads")
+    if given is None:
+        wanted = {PRODUCE} | ({CONSUME} if consumer else set())
+        if cliff is not None:
+            wanted.add(METRICS[cliff.metric].workload)  # a read-side canary measures what it is judged on
+        return tuple(w for w in WORKLOADS if w in wanted)
+    if not isinstance(given, list) or not given or any(w not in WORKLOADS for w in given):
+        raise _fail(f"workloads must be a list of {', '.join(WORKLOADS)}, got {given!r}", path, raw, "workloads")
+    if cliff is not None and METRICS[cliff.metric].workload not in given:
+        raise _fail(f"cliff.metric {cliff.metric} needs the {METRICS[cliff.metric].workload} workload", path, raw,
+                    "workloads")
+    return tuple(w for w in WORKLOADS if w in given or w == PRODUCE)
 
 
 def _check_combination(blocks: dict[str, dict[str, Any]], path: str, raw: Any) -> None:
@@ -171,6 +204,15 @@ def _check_combination(blocks: dict[str, dict[str, Any]], path: str, raw: Any) -
         raise _fail("max.in.flight.requests.per.connection above 5 needs enable.idempotence: false "
                     "(the idempotent producer allows at most 5)", path, raw.get("producer"),
                     "max.in.flight.requests.per.connection")
+
+
+def reading_reference(scenarios: list[Scenario]) -> list[Scenario]:
+    """The run's scenarios with the reference measuring every workload once any of them reads: a
+    read-side canary is judged against the reference's read-side figures from the same run, and the
+    reference's end-to-end latency is the read side's baseline."""
+    if not any(sc.reads() for sc in scenarios):
+        return scenarios
+    return [dataclasses.replace(sc, workloads=WORKLOADS) if sc.id == REFERENCE_ID else sc for sc in scenarios]
 
 
 def load_file(path: str | Path) -> list[Scenario]:

@@ -10,20 +10,22 @@ import dataclasses
 
 import json
 import random
+import statistics
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from . import environment, faults, measure
+from . import environment, faults, measure, read_side
 from .admin import Admin
 from .apply import BrokerState
 from .backends.base import Cluster, restartable
 from .errors import ClusterError
-from .model import REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ResultsDoc, Run, RunStatus, Status, StopKind, save
+from .model import (REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ReadRun, ResultsDoc, Run, RunStatus, Status,
+                    StopKind, save)
 from .progress import Progress
-from .scenario import Scenario
+from .scenario import CONSUME, PRODUCE, Scenario, reading_reference
 from .settings import INVARIANTS, RECORD_SIZE, as_kafka_value
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
@@ -140,7 +142,7 @@ class SuiteRunner:
         """Reference and canaries interleaved, then every other scenario on its own, then the skipped,
         then the group `follow_up` gives once those are measured."""
         unshowable = {sc.id: why for sc in scenarios if (why := self._unshowable(sc))}
-        planned = [sc for sc in order(scenarios) if sc.id not in unshowable]
+        planned = [sc for sc in reading_reference(order(scenarios)) if sc.id not in unshowable]
         group = interleaved_group(planned)
         rest = [sc for sc in planned if sc not in group]
         self._warn_about_storage()
@@ -352,6 +354,7 @@ class SuiteRunner:
                 if decided is not None and i < rounds and decided(entries):
                     self.progress.note(f"verdict certain after {word} {i} of {rounds}: stopped measuring")
                     break
+            self._read_rounds(sides, orders[:max(len(e.runs) for e in entries)], deadline)
             for entry in entries:
                 on_cliff = _decided(entry)
                 entry.status = Status.CLIFF if on_cliff else Status.OK
@@ -369,6 +372,45 @@ class SuiteRunner:
                 _finish(entry, began)
             self.save()
         return entries
+
+    def _read_rounds(self, sides: list[tuple[Scenario, str, Entry]], orders: list[list[int]],
+                     deadline: float) -> None:
+        """The read side, once the producer runs have filled each topic: every reading side's consumer
+        and end-to-end runs, in the producer rounds' orders. A side whose consumer was stopped at its
+        cap twice running is on a read-side cliff: more runs would only crawl."""
+        word = "run" if len(sides) == 1 else "round"
+        for i, round_order in enumerate(orders, start=1):
+            for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
+                if not sc.reads() or _decided(entry) or _read_decided(entry):
+                    continue
+                self._switch_to(sc, entry)
+                for workload in (w for w in sc.workloads if w != PRODUCE):
+                    run = self._read(sc, topic, workload, entry, f"{workload} {word} {i}/{len(orders)}", deadline)
+                    run.position = position if len(sides) > 1 else None
+                    entry.read_runs.append(run)
+                    entry.resummarise()
+                    self.save()
+                    if run.stop_kind is StopKind.FAILED:
+                        raise ClusterError(f"{sc.id}: {workload} run {i} failed: {run.stop_reason}")
+
+    def _read(self, sc: Scenario, topic: str, workload: str, entry: Entry, label: str, deadline: float) -> ReadRun:
+        self.progress.run_started(label)
+        log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
+        left = max(1.0, deadline - time.monotonic())
+        if workload == CONSUME:
+            records = min(self.opts.records, sum(r.records for r in entry.attempts() if r.complete) or self.opts.records)
+            return read_side.consume_run(self.cluster, topic, records, sc.consumer, min(left, self._read_cap()), log)
+        return read_side.latency_run(self.cluster, topic, sc.as_applied()["producer"], sc.consumer,
+                                     min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log)
+
+    def _read_cap(self) -> float:
+        """How long a consumer may read: the reference's consumer time over the cliff threshold (a
+        consumer that much slower is on a cliff, like the producer's early stop), else the most."""
+        ref = self.doc.reference()
+        times = [r.elapsed_s for r in (ref.read_runs if ref else []) if r.workload == CONSUME and r.complete]
+        if not self.opts.early_stop or not times:
+            return read_side.CONSUME_MAX_S
+        return max(read_side.CONSUME_MIN_CAP_S, statistics.median(times) / self.opts.cliff_threshold)
 
     def _switch_to(self, sc: Scenario, entry: Entry) -> None:
         entry.restart_forced = self._restart_if_needed(sc) or entry.restart_forced
@@ -466,7 +508,7 @@ class SuiteRunner:
 def _new_entry(sc: Scenario) -> Entry:
     return Entry(id=sc.id, description=sc.description, source=sc.source, settings_hash=sc.settings_hash(),
                  applied=sc.as_applied(), cliff=CliffSpec(**vars(sc.cliff)) if sc.cliff else None,
-                 started=environment.now())
+                 workloads=list(sc.workloads) if sc.reads() else None, started=environment.now())
 
 
 def _decided(entry: Entry) -> bool:
@@ -475,6 +517,12 @@ def _decided(entry: Entry) -> bool:
     scenario's warm-up and one run take."""
     recent = entry.attempts()[-EARLY_STOP_AFTER:]
     return len(recent) == EARLY_STOP_AFTER and all(r.stop_kind is StopKind.CLIFF for r in recent)
+
+
+def _read_decided(entry: Entry) -> bool:
+    """A consumer stopped at its cap twice running, as _decided is for the producer."""
+    recent = [r for r in entry.read_runs if r.workload == CONSUME][-EARLY_STOP_AFTER:]
+    return len(recent) == EARLY_STOP_AFTER and all(r.stopped_early for r in recent)
 
 
 def _latest_rate(entry: Entry) -> float | None:

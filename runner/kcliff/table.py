@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import baseline as baselines
 from . import confirm, environment, model, verdict
-from .model import P99, THROUGHPUT, CanaryVerdict, Entry, ResultsDoc
+from .model import CONSUMED, E2E_P99, P99, THROUGHPUT, CanaryVerdict, Entry, ResultsDoc
 
 SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
 
@@ -30,33 +30,43 @@ def unseen_canaries(doc: ResultsDoc) -> list[tuple[Entry, CanaryVerdict]]:
 def rows(doc: ResultsDoc) -> list[list[str]]:
     reference = doc.reference()
     ref_mb = reference.median(THROUGHPUT) if reference else None
+    ref_read = reference.median(CONSUMED) if reference else None
+    reads = any(e.read_runs for e in doc.scenarios)
     out = []
     for entry in doc.scenarios:
         mb = (entry.summary or {}).get(THROUGHPUT.key)
         p99 = (entry.summary or {}).get(P99.key)
         ratio = f"{mb.median / ref_mb:.2f}x" if mb and ref_mb else "-"
-        out.append([
+        row = [
             entry.id, str(entry.status),
             f"{mb.median:.2f} [{mb.min:.2f}-{mb.max:.2f}]" if mb else "-",
             f"{p99.median:.0f}" if p99 is not None else "-",
             ratio,
-            canary_cell(model.canary_verdict(entry, reference) if entry.is_canary else None),
-        ])
+        ]
+        if reads:
+            read = (entry.summary or {}).get(CONSUMED.key)
+            e2e = (entry.summary or {}).get(E2E_P99.key)
+            row += [f"{read.median:.2f}" + (f" ({read.median / ref_read:.2f}x)" if ref_read else "") if read else "-",
+                    f"{e2e.median:.0f}" if e2e is not None else "-"]
+        row.append(canary_cell(model.canary_verdict(entry, reference) if entry.is_canary else None))
+        out.append(row)
     return out
 
 
 HEADER = ["scenario", "status", "MB/s median [range]", "p99 ms", "vs reference", "canary"]
+READ_HEADER = ["consumed MB/s", "e2e p99 ms"]
 
 
 def render(doc: ResultsDoc) -> str:
     body = rows(doc)
-    widths = [max(len(r[i]) for r in [HEADER, *body]) for i in range(len(HEADER))]
+    header = HEADER[:-1] + READ_HEADER + HEADER[-1:] if any(e.read_runs for e in doc.scenarios) else HEADER
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
         return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
     busy = environment.busy_note(doc.environment)
     footer = [f"warning: {busy}"] if busy else []
-    return "\n".join([line(HEADER), line(["-" * w for w in widths]), *map(line, body), *footer])
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, body), *footer])
 
 
 def _judged(sv: verdict.ScenarioVerdict) -> str:

@@ -14,6 +14,7 @@ without a cluster.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -24,10 +25,10 @@ from typing import Any, Callable
 from .. import cliffs, configrepo, environment, model, procs, report_md, sequential, verdict
 from ..admin import Admin
 from ..backends.open import BACKENDS, open_cluster
-from ..configrepo.repo_scenario import to_scenario
+from ..configrepo.repo_scenario import RepoScenario, to_scenario
 from ..progress import Progress
 from ..model import REFERENCE_ID, Entry, ResultsDoc, RunStatus
-from ..scenario import Scenario, load_suites
+from ..scenario import WORKLOADS, Scenario, load_suites
 from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
 
@@ -97,8 +98,8 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
 def run(args: argparse.Namespace) -> int:
     (base_repo, head_repo), new, kept = static_findings(args.base, args.head, args.format, args.repo_root)
     notes = [f"already on the base branch: {m.condition()} at {m.path}:{m.line}" for m in kept]
-    base_sc = to_scenario(base_repo, "base", f"base: {args.base}")
-    head_sc = to_scenario(head_repo, "head", f"head: {args.head}")
+    base_sc, head_sc = read_side_if_changed(to_scenario(base_repo, "base", f"base: {args.base}"),
+                                            to_scenario(head_repo, "head", f"head: {args.head}"))
     notes += [f"head: {n}" for n in head_sc.notes]
     for scope, values in head_sc.weakened_durability().items():
         notes.append(f"head weakens durability ({scope}: {values}); measured as set")
@@ -120,6 +121,15 @@ def run(args: argparse.Namespace) -> int:
     for line in measured_findings(outcome, changes, args.format, args.repo_root):
         print(line)
     return _publish(outcome, args, doc)
+
+
+def read_side_if_changed(base: RepoScenario, head: RepoScenario) -> tuple[RepoScenario, RepoScenario]:
+    """Both sides measure the consumer and end-to-end latency when the consumer settings differ, and
+    only then: a producer-only change costs no more time than before."""
+    if base.consumer == head.consumer:
+        return base, head
+    return (dataclasses.replace(base, workloads=WORKLOADS),
+            dataclasses.replace(head, workloads=WORKLOADS))
 
 
 def measured_effect(sv: verdict.ScenarioVerdict) -> str:
@@ -187,7 +197,7 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
         entry = doc.entry(side)
         if entry is not None and not entry.counts:
             notes.append(f"{side} could not be measured: {entry.status}: {entry.status_reason}")
-        sides[side] = {m.name: entry.values(m) if entry is not None else [] for m in model.METRICS.values()}
+        sides[side] = {m.name: entry.values(m) for m in entry.metrics()} if entry is not None else {}
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
                                         min_effect=min_effect, paired=True)

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from .model import Entry, RepoFile
 
 # The role of the file a scope's settings are written in.
-SCOPE_ROLE = {"broker": "broker", "producer": "producer", "topic": "topics"}
+SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "topic": "topics"}
 
 
 @dataclass(frozen=True)

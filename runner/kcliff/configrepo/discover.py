@@ -45,14 +45,22 @@ SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 MANIFEST_KEYS = ("version", "files", "measure")
 
 
+@dataclass(frozen=True)
+class Measure:
+    """kcliff.yaml's `measure:`: which topic, producer file and consumer file `check` measures."""
+
+    topic: str | None = None
+    producer: str | None = None
+    consumer: str | None = None
+
+
 @dataclass
 class ConfigRepo:
     files: list[RepoFile] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     topics: list[TopicDecl] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
-    measure_topic: str | None = None
-    measure_producer: str | None = None
+    measure: Measure = field(default_factory=Measure)
 
     def in_scope(self, scope: str) -> list[Entry]:
         return [e for e in self.entries if e.scope == scope]
@@ -127,7 +135,7 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
     return found
 
 
-def _manifest(root: Path) -> tuple[list[RepoFile], str | None, str | None]:
+def _manifest(root: Path) -> tuple[list[RepoFile], Measure]:
     path = root / MANIFEST
     refuse_links_out(path, root)
     data = yamlio.load(path)
@@ -168,10 +176,11 @@ def _manifest(root: Path) -> tuple[list[RepoFile], str | None, str | None]:
             refuse_links_out(match, root)
         files.extend(RepoFile(str(p), role, fmt) for p in matches)
     measure = data.get("measure") or {}
-    if not isinstance(measure, dict) or any(k not in ("topic", "producer") for k in measure):
-        raise InputError("'measure' takes topic and producer", where, yamlio.key_line(data, "measure"))
-    producer = measure.get("producer")
-    return files, measure.get("topic"), str(root / producer) if producer else None
+    if not isinstance(measure, dict) or any(k not in ("topic", "producer", "consumer") for k in measure):
+        raise InputError("'measure' takes topic, producer and consumer", where, yamlio.key_line(data, "measure"))
+    producer, consumer = measure.get("producer"), measure.get("consumer")
+    return files, Measure(measure.get("topic"), str(root / producer) if producer else None,
+                          str(root / consumer) if consumer else None)
 
 
 def _repo_root_of(path: Path, root: Path | None) -> Path | None:
@@ -186,11 +195,11 @@ def _repo_root_of(path: Path, root: Path | None) -> Path | None:
     return root
 
 
-def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile], list[Note], str | None, str | None]:
+def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile], list[Note], Measure]:
     """The files to read; `root` is the repository root the paths lie in (default: their git checkout)."""
     files: list[RepoFile] = []
     notes: list[Note] = []
-    topic = producer = None
+    measure = Measure()
     for given in paths:
         path = Path(given)
         checkout = _repo_root_of(path, root)
@@ -198,7 +207,7 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
             refuse_links_out(path, checkout)
         if path.is_dir():
             if (path / MANIFEST).is_file():
-                found, topic, producer = _manifest(path)
+                found, measure = _manifest(path)
             else:
                 found = _by_convention(path, notes)
             if not found:
@@ -215,12 +224,12 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
         else:
             raise InputError("no such file or directory", given)
     unique = list({f.path: f for f in files}.values())
-    return unique, notes, topic, producer
+    return unique, notes, measure
 
 
 def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     """Discover, read and validate: InputError (file:line) for the first bad key or value."""
-    files, notes, topic, producer = discover(paths, root)
+    files, notes, measure = discover(paths, root)
     raw_entries = []
     topics: list[TopicDecl] = []
     for f in files:
@@ -228,4 +237,4 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
         raw_entries.extend(result.entries)
         topics.extend(result.topics)
     entries, more_notes = validate(raw_entries)
-    return ConfigRepo(files, entries, topics, notes + more_notes, topic, producer)
+    return ConfigRepo(files, entries, topics, notes + more_notes, measure)

@@ -74,20 +74,30 @@ def _choose(options: list[str], wanted: str | None, what: str, notes: list[str])
     return options[0]
 
 
-def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None,
-            notes: list[str]) -> tuple[list[Entry], list[Entry]]:
-    """The measured producer file's entries and the measured topic's (see to_scenario)."""
-    producer_file = _choose(repo.files_with_role("producer"), producer or repo.measure_producer, "producer", notes)
-    topic_name = _choose([t.name for t in repo.topics], topic or repo.measure_topic, "topic", notes)
-    return ([e for e in repo.in_scope("producer") if e.path == producer_file],
-            [e for e in repo.in_scope("topic") if e.topic == topic_name])
+@dataclass(frozen=True)
+class Chosen:
+    """The entries `check` measures besides the brokers': one producer file, one consumer file, one topic."""
+
+    producer: list[Entry]
+    consumer: list[Entry]
+    topic: list[Entry]
+
+
+def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: list[str]) -> Chosen:
+    """The measured producer and consumer files' entries and the measured topic's (see to_scenario)."""
+    producer_file = _choose(repo.files_with_role("producer"), producer or repo.measure.producer, "producer", notes)
+    consumer_file = _choose(repo.files_with_role("consumer"), repo.measure.consumer, "consumer", notes)
+    topic_name = _choose([t.name for t in repo.topics], topic or repo.measure.topic, "topic", notes)
+    return Chosen([e for e in repo.in_scope("producer") if e.path == producer_file],
+                  [e for e in repo.in_scope("consumer") if e.path == consumer_file],
+                  [e for e in repo.in_scope("topic") if e.topic == topic_name])
 
 
 def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str | None = None) -> list[Entry]:
     """The entries to_scenario measures, each where it is written: modelled and durability settings
-    of every broker file, the measured producer file and the measured topic."""
-    producer_entries, topic_entries = _chosen(repo, topic, producer, [])
-    return [e for e in (*repo.in_scope("broker"), *producer_entries, *topic_entries)
+    of every broker file, the measured producer and consumer files and the measured topic."""
+    chosen = _chosen(repo, topic, producer, [])
+    return [e for e in (*repo.in_scope("broker"), *chosen.producer, *chosen.consumer, *chosen.topic)
             if e.kind in ("modelled", "durability")]
 
 
@@ -100,9 +110,8 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         raise InputError(f"scenario id must match {ID_PATTERN.pattern}, got {scenario_id!r}")
     notes: list[str] = [str(n) for n in repo.notes]
     broker = _merge_broker(repo.in_scope("broker"))
-    producer_entries, topic_entries = _chosen(repo, topic, producer, notes)
-    if repo.in_scope("consumer"):
-        notes.append("consumer settings are linted, not measured (kcliff measures the producer path)")
+    chosen = _chosen(repo, topic, producer, notes)
+    producer_entries, topic_entries = chosen.producer, chosen.topic
 
     def modelled(entries: list[Entry]) -> dict[str, Any]:
         return {e.name: e.value for e in entries if e.kind == "modelled"}
@@ -118,6 +127,7 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         broker={n: e.value for n, e in broker.items() if e.kind == "modelled"},
         topic=modelled(topic_entries),
         producer=modelled(producer_entries),
+        consumer=modelled(chosen.consumer),
         source=sources[0] if sources else "",
         durability=durability,
         notes=tuple(notes),

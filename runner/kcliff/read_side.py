@@ -1,0 +1,109 @@
+"""The read side's runs: Kafka's consumer perf tool reading a scenario's topic from the start, and
+its end-to-end latency tool producing and polling one record at a time. Each runs in its own JVM,
+as the producer's tool does; every value is one argv element, so no shell sees it."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from . import procs, read_output, settings
+from .measure import shown_argv
+from .backends.base import Cluster
+from .model import ReadRun, StopKind
+
+CONSUMER_CLASS = "org.apache.kafka.tools.ConsumerPerformance"
+LATENCY_CLASS = "org.apache.kafka.tools.EndToEndLatency"
+REPORTING_INTERVAL_MS = 500
+# The consumer tool sets these itself (a 2 MiB receive buffer, 1 MiB per partition) unless told:
+# kcliff passes the scenario's value, else Kafka's default, so a consumer is measured as configured.
+TOOL_FLAGS = {"receive.buffer.bytes": "--socket-buffer-size", "max.partition.fetch.bytes": "--fetch-size"}
+LATENCY_RECORDS = 200  # one synchronous round trip each; 200 give a p99 from the second-slowest
+LATENCY_CAP_S = 60.0
+CONSUME_MAX_S = 120.0     # a consumer's longest run when there is no reference to judge it by
+CONSUME_MIN_CAP_S = 8.0   # never cut a consumer sooner: JVM start and the group join take seconds
+
+
+def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], timeout_s: float) -> list[str]:
+    """A fresh group reading `records` records from the earliest offset, reporting every half second."""
+    args = ["--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(records),
+            "--group", f"kcliff-{uuid.uuid4().hex[:8]}", "--show-detailed-stats",
+            "--reporting-interval", str(REPORTING_INTERVAL_MS), "--timeout", str(int(timeout_s * 1000))]
+    for name, flag in TOOL_FLAGS.items():
+        value = consumer.get(name, settings.require("consumer", name).default)
+        args += [flag, settings.as_kafka_value(value)]
+    others = [f"{k}={settings.as_kafka_value(v)}" for k, v in consumer.items() if k not in TOOL_FLAGS]
+    if others:
+        args += ["--command-property", *others]
+    return cluster.tool_command(CONSUMER_CLASS, args)
+
+
+def _follow(argv: list[str], cap_s: float, log_path: Path) -> tuple[list[str], bool, int | None, float]:
+    """Run a tool to its end or for at most cap_s seconds: its lines, whether it was cut off, its exit code."""
+    began = time.monotonic()
+    proc = procs.spawn(argv, stdout=subprocess.PIPE)
+    lines: queue.Queue[str | None] = queue.Queue()
+    reader = threading.Thread(target=procs.pump_lines, args=(proc.stdout, lines), daemon=True)
+    reader.start()
+    seen: list[str] = []
+    cut = False
+    try:
+        while True:
+            left = began + cap_s - time.monotonic()
+            if left <= 0:
+                cut = True
+                break
+            try:
+                line = lines.get(timeout=min(1.0, left))
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            seen.append(line)
+    finally:
+        procs.stop(proc, grace_s=3.0)
+        reader.join(timeout=5)
+        if proc.stdout:
+            proc.stdout.close()
+        log_path.write_text("$ " + " ".join(shown_argv(argv)) + "\n" + "".join(seen))
+    return seen, cut, proc.returncode, round(time.monotonic() - began, 3)
+
+
+def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], cap_s: float,
+                log_path: Path) -> ReadRun:
+    """Read `records` records; a consumer still reading after cap_s is stopped there and keeps the
+    rate it had (stopped early: a read-side cliff, like the producer's early stop)."""
+    lines, cut, code, elapsed = _follow(consumer_argv(cluster, topic, records, consumer, cap_s), cap_s, log_path)
+    got = read_output.consumed(lines)
+    if got is None:
+        return ReadRun(workload="consume", records=0, elapsed_s=elapsed, complete=False, exit_code=code,
+                       stop_kind=StopKind.FAILED, stop_reason=f"consumer tool reported too little (exit {code})")
+    return ReadRun(workload="consume", records=got.records, consumed_mb_per_sec=round(got.mb_per_sec, 3),
+                   consumed_records_per_sec=round(got.records_per_sec, 1), rebalance_ms=got.rebalance_ms,
+                   elapsed_s=elapsed, complete=not cut and got.records >= records, stopped_early=cut,
+                   stop_kind=StopKind.CLIFF if cut else None,
+                   stop_reason=f"still reading after {cap_s:.0f}s" if cut else None, exit_code=code)
+
+
+def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer: dict[str, Any], cap_s: float,
+                config_path: Path, log_path: Path) -> ReadRun:
+    """EndToEndLatency on the scenario's topic with acks=all: its one config file holds the producer's
+    and the consumer's settings (it forces linger.ms=0 and fetch.max.wait.ms=0 itself)."""
+    props = {k: v for k, v in {**producer, **consumer}.items() if k != "acks"}
+    config_path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items()))
+    argv = cluster.tool_command(LATENCY_CLASS, [cluster.tool_bootstrap, topic, str(LATENCY_RECORDS), "all",
+                                                str(settings.RECORD_SIZE), str(config_path)])
+    lines, cut, code, elapsed = _follow(argv, cap_s, log_path)
+    got = read_output.latency(lines)
+    if got is None:
+        kind = StopKind.CLIFF if cut else StopKind.FAILED
+        why = f"not done after {cap_s:.0f}s" if cut else f"latency tool exited {code} without figures"
+        return ReadRun(workload="end-to-end", records=0, elapsed_s=elapsed, complete=False, stopped_early=cut,
+                       exit_code=code, stop_kind=kind, stop_reason=why)
+    return ReadRun(workload="end-to-end", records=LATENCY_RECORDS, e2e_avg_ms=got.avg_ms, e2e_p50_ms=got.p50_ms,
+                   e2e_p99_ms=got.p99_ms, e2e_p999_ms=got.p999_ms, elapsed_s=elapsed, exit_code=code)
