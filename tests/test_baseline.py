@@ -16,7 +16,7 @@ import pytest
 
 from conftest import run_kcliff
 from kcliff import baseline
-from kcliff.model import ResultsDoc
+from kcliff.model import SCHEMA_VERSION, ResultsDoc
 
 CANARIES = {"flush-1": ("throughput", 0.5), "inflight-1": ("throughput", 0.7)}
 SPEEDS = {"reference": 40.0, "flush-1": 2.0, "inflight-1": 14.0, "tuned": 55.0}
@@ -124,7 +124,8 @@ def test_a_failed_canary_is_refused_and_nothing_is_written(tmp_path):
 
 @pytest.mark.parametrize("mangle, words", [
     (lambda text: text[: len(text) // 2], "not valid JSON (truncated?)"),
-    (lambda text: text.replace('"schema_version": 1', '"schema_version": 2', 1), "newer than this kcliff"),
+    (lambda text: text.replace('"schema_version": 1', f'"schema_version": {SCHEMA_VERSION + 1}', 1),
+     "newer than this kcliff"),
     (lambda text: text.replace('"kcliff.results"', '"something.else"', 1), "not a kcliff results file"),
     (lambda text: text.replace('"status": "complete"', '"status": "interrupted"', 1), "only complete runs"),
 ])

@@ -1,9 +1,10 @@
 """github-action-benchmark "custom" JSON from one results file.
 
 Two files, because the action takes one tool per file: throughput.json for `customBiggerIsBetter`
-(MB/s) and p99.json for `customSmallerIsBetter` (ms). Names are "<scenario id> throughput" and
-"<scenario id> p99": scenario ids are stable, so the action lines series up across runs. `range` and
-`extra` are strings, as the action shows them verbatim.
+(MB/s: the producer's, and the consumer's where the read side was measured) and p99.json for
+`customSmallerIsBetter` (ms: the producer's p99, and the end-to-end p99). Names are "<scenario id>
+<metric>" (throughput, consumed, p99, e2e_p99): scenario ids are stable, so the action lines series
+up across runs. `range` and `extra` are strings, as the action shows them verbatim.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from .history import read_results
 from .model import METRICS, Entry, Metric, ResultsDoc
 
-FILES = {"throughput": "throughput.json", "p99": "p99.json"}
+FILES = {"throughput.json": True, "p99.json": False}  # the file of each direction: higher is better or not
 
 
 def _fmt(value: float) -> str:
@@ -29,7 +30,7 @@ def _entry(sc: Entry, metric: Metric, reference: float | None) -> dict[str, Any]
     stats = (sc.summary or {}).get(metric.key)
     if median is None or stats is None:
         return None
-    extra = [f"median of {len(sc.runs)} runs, min {_fmt(stats.min)} max {_fmt(stats.max)} {metric.unit}",
+    extra = [f"median of {len(sc.values(metric))} runs, min {_fmt(stats.min)} max {_fmt(stats.max)} {metric.unit}",
              f"status {sc.status}"]
     if reference:
         extra.append(f"{median / reference:.2f}x reference")
@@ -61,8 +62,8 @@ def export(results: str | Path, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, filename in FILES.items():
+    for filename, higher in FILES.items():
         path = out / filename
-        _write_json(path, entries(doc, METRICS[name]))
+        _write_json(path, [e for m in METRICS.values() if m.higher_is_better == higher for e in entries(doc, m)])
         written.append(path)
     return written

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..model import P99, THROUGHPUT, Entry, ResultsDoc
+from ..model import CONSUMED, E2E_P99, P99, THROUGHPUT, Entry, ResultsDoc
 from ..tiers import tier_for
 from .charts import Bar
 
@@ -46,7 +46,7 @@ def _settings_text(applied: Any) -> str:
     if not isinstance(applied, dict):
         return ""
     parts = []
-    for scope in ("broker", "topic", "producer"):
+    for scope in ("broker", "topic", "producer", "consumer"):
         for name, value in (applied.get(scope) or {}).items():
             if name not in ("acks", "replication.factor", "min.insync.replicas", "default.replication.factor"):
                 parts.append(f"{name}={value}")
@@ -58,6 +58,7 @@ def scenario_table(doc: ResultsDoc) -> pd.DataFrame:
     ref_mb = _reference_mb(doc)
     measured = _sorted_measured(doc)
     rest = [sc for sc in doc.scenarios if all(sc is not m for m in measured)]
+    reads = any(sc.read_runs for sc in doc.scenarios)  # the read side's columns only where it was measured
     rows = []
     for sc in measured + rest:
         mb = sc.median(THROUGHPUT)
@@ -73,4 +74,6 @@ def scenario_table(doc: ResultsDoc) -> pd.DataFrame:
             "p99 ms": sc.median(P99),
             "settings": _settings_text(sc.applied),
         })
+        if reads:
+            rows[-1].update({"consumed MB/s": sc.median(CONSUMED), "e2e p99 ms": sc.median(E2E_P99)})
     return pd.DataFrame(rows)
