@@ -381,7 +381,7 @@ class SuiteRunner:
         word = "run" if len(sides) == 1 else "round"
         for i, round_order in enumerate(orders, start=1):
             for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
-                if not sc.reads() or _decided(entry) or _read_decided(entry):
+                if not sc.reads() or _decided(entry) or _read_decided(entry) or not _produced(entry):
                     continue
                 self._switch_to(sc, entry)
                 for workload in (w for w in sc.workloads if w != PRODUCE):
@@ -398,8 +398,9 @@ class SuiteRunner:
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         left = max(1.0, deadline - time.monotonic())
         if workload == CONSUME:
-            records = min(self.opts.records, sum(r.records for r in entry.attempts() if r.complete) or self.opts.records)
-            return read_side.consume_run(self.cluster, topic, records, sc.consumer, min(left, self._read_cap()), log)
+            # everything this side produced: a consumer of one run's worth reads for about a second
+            cap = min(left, self._read_cap())
+            return read_side.consume_run(self.cluster, topic, _produced(entry), sc.consumer, cap, log)
         return read_side.latency_run(self.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log)
 
@@ -517,6 +518,11 @@ def _decided(entry: Entry) -> bool:
     scenario's warm-up and one run take."""
     recent = entry.attempts()[-EARLY_STOP_AFTER:]
     return len(recent) == EARLY_STOP_AFTER and all(r.stop_kind is StopKind.CLIFF for r in recent)
+
+
+def _produced(entry: Entry) -> int:
+    """Records this side's finished producer runs left in its topic: what its consumer can read."""
+    return sum(r.records for r in entry.attempts() if r.complete)
 
 
 def _read_decided(entry: Entry) -> bool:
