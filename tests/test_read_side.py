@@ -66,7 +66,8 @@ def test_read_runs_are_summarised_and_judged_beside_the_producers():
 
 
 def test_export_and_table_carry_the_read_side(tmp_path):
-    doc = ResultsDoc(run_id="r", environment={}, scenarios=[
+    env = {"kafka_version": "4.2.0", "runner_class": "test-2c", "started": "2026-11-23T20:00:00Z"}
+    doc = ResultsDoc(run_id="r", environment=env, scenarios=[
         reading_entry("reference", [40.0, 50.0, 45.0], [30.0, 35.0, 33.0]),
         reading_entry("poll-1", [4.0, 5.0, 4.5], [31.0, 30.0, 32.0])])
     source = tmp_path / "results.json"

@@ -57,6 +57,11 @@ class Consumed:
     rebalance_ms: int
 
 
+def gave_up(lines: list[str]) -> bool:
+    """The tool stopped before reading every record it was asked for (no record came for --timeout)."""
+    return any(line.startswith("WARNING: Exiting before consuming") for line in lines)
+
+
 def consumed(lines: list[str]) -> Consumed | None:
     """The steady rate over the reports; None with fewer than two reports (too short to tell)."""
     reports = [p for p in map(parse_progress, lines) if p is not None]

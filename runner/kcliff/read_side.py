@@ -19,7 +19,7 @@ from .model import ReadRun, StopKind
 
 CONSUMER_CLASS = "org.apache.kafka.tools.ConsumerPerformance"
 LATENCY_CLASS = "org.apache.kafka.tools.EndToEndLatency"
-REPORTING_INTERVAL_MS = 500
+REPORTING_INTERVAL_MS = 100  # the tool prints no summary with per-interval reports: the rate spans them
 # The consumer tool sets these itself (a 2 MiB receive buffer, 1 MiB per partition) unless told:
 # kcliff passes the scenario's value, else Kafka's default, so a consumer is measured as configured.
 TOOL_FLAGS = {"receive.buffer.bytes": "--socket-buffer-size", "max.partition.fetch.bytes": "--fetch-size"}
@@ -30,7 +30,7 @@ CONSUME_MIN_CAP_S = 8.0   # never cut a consumer sooner: JVM start and the group
 
 
 def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], timeout_s: float) -> list[str]:
-    """A fresh group reading `records` records from the earliest offset, reporting every half second."""
+    """A fresh group reading `records` records from the earliest offset, reporting every tenth of a second."""
     args = ["--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(records),
             "--group", f"kcliff-{uuid.uuid4().hex[:8]}", "--show-detailed-stats",
             "--reporting-interval", str(REPORTING_INTERVAL_MS), "--timeout", str(int(timeout_s * 1000))]
@@ -85,7 +85,7 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
                        stop_kind=StopKind.FAILED, stop_reason=f"consumer tool reported too little (exit {code})")
     return ReadRun(workload="consume", records=got.records, consumed_mb_per_sec=round(got.mb_per_sec, 3),
                    consumed_records_per_sec=round(got.records_per_sec, 1), rebalance_ms=got.rebalance_ms,
-                   elapsed_s=elapsed, complete=not cut and got.records >= records, stopped_early=cut,
+                   elapsed_s=elapsed, complete=not cut and not read_output.gave_up(lines), stopped_early=cut,
                    stop_kind=StopKind.CLIFF if cut else None,
                    stop_reason=f"still reading after {cap_s:.0f}s" if cut else None, exit_code=code)
 
@@ -96,8 +96,9 @@ def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer
     and the consumer's settings (it forces linger.ms=0 and fetch.max.wait.ms=0 itself)."""
     props = {k: v for k, v in {**producer, **consumer}.items() if k != "acks"}
     config_path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items()))
-    argv = cluster.tool_command(LATENCY_CLASS, [cluster.tool_bootstrap, topic, str(LATENCY_RECORDS), "all",
-                                                str(settings.RECORD_SIZE), str(config_path)])
+    argv = cluster.tool_command(LATENCY_CLASS, [
+        "--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(LATENCY_RECORDS),
+        "--producer-acks", "all", "--record-size", str(settings.RECORD_SIZE), "--command-config", str(config_path)])
     lines, cut, code, elapsed = _follow(argv, cap_s, log_path)
     got = read_output.latency(lines)
     if got is None:

@@ -33,8 +33,8 @@ from ..suite import PRIME_S, Options, SuiteRunner, new_document
 from . import lint, options
 
 RUN_S = verdict.GATE_RUN_S
-UNCHANGED = ("nothing measured changed: base and head set the same broker, topic and producer settings, "
-             "so no cluster was started")
+UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "
+             "settings, so no cluster was started")
 ROUNDS = verdict.GATE_ROUNDS
 DEFAULT_CANARIES = "batching-off,flush-1"
 
@@ -111,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         return _publish(outcome, args, None)
     canary_ids = [c.strip() for c in args.canaries.split(",") if c.strip()]
     scenarios = {s.id: s for s in load_suites(["canaries"])}
+    if head_sc.reads():  # the rig must also prove it can see a read-side cliff
+        canary_ids += [s.id for s in scenarios.values() if s.cliff and s.reads() and s.id not in canary_ids]
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc])
