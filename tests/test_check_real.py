@@ -14,6 +14,7 @@ from kcliff import sequential
 EXAMPLE = ROOT / "examples" / "config-repo"
 PRODUCER = Path("producers") / "app-producer.properties"
 BROKER = Path("brokers") / "server.properties"
+CONSUMER = Path("consumers") / "app-consumer.properties"
 MEASURE = ["--records", "20000", "--repeats", "2", "--prime", "15", "--format", "github"]
 # The flush=1 head fails on its cliff rule whatever the figures say; measured briefly all the same.
 BRIEF = ["--records", "10000", "--repeats", "2", "--rounds", "2", "--run-seconds", "2", "--prime", "5",
@@ -45,21 +46,28 @@ def test_typo_in_head_exits_2_naming_the_line(repos, tmp_path):
 
 
 @pytest.mark.kafka
-def test_flush_every_message_fails_with_an_annotation_on_its_line(repos, shared_cluster, tmp_path):
+def test_flush_1_and_a_one_byte_fetch_fail_each_on_its_line_and_the_consumer_is_measured(repos, shared_cluster,
+                                                                                          tmp_path):
+    """flush=1 on the brokers and fetch.max.bytes=1 in the consumer: each cliff rule annotates its own
+    line, and the consumer change brings the read side into the check (its canary in the self-test,
+    a consumer and end-to-end run per round on both sides)."""
     base, head = repos
-    broker = head / BROKER
+    broker, consumer = head / BROKER, head / CONSUMER
     broker.write_text(broker.read_text() + "log.flush.interval.messages=1\n")
+    consumer.write_text(consumer.read_text().replace("fetch.max.bytes=52428800", "fetch.max.bytes=1"))
     out = tmp_path / "verdict.json"
     done = run_kcliff("check", "--base", str(base), "--head", str(head), *BRIEF, "--json", str(out),
                       "--workdir", str(shared_cluster), timeout=900)
     assert done.returncode == 1, done.stderr[-3000:]
-    line = line_of(broker, "log.flush.interval.messages")
-    # the rule's annotation, once (a measured cliff of the head adds its own on the same line)
-    prefix = f"::error file={broker},line={line},title=kcliff%3A flush-every-message::"
-    annotations = [a for a in done.stdout.splitlines() if a.startswith(prefix)]
-    assert len(annotations) == 1, done.stdout
+    for path, setting, rule in ((broker, "log.flush.interval.messages", "flush-every-message"),
+                                (consumer, "fetch.max.bytes", "consumer-fetch-one-batch")):
+        # the rule's annotation, once (a measured cliff of the head adds its own on the same line)
+        prefix = f"::error file={path},line={line_of(path, setting)},title=kcliff%3A {rule}::"
+        assert len([a for a in done.stdout.splitlines() if a.startswith(prefix)]) == 1, done.stdout
     result = json.loads(out.read_text())
     assert result["verdict"] == "cliff"
+    assert {"consumed", "e2e_p99"} <= {d["metric"] for d in result["scenarios"][0]["decisions"]}
+    assert any(c["id"] == "consumer-fetch-1" for c in result["canaries"])
 
 
 @pytest.mark.kafka

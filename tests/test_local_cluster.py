@@ -61,6 +61,14 @@ def test_canaries_fall_far_below_the_reference(tmp_path):
     assert by_id["flush-1"]["applied"]["broker"]["log.flush.interval.messages"] == 1
     assert by_id["batching-off"]["applied"]["producer"] == {"batch.size": 0, "acks": "all"}
     assert "cliff seen" in done.stdout
+    # the read side: fetch.max.bytes=1 read at 0.01x (20 ms round trip) and 0.15x (loopback) here
+    read = by_id["consumer-fetch-1"]["summary"]["consumed_mb_per_sec"]["median"]
+    read_ref = by_id["reference"]["summary"]["consumed_mb_per_sec"]["median"]
+    assert read / read_ref < by_id["consumer-fetch-1"]["cliff"]["max_ratio"], (read, read_ref)
+    assert {r["workload"] for r in by_id["reference"]["read_runs"]} == {"consume", "end-to-end"}
+    e2e = by_id["reference"]["summary"]["e2e_p99_ms"]
+    assert 0 < e2e["median"] < 10_000 and "consumed MB/s" in done.stdout
+    assert by_id["batching-off"]["read_runs"] == []  # a producer canary reads nothing
     assert jvms_under(tmp_path) == []
 
 
