@@ -95,10 +95,12 @@ def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer
     """EndToEndLatency on the scenario's topic with acks=all: its one config file holds the producer's
     and the consumer's settings (it forces linger.ms=0 and fetch.max.wait.ms=0 itself)."""
     props = {k: v for k, v in {**producer, **consumer}.items() if k != "acks"}
-    config_path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items()))
-    argv = cluster.tool_command(LATENCY_CLASS, [
-        "--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(LATENCY_RECORDS),
-        "--producer-acks", "all", "--record-size", str(settings.RECORD_SIZE), "--command-config", str(config_path)])
+    args = ["--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(LATENCY_RECORDS),
+            "--producer-acks", "all", "--record-size", str(settings.RECORD_SIZE)]
+    if props:  # the tool takes settings only from a file (which a compose tool container cannot see yet)
+        config_path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items()))
+        args += ["--command-config", str(config_path)]
+    argv = cluster.tool_command(LATENCY_CLASS, args)
     lines, cut, code, elapsed = _follow(argv, cap_s, log_path)
     got = read_output.latency(lines)
     if got is None:
