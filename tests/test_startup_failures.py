@@ -80,13 +80,16 @@ def test_disk_filling_up_mid_run_ends_it_and_keeps_what_was_measured(tmp_path):
     """Another process fills the disk after the reference's first run: the brokers take their log dir
     offline and stay up; kcliff must say so in one sentence, not wait out its budget."""
     out = tmp_path / "results.json"
-    with small_disk(tmp_path / "small", 400) as small:
+    # room for the run's start-up check (the canaries' five topics need about 500 MB), filled below
+    with small_disk(tmp_path / "small", 640) as small:
         proc = subprocess.Popen([*KCLIFF, "run", "--records", "10000", "--repeats", "2", "--prime", "0",
                                  "--workdir", str(small), "--out", str(out)],
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            wait_for(lambda: out.exists() and [e for e in json.loads(out.read_text())["scenarios"] if e["runs"]],
-                     600, "the reference's first run")
+            def first_run() -> list:
+                assert proc.poll() is None, f"kcliff ended before its first run: {proc.communicate()[1][-2000:]}"
+                return out.exists() and [e for e in json.loads(out.read_text())["scenarios"] if e["runs"]]
+            wait_for(first_run, 600, "the reference's first run")
             with open(small / "filler", "wb") as filler:
                 os.posix_fallocate(filler.fileno(), 0, shutil.disk_usage(small).free - 2 ** 20)
             _, err = proc.communicate(timeout=300)
