@@ -3,9 +3,6 @@ deadline or when a stop rule says so, and return every figure it printed."""
 
 from __future__ import annotations
 
-import queue
-import subprocess
-import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -66,28 +63,17 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     interim line, or when `watch` (asked about once a second, lines or not: a producer whose brokers
     all died prints nothing) returns a reason. A stopped run keeps the figures of its interim lines
     and is marked incomplete. No interim line for `stall_s` seconds stops it as stalled."""
-    argv = perf_argv(cluster, topic, records, producer, throughput, quiet)
     began = time.monotonic()
-    proc = procs.spawn(argv, stdout=subprocess.PIPE)
-    lines: queue.Queue[str | None] = queue.Queue()
-    reader = threading.Thread(target=procs.pump_lines, args=(proc.stdout, lines), daemon=True)
-    reader.start()
-    seen: list[str] = []
     interim: list[PerfLine] = []
     reason: str | None = None
     kind: StopKind | None = None
     last_progress = began
-    try:
+    with procs.FollowedTool(perf_argv(cluster, topic, records, producer, throughput, quiet), log_path) as tool:
         while True:
-            try:
-                line = lines.get(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
-            except queue.Empty:
-                line = ""
+            line = tool.next_line(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
             if line is None:
                 break
             parsed = parse_line(line) if line else None
-            if line:
-                seen.append(line)
             if parsed is not None and parsed.is_summary:
                 parsed = None
             elapsed = time.monotonic() - began
@@ -111,28 +97,18 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
             if time.monotonic() - last_progress >= stall_s:
                 kind, reason = StopKind.FAULT, f"{STALLED} no record acknowledged for {stall_s:.0f}s"
                 break
-    finally:
-        procs.stop(proc, grace_s=3.0)
-        reader.join(timeout=5)
-        if proc.stdout:
-            proc.stdout.close()
-        log_path.write_text("$ " + " ".join(shown_argv(argv)) + "\n" + "".join(seen))
+    seen, code = tool.seen, tool.proc.returncode
     elapsed = round(time.monotonic() - began, 3)
     final = summary(seen)
     mbps = [p.mb_per_sec for p in interim]
     if final is not None and kind is None:
         return Run(records=final.records, records_per_sec=final.records_per_sec, mb_per_sec=final.mb_per_sec,
                    avg_ms=final.avg_ms, max_ms=final.max_ms, p50_ms=final.p50_ms, p95_ms=final.p95_ms,
-                   p99_ms=final.p99_ms, p999_ms=final.p999_ms, elapsed_s=elapsed, exit_code=proc.returncode,
+                   p99_ms=final.p99_ms, p999_ms=final.p999_ms, elapsed_s=elapsed, exit_code=code,
                    interim_mb_per_sec=mbps)
     if kind is None or reason is None:
-        kind, reason = StopKind.FAILED, f"perf tool exited {proc.returncode} without a summary"
-    return _from_interim(interim, elapsed, kind, reason, proc.returncode)
-
-
-def shown_argv(argv: list[str]) -> list[str]:
-    """argv as a log shows it: the long classpath left out."""
-    return [("<classpath>" if i and argv[i - 1] == "-cp" else a) for i, a in enumerate(argv)]
+        kind, reason = StopKind.FAILED, f"perf tool exited {code} without a summary"
+    return _from_interim(interim, elapsed, kind, reason, code)
 
 
 def _from_interim(interim: list[PerfLine], elapsed: float, kind: StopKind, reason: str, code: int | None) -> Run:

@@ -114,10 +114,22 @@ class Figures:
         return None if found is None else float(found)
 
 
-class Run(_Model, Figures):
-    """One perf-tool run; a stopped one (complete false) has interim figures and no percentiles."""
+class ToolRun(_Model, Figures):
+    """What every tool run records beside its figures: how long, how it ended, where in its round."""
 
     records: int
+    elapsed_s: float = 0.0
+    complete: bool = True
+    stopped_early: bool = False
+    stop_reason: str | None = None
+    stop_kind: StopKind | None = None
+    exit_code: int | None = None
+    position: int | None = None  # where in its interleaved round it ran, 0 first
+
+
+class Run(ToolRun):
+    """One perf-tool run; a stopped one (complete false) has interim figures and no percentiles."""
+
     records_per_sec: float | None = None
     mb_per_sec: float | None = None
     avg_ms: float | None = None
@@ -126,14 +138,7 @@ class Run(_Model, Figures):
     p95_ms: float | None = None
     p99_ms: float | None = None
     p999_ms: float | None = None
-    elapsed_s: float = 0.0
-    complete: bool = True
-    stopped_early: bool = False
-    stop_reason: str | None = None
-    stop_kind: StopKind | None = None
-    exit_code: int | None = None
     interim_mb_per_sec: list[float] = []
-    position: int | None = None  # where in its interleaved round it ran, 0 first
 
     @model_validator(mode="before")
     @classmethod
@@ -149,13 +154,12 @@ class Run(_Model, Figures):
         return data
 
 
-class ReadRun(_Model, Figures):
+class ReadRun(ToolRun):
     """One read-side tool run: a consumer reading the topic from the start (consumed_*), or the
     end-to-end latency tool producing and polling one record at a time (e2e_*). A consumer stopped
     at its time cap keeps the rate it had and is marked stopped_early."""
 
     workload: Literal["consume", "end-to-end"]
-    records: int
     consumed_mb_per_sec: float | None = None
     consumed_records_per_sec: float | None = None
     rebalance_ms: int | None = None
@@ -163,13 +167,6 @@ class ReadRun(_Model, Figures):
     e2e_p50_ms: float | None = None
     e2e_p99_ms: float | None = None
     e2e_p999_ms: float | None = None
-    elapsed_s: float = 0.0
-    complete: bool = True
-    stopped_early: bool = False
-    stop_reason: str | None = None
-    stop_kind: StopKind | None = None
-    exit_code: int | None = None
-    position: int | None = None
 
 
 class Stat(_Model):
@@ -191,7 +188,7 @@ def summarise(runs: list[Run], read_runs: list[ReadRun] | None = None) -> dict[s
     """Median and min-max of every figure over the runs. A run stopped early on a cliff has only its
     first seconds' figures: they count only when no run finished (a decided cliff's estimate)."""
     out: dict[str, Stat] = {}
-    groups: list[tuple[tuple[str, ...], list[Any]]] = [(SUMMARY_KEYS, runs)]
+    groups: list[tuple[tuple[str, ...], list[ToolRun]]] = [(SUMMARY_KEYS, list(runs))]
     groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in ("consume", "end-to-end")]
     for keys, group in groups:
         chosen = [r for r in group if not r.stopped_early] or group
@@ -314,6 +311,10 @@ class ResultsDoc(_Model):
 
     def canaries(self) -> list[Entry]:
         return [e for e in self.scenarios if e.is_canary]
+
+    def has_read_side(self) -> bool:
+        """Some scenario measured the read side: tables show its columns only then."""
+        return any(e.read_runs for e in self.scenarios)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

@@ -86,11 +86,49 @@ def spawn(argv: list[str], log: Path | None = None, register: bool = True,
     return proc
 
 
-def pump_lines(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
+def _pump_lines(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
     """A thread's body: a tool's output, line by line, into `lines`; None when the tool closes it."""
     for raw in iter(stream.readline, b""):
         lines.put(raw.decode("utf-8", errors="replace"))
     lines.put(None)
+
+
+def shown_argv(argv: list[str]) -> list[str]:
+    """argv as a log shows it: the long classpath left out."""
+    return [("<classpath>" if i and argv[i - 1] == "-cp" else a) for i, a in enumerate(argv)]
+
+
+class FollowedTool:
+    """A tool run whose output is read line by line as it comes (a perf tool's interim lines).
+    Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`."""
+
+    def __init__(self, argv: list[str], log_path: Path) -> None:
+        self.argv, self.log_path = argv, log_path
+        self.seen: list[str] = []
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.proc = spawn(argv, stdout=subprocess.PIPE)
+        self._reader = threading.Thread(target=_pump_lines, args=(self.proc.stdout, self._lines), daemon=True)
+        self._reader.start()
+
+    def next_line(self, timeout: float) -> str | None:
+        """The next line, "" when none came within `timeout` seconds, None once the tool closed its output."""
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            return ""
+        if line:
+            self.seen.append(line)
+        return line
+
+    def __enter__(self) -> FollowedTool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        stop(self.proc, grace_s=3.0)
+        self._reader.join(timeout=5)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self.log_path.write_text("$ " + " ".join(shown_argv(self.argv)) + "\n" + "".join(self.seen))
 
 
 def _die_with(parent: int) -> Callable[[], None] | None:

@@ -4,16 +4,12 @@ as the producer's tool does; every value is one argv element, so no shell sees i
 
 from __future__ import annotations
 
-import queue
-import subprocess
-import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 from . import procs, read_output, settings
-from .measure import shown_argv
 from .backends.base import Cluster
 from .model import ReadRun, StopKind
 
@@ -46,32 +42,16 @@ def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str
 def _follow(argv: list[str], cap_s: float, log_path: Path) -> tuple[list[str], bool, int | None, float]:
     """Run a tool to its end or for at most cap_s seconds: its lines, whether it was cut off, its exit code."""
     began = time.monotonic()
-    proc = procs.spawn(argv, stdout=subprocess.PIPE)
-    lines: queue.Queue[str | None] = queue.Queue()
-    reader = threading.Thread(target=procs.pump_lines, args=(proc.stdout, lines), daemon=True)
-    reader.start()
-    seen: list[str] = []
     cut = False
-    try:
+    with procs.FollowedTool(argv, log_path) as tool:
         while True:
             left = began + cap_s - time.monotonic()
             if left <= 0:
                 cut = True
                 break
-            try:
-                line = lines.get(timeout=min(1.0, left))
-            except queue.Empty:
-                continue
-            if line is None:
+            if tool.next_line(timeout=min(1.0, left)) is None:
                 break
-            seen.append(line)
-    finally:
-        procs.stop(proc, grace_s=3.0)
-        reader.join(timeout=5)
-        if proc.stdout:
-            proc.stdout.close()
-        log_path.write_text("$ " + " ".join(shown_argv(argv)) + "\n" + "".join(seen))
-    return seen, cut, proc.returncode, round(time.monotonic() - began, 3)
+    return tool.seen, cut, tool.proc.returncode, round(time.monotonic() - began, 3)
 
 
 def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], cap_s: float,

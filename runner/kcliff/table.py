@@ -31,7 +31,7 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
     reference = doc.reference()
     ref_mb = reference.median(THROUGHPUT) if reference else None
     ref_read = reference.median(CONSUMED) if reference else None
-    reads = any(e.read_runs for e in doc.scenarios)
+    with_reads = doc.has_read_side()
     out = []
     for entry in doc.scenarios:
         mb = (entry.summary or {}).get(THROUGHPUT.key)
@@ -43,7 +43,7 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
             f"{p99.median:.0f}" if p99 is not None else "-",
             ratio,
         ]
-        if reads:
+        if with_reads:
             read = (entry.summary or {}).get(CONSUMED.key)
             e2e = (entry.summary or {}).get(E2E_P99.key)
             row += [f"{read.median:.2f}" + (f" ({read.median / ref_read:.2f}x)" if ref_read else "") if read else "-",
@@ -59,7 +59,7 @@ READ_HEADER = ["consumed MB/s", "e2e p99 ms"]
 
 def render(doc: ResultsDoc) -> str:
     body = rows(doc)
-    header = HEADER[:-1] + READ_HEADER + HEADER[-1:] if any(e.read_runs for e in doc.scenarios) else HEADER
+    header = HEADER[:-1] + READ_HEADER + HEADER[-1:] if doc.has_read_side() else HEADER
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:

@@ -58,7 +58,7 @@ def scenario_table(doc: ResultsDoc) -> pd.DataFrame:
     ref_mb = _reference_mb(doc)
     measured = _sorted_measured(doc)
     rest = [sc for sc in doc.scenarios if all(sc is not m for m in measured)]
-    reads = any(sc.read_runs for sc in doc.scenarios)  # the read side's columns only where it was measured
+    reads = doc.has_read_side()
     rows = []
     for sc in measured + rest:
         mb = sc.median(THROUGHPUT)
