@@ -5,10 +5,11 @@ the metrics a check judges, the benchmark export and the run table."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from kcliff import export, read_output, read_side, table
-from kcliff.model import CONSUMED, E2E_P99, THROUGHPUT, Entry, ReadRun, ResultsDoc, Run
+from kcliff.model import CONSUMED, E2E_P99, THROUGHPUT, Entry, ReadRun, ResultsDoc, Run, StopKind
 
 DATA = Path(__file__).resolve().parent / "data" / "read-side"
 
@@ -36,7 +37,7 @@ def test_latency_figures_are_read_from_the_tools_last_lines():
 class FakeCluster:
     tool_bootstrap = "127.0.0.1:1,127.0.0.1:2"
 
-    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         return ["java", main_class, *args]
 
 
@@ -79,3 +80,25 @@ def test_export_and_table_carry_the_read_side(tmp_path):
     assert {"reference e2e_p99", "poll-1 e2e_p99", "poll-1 p99"} <= smaller
     rendered = table.render(doc)
     assert "consumed MB/s" in rendered and "4.50 (0.10x)" in rendered
+
+
+class ReplayCluster(FakeCluster):
+    """Runs a process that prints recorded consumer output and exits with `code`, in place of the tool."""
+
+    def __init__(self, recorded: list[str], code: int) -> None:
+        self.script = f"import sys; sys.stdout.write({''.join(recorded)!r}); sys.exit({code})"
+
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
+        return [sys.executable, "-c", self.script]
+
+
+def test_a_read_done_before_its_second_report_has_no_rate_and_is_no_failure(tmp_path):
+    short = lines("consumer-perf-default.txt")[:2]  # the header and the group join's report
+    run = read_side.consume_run(ReplayCluster(short, 0), "t", 6000, {}, 30, tmp_path / "c.log")
+    assert not run.complete and run.stop_kind is None and run.consumed_mb_per_sec is None
+    assert "too few to give a rate" in (run.stop_reason or "")
+    failed = read_side.consume_run(ReplayCluster(short, 1), "t", 6000, {}, 30, tmp_path / "d.log")
+    assert failed.stop_kind is StopKind.FAILED
+    whole = read_side.consume_run(ReplayCluster(lines("consumer-perf-default.txt"), 0), "t", 6000, {}, 30,
+                                  tmp_path / "e.log")
+    assert whole.complete and whole.consumed_mb_per_sec and whole.consumed_mb_per_sec > 0

@@ -60,6 +60,10 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
     rate it had (stopped early: a read-side cliff, like the producer's early stop)."""
     lines, cut, code, elapsed = _follow(consumer_argv(cluster, topic, records, consumer, cap_s), cap_s, log_path)
     got = read_output.consumed(lines)
+    if got is None and code == 0 and not cut:  # done before its second report: a figure would be noise
+        return ReadRun(workload="consume", records=records, elapsed_s=elapsed, complete=False, exit_code=code,
+                       stop_reason=f"read {records} records in under {2 * REPORTING_INTERVAL_MS} ms: "
+                                   "too few to give a rate (measure more --records)")
     if got is None:
         return ReadRun(workload="consume", records=0, elapsed_s=elapsed, complete=False, exit_code=code,
                        stop_kind=StopKind.FAILED, stop_reason=f"consumer tool reported too little (exit {code})")
@@ -77,10 +81,12 @@ def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer
     props = {k: v for k, v in {**producer, **consumer}.items() if k != "acks"}
     args = ["--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(LATENCY_RECORDS),
             "--producer-acks", "all", "--record-size", str(settings.RECORD_SIZE)]
-    if props:  # the tool takes settings only from a file (which a compose tool container cannot see yet)
+    files: tuple[Path, ...] = ()
+    if props:  # the tool takes settings only from a file
         config_path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items()))
-        args += ["--command-config", str(config_path)]
-    argv = cluster.tool_command(LATENCY_CLASS, args)
+        files = (config_path.resolve(),)
+        args += ["--command-config", str(files[0])]
+    argv = cluster.tool_command(LATENCY_CLASS, args, files)
     lines, cut, code, elapsed = _follow(argv, cap_s, log_path)
     got = read_output.latency(lines)
     if got is None:

@@ -60,9 +60,10 @@ class Cluster(ABC):
         """bootstrap.servers for the perf tool, as `tool_command` runs it."""
 
     @abstractmethod
-    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         """argv that runs a Kafka tool class (e.g. org.apache.kafka.tools.ProducerPerformance) with
-        `args` as the dedicated, separately capped producer. Never a shell string."""
+        `args` as the dedicated, separately capped producer. Never a shell string. `files`: host
+        files the tool reads (a config file), visible to it at the same path."""
 
     def dead_nodes(self) -> list[int]:
         """Node ids whose broker process is no longer running (empty for an external cluster)."""

@@ -282,13 +282,14 @@ class ComposeCluster(Restartable):
         done = self.compose("logs", "--no-color", "--tail", str(lines), *BROKERS, timeout=60, check=False)
         return _tail(done.stdout, 3 * lines)
 
-    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         """A one-off container of the `producer` service runs the class (its own caps; removed when
-        it ends). Variables the compose file reads are unset first, so the caller's environment
-        cannot change what the env file says."""
+        it ends), with `files` mounted read-only at their host paths. Variables the compose file
+        reads are unset first, so the caller's environment cannot change what the env file says."""
         unset = [arg for var in COMPOSE_VARIABLES if var in os.environ for arg in ("-u", var)]
         prefix = ["env", *unset] if unset else []
-        return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", "producer",
+        mounts = [arg for f in files for arg in ("--volume", f"{f.resolve()}:{f.resolve()}:ro")]
+        return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", *mounts, "producer",
                                           "/opt/kafka/bin/kafka-run-class.sh", main_class, *args)
 
     def restart(self, overrides: dict[str, Any]) -> None:

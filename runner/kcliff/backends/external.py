@@ -30,7 +30,7 @@ class ExternalCluster(Cluster):
     def tool_bootstrap(self) -> str:
         return self.bootstrap
 
-    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         return kafka_dist.java_command(self.libs, main_class, self.producer_heap_mb, cpus=self.producer_cpus) + args
 
     def down(self) -> None:
