@@ -33,6 +33,7 @@ EARLY_STOP_AFTER = 2     # runs in a row (the warm-up counts) stopped on a cliff
 PRIME_S = 45.0           # of unmeasured load before the first measurement (see SuiteRunner.prime)
 PRIME_RECORDS = 30_000   # per priming run, so JVM start-ups do not eat the priming time
 HEAL_SYNC_S = 180.0      # for a healed broker to catch up with every partition it replicates
+READ_RUNS = 3            # a consumer reads up to this many producer runs' worth of records
 
 
 @dataclass(frozen=True)
@@ -351,10 +352,11 @@ class SuiteRunner:
                     self._check_run(run, i)
                     if run.stop_kind is StopKind.BUDGET:
                         raise _Stop(Status.TIMED_OUT, f"time budget of {budget:.0f}s exhausted in {word} {i}")
+                    self._read_side(sc, topic, entry, records, f"{word} {i}/{rounds}", None if alone else position,
+                                    deadline)
                 if decided is not None and i < rounds and decided(entries):
                     self.progress.note(f"verdict certain after {word} {i} of {rounds}: stopped measuring")
                     break
-            self._read_rounds(sides, orders[:max(len(e.runs) for e in entries)], deadline)
             for entry in entries:
                 on_cliff = _decided(entry)
                 entry.status = Status.CLIFF if on_cliff else Status.OK
@@ -373,45 +375,48 @@ class SuiteRunner:
             self.save()
         return entries
 
-    def _read_rounds(self, sides: list[tuple[Scenario, str, Entry]], orders: list[list[int]],
-                     deadline: float) -> None:
-        """The read side, once the producer runs have filled each topic: every reading side's consumer
-        and end-to-end runs, in the producer rounds' orders. A side whose consumer was stopped at its
-        cap twice running is on a read-side cliff: more runs would only crawl."""
-        word = "run" if len(sides) == 1 else "round"
-        for i, round_order in enumerate(orders, start=1):
-            for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
-                if not sc.reads() or _decided(entry) or _read_decided(entry) or not _produced(entry):
-                    continue
-                self._switch_to(sc, entry)
-                for workload in (w for w in sc.workloads if w != PRODUCE):
-                    run = self._read(sc, topic, workload, entry, f"{workload} {word} {i}/{len(orders)}", deadline)
-                    run.position = position if len(sides) > 1 else None
-                    entry.read_runs.append(run)
-                    entry.resummarise()
-                    self.save()
-                    if run.stop_kind is StopKind.FAILED:
-                        raise ClusterError(f"{sc.id}: {workload} run {i} failed: {run.stop_reason}")
+    def _read_side(self, sc: Scenario, topic: str, entry: Entry, records: int, label: str, position: int | None,
+                   deadline: float) -> None:
+        """Right after a side's producer run, in the same round, its consumer and end-to-end runs, so
+        a check's sequential stop ends both together. A side whose consumer was stopped at its cap
+        twice running is on a read-side cliff: more reads would only crawl."""
+        if not sc.reads() or _decided(entry) or _read_decided(entry) or not _produced(entry):
+            return
+        for workload in (w for w in sc.workloads if w != PRODUCE):
+            run = self._read(sc, topic, workload, entry, records, f"{workload} {label}", deadline)
+            run.position = position
+            entry.read_runs.append(run)
+            entry.resummarise()
+            self.save()
+            if run.stop_kind is StopKind.FAILED:
+                raise ClusterError(f"{sc.id}: {workload} {label} failed: {run.stop_reason}")
 
-    def _read(self, sc: Scenario, topic: str, workload: str, entry: Entry, label: str, deadline: float) -> ReadRun:
+    def _read(self, sc: Scenario, topic: str, workload: str, entry: Entry, records: int, label: str,
+              deadline: float) -> ReadRun:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         left = max(1.0, deadline - time.monotonic())
         if workload == CONSUME:
-            # everything this side produced: a consumer of one run's worth reads for about a second
-            cap = min(left, self._read_cap())
-            return read_side.consume_run(self.cluster, topic, _produced(entry), sc.consumer, cap, log)
+            # a run's worth alone is read in a fraction of a second: READ_RUNS runs' worth, from the start
+            count = min(READ_RUNS * records, _produced(entry))
+            cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
+            return read_side.consume_run(self.cluster, topic, count, sc.consumer, cap, log)
         return read_side.latency_run(self.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log)
 
-    def _read_cap(self) -> float:
-        """How long a consumer may read: the reference's consumer time over the cliff threshold (a
-        consumer that much slower is on a cliff, like the producer's early stop), else the most."""
+    def _read_cap(self, records: int) -> float:
+        """How long a consumer of `records` may read: the reference's consumer time for as many records
+        over the cliff threshold (a consumer that much slower is on a cliff, like the producer's early
+        stop); before the reference has read, the shortest cap: a cut run keeps the rate it had."""
         ref = self.doc.reference()
-        times = [r.elapsed_s for r in (ref.read_runs if ref else []) if r.workload == CONSUME and r.complete]
-        if not self.opts.early_stop or not times:
+        done = [r for r in (ref.read_runs if ref else []) if r.workload == CONSUME and r.complete and r.records]
+        if not self.opts.early_stop:
             return read_side.CONSUME_MAX_S
-        return max(read_side.CONSUME_MIN_CAP_S, statistics.median(times) / self.opts.cliff_threshold)
+        if not done:
+            return read_side.CONSUME_MIN_CAP_S
+        per_record = statistics.median(r.elapsed_s / r.records for r in done)
+        return min(read_side.CONSUME_MAX_S,
+                   max(read_side.CONSUME_MIN_CAP_S, per_record * records / self.opts.cliff_threshold))
 
     def _switch_to(self, sc: Scenario, entry: Entry) -> None:
         entry.restart_forced = self._restart_if_needed(sc) or entry.restart_forced

@@ -181,13 +181,16 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
 
 
 def certain(rounds: int) -> Callable[[list[Entry]], bool]:
-    """Whether base and head's throughput verdict is already certain at the gate's error rates
-    (sequential.py, docs/gate.md: Stopping early), so the rounds left can be skipped."""
+    """Whether base and head's throughput verdicts, the producer's and (when they read) the
+    consumer's, are already certain at the gate's error rates (sequential.py, docs/gate.md:
+    Stopping early), so the rounds left can be skipped."""
     plan = sequential.Plan(max_rounds=rounds, first_look=min(sequential.FIRST_LOOK, rounds))
 
     def decided(entries: list[Entry]) -> bool:
-        base, head = (e.values(model.THROUGHPUT) for e in entries)
-        return sequential.decide_so_far(base, head, plan) is not None
+        base, head = entries
+        stopping = [m for m in (model.THROUGHPUT, model.CONSUMED) if m in base.metrics() and m in head.metrics()]
+        return all(sequential.decide_so_far(base.values(m), head.values(m), plan, m.name) is not None
+                   for m in stopping)
     return decided
 
 
