@@ -5,7 +5,12 @@
      "runner_class": "local-2c-24g", "window": 30, "updated": "...",
      "sources": [{"run_id", "kcliff_revision", "hostname", "started"}, ...],
      "scenarios": {"reference": {"settings_hash", "description", "cliff",
-                                 "runs": [{"run_id", "mb_per_sec", "p99_ms", "complete"}, ...]}}}
+                                 "runs": [{"run_id", "mb_per_sec", "p99_ms", "complete"}, ...],
+                                 "workloads": [...], "read_runs": [{"run_id", "workload",
+                                 "consumed_mb_per_sec", "e2e_p99_ms", "complete"}, ...]}}}
+
+Version 2 added the read side (workloads, read_runs: scenarios that measured a consumer); version 1
+files read as they are.
 
 Hardware differs between runner classes, so a file only ever holds one class: results from another
 class are refused unless --runner-class relabels them on purpose. A scenario whose settings hash
@@ -23,10 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import model, scenario, verdict
 from .errors import InputError
-from .model import Entry, Metric, ResultsDoc, Run, Status
+from .model import Entry, Metric, ReadRun, ResultsDoc, Run, Status
 
 SCHEMA = "kcliff.baseline"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DIR = "baselines"
 DEFAULT_WINDOW = 30
 
@@ -45,6 +50,16 @@ class StoredRun(_Model, model.Figures):
     complete: bool = True
 
 
+class StoredReadRun(_Model, model.Figures):
+    """One read-side run kept in a baseline: a consumer's MB/s or an end-to-end p99."""
+
+    run_id: str
+    workload: model.ReadWorkload
+    consumed_mb_per_sec: float | None = None
+    e2e_p99_ms: float | None = None
+    complete: bool = True
+
+
 class StoredScenario(_Model):
     """A scenario's runs from past results, the newest `window` of them, for one settings hash."""
 
@@ -52,16 +67,23 @@ class StoredScenario(_Model):
     description: str = ""
     cliff: model.CliffSpec | None = None
     runs: list[StoredRun] = []
+    workloads: list[str] | None = None  # None: the producer's alone
+    read_runs: list[StoredReadRun] = []
 
     def values(self, metric: Metric) -> list[float | None]:
-        return [r.value(metric) for r in self.runs]
+        return self.as_entry("").values(metric)
 
     def as_entry(self, scenario_id: str) -> Entry:
-        """The stored runs as a results entry, so a canary kept here is judged by model.canary_verdict."""
+        """The stored runs as a results entry, so a canary kept here is judged by model.canary_verdict
+        and its values are read the way a measured entry's are."""
         runs = [Run(records=0, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms, complete=r.complete,
                     stopped_early=not r.complete) for r in self.runs]
+        reads = [ReadRun(workload=r.workload, records=0, consumed_mb_per_sec=r.consumed_mb_per_sec,
+                         e2e_p99_ms=r.e2e_p99_ms, complete=r.complete, stopped_early=not r.complete)
+                 for r in self.read_runs]
         return Entry(id=scenario_id, description=self.description, settings_hash=self.settings_hash,
-                     cliff=self.cliff, status=Status.OK, runs=runs, summary=model.summarise(runs))
+                     cliff=self.cliff, status=Status.OK, runs=runs, read_runs=reads, workloads=self.workloads,
+                     summary=model.summarise(runs, reads))
 
 
 class Source(_Model):
@@ -212,12 +234,22 @@ def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -
         stored.cliff = entry.cliff
         stored.runs = (stored.runs + [StoredRun(run_id=run_id, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms,
                                                 complete=r.complete) for r in entry.runs])[-window:]
+        stored.workloads = entry.workloads or stored.workloads
+        stored.read_runs = _newest(stored.read_runs + [
+            StoredReadRun(run_id=run_id, workload=r.workload, consumed_mb_per_sec=r.consumed_mb_per_sec,
+                          e2e_p99_ms=r.e2e_p99_ms, complete=r.complete) for r in entry.read_runs], window)
         new.scenarios[sid] = stored
     env = results.environment
     new.sources = (new.sources + [Source(run_id=run_id, kcliff_revision=env.get("kcliff_revision"),
                                          hostname=env.get("hostname"), started=env.get("started"))])[-window:]
     new.updated = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return new, notes
+
+
+def _newest(runs: list[StoredReadRun], window: int) -> list[StoredReadRun]:
+    """The newest `window` read runs of each workload, in the order they were stored."""
+    kept = {id(r) for w in {r.workload for r in runs} for r in [r for r in runs if r.workload == w][-window:]}
+    return [r for r in runs if id(r) in kept]
 
 
 def skip_reason(entry: Entry, stored: StoredScenario | None) -> str | None:
@@ -248,9 +280,10 @@ def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.
         if why or stored is None:
             notes.append(f"{entry.id}: {why}; not compared")
             continue
+        # a metric the baseline has no runs of yet (a consumer measured for the first time) is not judged
+        kept = {m.name: values for m in entry.metrics() if (values := stored.values(m))}
         compared.append(verdict.compare_scenario(
-            entry.id, {m.name: stored.values(m) for m in entry.metrics() if m.workload == "produce"},
-            {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
+            entry.id, kept, {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
     if results.status is not model.RunStatus.COMPLETE:
         notes.append(f"the run's status is '{results.status}': only what it measured was compared")
     return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))

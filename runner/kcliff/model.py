@@ -114,6 +114,9 @@ class Figures:
         return None if found is None else float(found)
 
 
+ReadWorkload = Literal["consume", "end-to-end"]
+
+
 class ToolRun(_Model, Figures):
     """What every tool run records beside its figures: how long, how it ended, where in its round."""
 
@@ -159,7 +162,7 @@ class ReadRun(ToolRun):
     end-to-end latency tool producing and polling one record at a time (e2e_*). A consumer stopped
     at its time cap keeps the rate it had and is marked stopped_early."""
 
-    workload: Literal["consume", "end-to-end"]
+    workload: ReadWorkload
     consumed_mb_per_sec: float | None = None
     consumed_records_per_sec: float | None = None
     rebalance_ms: int | None = None
