@@ -132,3 +132,26 @@ def history_files(out: Path, runs: int, step_at: int | None = None, step: dict[s
         factors = step if step_at is not None and n >= step_at else None
         files.append(write(results(n, START, seed + n, factors), out / f"results-{n:03d}.json"))
     return files
+
+
+def reading_history(tmp_path: Path, runs: int, step_at: int, factor: float) -> Path:
+    """A history of `runs` nights made from a recorded real check's results (tests/data/results/
+    check-consumer-benign.json): each night's reference consumer figures scaled by a seeded 3% jitter,
+    and by `factor` from night `step_at` on. SYNTHETIC figures in real-shaped read runs."""
+    from kcliff import history
+
+    real = json.loads((Path(__file__).parent / "data" / "results" / "check-consumer-benign.json").read_text())
+    rng, hist = random.Random(11), tmp_path / "hist"
+    for n in range(runs):
+        doc = json.loads(json.dumps(real))
+        doc["run_id"] = f"202601{n + 1:02d}T030000Z-read"
+        doc["environment"]["started"] = f"2026-01-{n + 1:02d}T03:00:00Z"
+        doc["environment"]["kcliff_revision"] = f"read{n:03d}"
+        ref = next(e for e in doc["scenarios"] if e["id"] == "reference")
+        scale = rng.gauss(1.0, 0.03) * (factor if n >= step_at else 1.0)
+        for run in ref["read_runs"]:
+            if run.get("consumed_mb_per_sec"):
+                run["consumed_mb_per_sec"] *= scale
+        ref.pop("summary")  # the reader sums the runs up again
+        history.add(write(doc, tmp_path / "results" / f"r{n}.json"), hist)
+    return hist

@@ -133,34 +133,10 @@ def test_regressions_exits_0_when_the_change_is_older_or_an_improvement(tmp_path
     assert kcliff("history", "regressions", "--dir", str(better)).returncode == 0
 
 
-def _reading_history(tmp_path, runs: int, step_at: int, factor: float):
-    """`runs` nights made from the recorded real check results (tests/data/results/
-    check-consumer-benign.json): each night's reference consumer figures scaled by a seeded jitter of
-    3%, and by `factor` from night `step_at` on. SYNTHETIC history of real-shaped read runs."""
-    import random
-    from conftest import ROOT
-
-    real = json.loads((ROOT / "tests" / "data" / "results" / "check-consumer-benign.json").read_text())
-    rng, hist = random.Random(11), tmp_path / "hist"
-    for n in range(runs):
-        doc = json.loads(json.dumps(real))
-        doc["run_id"] = f"202601{n + 1:02d}T030000Z-read"
-        doc["environment"]["started"] = f"2026-01-{n + 1:02d}T03:00:00Z"
-        doc["environment"]["kcliff_revision"] = f"read{n:03d}"
-        ref = next(e for e in doc["scenarios"] if e["id"] == "reference")
-        scale = rng.gauss(1.0, 0.03) * (factor if n >= step_at else 1.0)
-        for run in ref["read_runs"]:
-            if run.get("consumed_mb_per_sec"):
-                run["consumed_mb_per_sec"] *= scale
-        ref.pop("summary")  # the reader sums the runs up again
-        history.add(synthetic.write(doc, tmp_path / "results" / f"r{n}.json"), hist)
-    return hist
-
-
 def test_a_consumer_regression_is_a_change_point_of_its_own_series(tmp_path):
     from kcliff import changepoint
 
-    hist = _reading_history(tmp_path, 10, step_at=6, factor=0.6)
+    hist = synthetic.reading_history(tmp_path, 10, step_at=6, factor=0.6)
     series = {s.key: s for s in history.build_series(history.load(hist))}
     assert {"reference consumed", "reference e2e_p99", "reference throughput"} <= series.keys()
     found = changepoint.detect_all([series["reference consumed"], series["reference throughput"]])

@@ -137,3 +137,15 @@ def test_factor_page_of_a_confirmed_run_leads_with_the_confirmation_and_draws_th
     for entry in doc.scenarios:
         if entry.source == confirm.SOURCE:
             assert f">{entry.id}</td>" in page  # beside the design, never in it
+
+
+def test_trends_chart_the_read_side_and_mark_a_consumer_step(tmp_path):
+    """A history of real-shaped read runs (synthetic.reading_history): the reference gets consumer and
+    end-to-end charts beside the producer's, and the consumer's step is marked on its own chart."""
+    hist = synthetic.reading_history(tmp_path, 10, step_at=6, factor=0.6)
+    site = build_site(hist, tmp_path / "site").parent
+    section = _section((site / "trends.html").read_text(), "reference")
+    assert section.count("<svg") == 4  # throughput, p99, consumed, e2e_p99
+    assert section.count('class="change regression"') == 1 and "from run 20260107T030000Z-read" in section
+    latest = (site / "index.html").read_text()
+    assert "consumed MB/s" in latest and "e2e p99 ms" in latest
