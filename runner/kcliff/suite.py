@@ -33,7 +33,7 @@ EARLY_STOP_AFTER = 2     # runs in a row (the warm-up counts) stopped on a cliff
 PRIME_S = 45.0           # of unmeasured load before the first measurement (see SuiteRunner.prime)
 PRIME_RECORDS = 30_000   # per priming run, so JVM start-ups do not eat the priming time
 HEAL_SYNC_S = 180.0      # for a healed broker to catch up with every partition it replicates
-READ_RUNS = 3            # a consumer reads up to this many producer runs' worth of records
+READ_MIN_RECORDS = 150_000  # a consumer reads a run's worth, or this many: a read under half a second scatters
 
 
 @dataclass(frozen=True)
@@ -397,8 +397,7 @@ class SuiteRunner:
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         left = max(1.0, deadline - time.monotonic())
         if workload == CONSUME:
-            # a run's worth alone is read in a fraction of a second: READ_RUNS runs' worth, from the start
-            count = min(READ_RUNS * records, _produced(entry))
+            count = min(max(records, READ_MIN_RECORDS), _produced(entry))  # from the start of the topic
             cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
             return read_side.consume_run(self.cluster, topic, count, sc.consumer, cap, log)
         return read_side.latency_run(self.cluster, topic, sc.as_applied()["producer"], sc.consumer,
