@@ -102,6 +102,17 @@ def test_shipped_suites_are_valid():
     assert all(s.cliff for s in scenarios[1:])
 
 
+def test_the_consumer_space_reads_and_changes_only_consumer_settings():
+    space = load_suites(["consumer"], with_reference=False)
+    assert {"consumer-recvbuf-1", "consumer-poll-1", "consumer-study-four"} <= {s.id for s in space}
+    for sc in space:
+        assert sc.reads() and sc.consumer and sc.cliff is None, sc.id
+        applied = sc.as_applied()
+        assert applied["producer"] == load_suites([], with_reference=True)[0].as_applied()["producer"], sc.id
+    # with it in a run the reference reads too, so every consumer figure has its reference
+    assert reading_reference(load_suites(["consumer"]))[0].reads()
+
+
 @pytest.mark.parametrize("content,needle", [
     (b"", "file is empty"),
     (b"\x00\x01\x02binary\xff", "not UTF-8"),
