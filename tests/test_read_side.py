@@ -26,6 +26,9 @@ def test_consumer_rate_is_taken_between_its_first_and_last_report():
     span = (reports[-1].at - reports[0].at).total_seconds()
     assert abs(got.mb_per_sec - (reports[-1].total_mb - reports[0].total_mb) / span) < 1e-9
     assert read_output.consumed(lines("consumer-perf-default.txt")[:2]) is None  # header and one report: too short
+    fetching = sum(p.fetch_ms for p in reports[1:]) / 1000  # the tool's fetch.time.ms, rebalances left out
+    assert got.fetch_mb_per_sec is not None and fetching <= span + 0.01
+    assert abs(got.fetch_mb_per_sec - (reports[-1].total_mb - reports[0].total_mb) / fetching) < 1e-9
 
 
 def test_latency_figures_are_read_from_the_tools_last_lines():

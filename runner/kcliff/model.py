@@ -165,6 +165,7 @@ class ReadRun(ToolRun):
     workload: ReadWorkload
     consumed_mb_per_sec: float | None = None
     consumed_records_per_sec: float | None = None
+    fetch_mb_per_sec: float | None = None  # over the consumer's fetching time alone
     rebalance_ms: int | None = None
     e2e_avg_ms: float | None = None
     e2e_p50_ms: float | None = None

@@ -35,14 +35,16 @@ class Progress:
     total_records: int
     interval_mb_per_sec: float
     rebalance_ms: int
+    fetch_ms: int  # the interval's time spent fetching: its length less any group rebalance
 
 
 def parse_progress(line: str) -> Progress | None:
     found = _PROGRESS.match(line)
     if found is None:
         return None
-    when, total_mb, mbps, records, _rps, rebalance, _fetch_ms, _fmbps, _frps = found.groups()
-    return Progress(datetime.strptime(when, TIME_FORMAT), float(total_mb), int(records), float(mbps), int(rebalance))
+    when, total_mb, mbps, records, _rps, rebalance, fetch_ms, _fmbps, _frps = found.groups()
+    return Progress(datetime.strptime(when, TIME_FORMAT), float(total_mb), int(records), float(mbps), int(rebalance),
+                    int(fetch_ms))
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class Consumed:
     mb_per_sec: float
     records_per_sec: float
     rebalance_ms: int
+    fetch_mb_per_sec: float | None  # over the fetching time alone (the tool's fetch.MB.sec), rebalances left out
 
 
 def gave_up(lines: list[str]) -> bool:
@@ -71,8 +74,10 @@ def consumed(lines: list[str]) -> Consumed | None:
     seconds = (last.at - first.at).total_seconds()
     if seconds <= 0:
         return None
+    fetching_s = sum(p.fetch_ms for p in reports[1:]) / 1000
     return Consumed(last.total_records, last.total_mb, (last.total_mb - first.total_mb) / seconds,
-                    (last.total_records - first.total_records) / seconds, sum(p.rebalance_ms for p in reports))
+                    (last.total_records - first.total_records) / seconds, sum(p.rebalance_ms for p in reports),
+                    (last.total_mb - first.total_mb) / fetching_s if fetching_s > 0 else None)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
                        stop_kind=StopKind.FAILED, stop_reason=f"consumer tool reported too little (exit {code})")
     return ReadRun(workload="consume", records=got.records, consumed_mb_per_sec=round(got.mb_per_sec, 3),
                    consumed_records_per_sec=round(got.records_per_sec, 1), rebalance_ms=got.rebalance_ms,
+                   fetch_mb_per_sec=None if got.fetch_mb_per_sec is None else round(got.fetch_mb_per_sec, 3),
                    elapsed_s=elapsed, complete=not cut and not read_output.gave_up(lines), stopped_early=cut,
                    stop_kind=StopKind.CLIFF if cut else None,
                    stop_reason=f"still reading after {cap_s:.0f}s" if cut else None, exit_code=code)
