@@ -29,10 +29,12 @@ class FaultWatch:
         if time.monotonic() - self.last < self.every_s:
             return None
         self.last = time.monotonic()
+        # the disk first: a broker whose only log dir went offline on it halts, and the disk is why
+        full = disk_full(self.cluster.data_root())
+        if full is not None:
+            return full
         dead = self.cluster.dead_nodes()
-        if dead:
-            return StopKind.FAULT, died(dead)
-        return disk_full(self.cluster.data_root())
+        return (StopKind.FAULT, died(dead)) if dead else None
 
 
 def died(dead: list[int], during: str = "") -> str:

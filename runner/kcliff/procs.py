@@ -128,7 +128,10 @@ class FollowedTool:
         self._reader.join(timeout=5)
         if self.proc.stdout:
             self.proc.stdout.close()
-        self.log_path.write_text("$ " + " ".join(shown_argv(self.argv)) + "\n" + "".join(self.seen))
+        try:
+            self.log_path.write_text("$ " + " ".join(shown_argv(self.argv)) + "\n" + "".join(self.seen))
+        except OSError:
+            pass  # a full disk must not hide the fault that filled it: the run's outcome is still recorded
 
 
 def _die_with(parent: int) -> Callable[[], None] | None:

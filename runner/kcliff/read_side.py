@@ -7,11 +7,12 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from . import procs, read_output, settings
 from .backends.base import Cluster
-from .model import ReadRun, StopKind
+from .model import ReadRun, ReadWorkload, StopKind
 
 CONSUMER_CLASS = "org.apache.kafka.tools.ConsumerPerformance"
 LATENCY_CLASS = "org.apache.kafka.tools.EndToEndLatency"
@@ -39,26 +40,49 @@ def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str
     return cluster.tool_command(CONSUMER_CLASS, args)
 
 
-def _follow(argv: list[str], cap_s: float, log_path: Path) -> tuple[list[str], bool, int | None, float]:
-    """Run a tool to its end or for at most cap_s seconds: its lines, whether it was cut off, its exit code."""
+Watch = Callable[[], "tuple[StopKind, str] | None"]  # faults.FaultWatch.check: a dead broker, a full disk
+
+
+@dataclass(frozen=True)
+class _Followed:
+    lines: list[str]
+    cut: bool  # still running at its cap
+    code: int | None
+    elapsed: float
+    fault: tuple[StopKind, str] | None  # what the watch saw, which ended it
+
+
+def _follow(argv: list[str], cap_s: float, log_path: Path, watch: Watch | None) -> _Followed:
+    """Run a tool to its end, for at most cap_s seconds, or until the watch sees a fault."""
     began = time.monotonic()
-    cut = False
+    cut, fault = False, None
     with procs.FollowedTool(argv, log_path) as tool:
         while True:
             left = began + cap_s - time.monotonic()
             if left <= 0:
                 cut = True
                 break
+            if watch is not None and (fault := watch()) is not None:
+                break
             if tool.next_line(timeout=min(1.0, left)) is None:
                 break
-    return tool.seen, cut, tool.proc.returncode, round(time.monotonic() - began, 3)
+    return _Followed(tool.seen, cut, tool.proc.returncode, round(time.monotonic() - began, 3), fault)
+
+
+def _faulted(workload: ReadWorkload, ran: _Followed) -> ReadRun:
+    kind, reason = ran.fault or (StopKind.FAILED, "")
+    return ReadRun(workload=workload, records=0, elapsed_s=ran.elapsed, complete=False, exit_code=ran.code,
+                   stop_kind=kind, stop_reason=reason)
 
 
 def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], cap_s: float,
-                log_path: Path) -> ReadRun:
+                log_path: Path, watch: Watch | None = None) -> ReadRun:
     """Read `records` records; a consumer still reading after cap_s is stopped there and keeps the
     rate it had (stopped early: a read-side cliff, like the producer's early stop)."""
-    lines, cut, code, elapsed = _follow(consumer_argv(cluster, topic, records, consumer, cap_s), cap_s, log_path)
+    ran = _follow(consumer_argv(cluster, topic, records, consumer, cap_s), cap_s, log_path, watch)
+    if ran.fault is not None:
+        return _faulted("consume", ran)
+    lines, cut, code, elapsed = ran.lines, ran.cut, ran.code, ran.elapsed
     got = read_output.consumed(lines)
     if got is None and code == 0 and not cut:  # done before its second report: a figure would be noise
         return ReadRun(workload="consume", records=records, elapsed_s=elapsed, complete=False, exit_code=code,
@@ -76,7 +100,7 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
 
 
 def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer: dict[str, Any], cap_s: float,
-                config_path: Path, log_path: Path) -> ReadRun:
+                config_path: Path, log_path: Path, watch: Watch | None = None) -> ReadRun:
     """EndToEndLatency on the scenario's topic with acks=all: its one config file holds the producer's
     and the consumer's settings (it forces linger.ms=0 and fetch.max.wait.ms=0 itself)."""
     props = {k: v for k, v in {**producer, **consumer}.items() if k != "acks"}
@@ -88,7 +112,10 @@ def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer
         files = (config_path.resolve(),)
         args += ["--command-config", str(files[0])]
     argv = cluster.tool_command(LATENCY_CLASS, args, files)
-    lines, cut, code, elapsed = _follow(argv, cap_s, log_path)
+    ran = _follow(argv, cap_s, log_path, watch)
+    if ran.fault is not None:
+        return _faulted("end-to-end", ran)
+    lines, cut, code, elapsed = ran.lines, ran.cut, ran.code, ran.elapsed
     got = read_output.latency(lines)
     if got is None:
         kind = StopKind.CLIFF if cut else StopKind.FAILED

@@ -388,20 +388,32 @@ class SuiteRunner:
             entry.read_runs.append(run)
             entry.resummarise()
             self.save()
-            if run.stop_kind is StopKind.FAILED:
-                raise ClusterError(f"{sc.id}: {workload} {label} failed: {run.stop_reason}")
+            if not run.complete:
+                self._check_read(sc, run, f"{workload} {label}")
+
+    def _check_read(self, sc: Scenario, run: ReadRun, label: str) -> None:
+        """Raise for a read run a fault ended (a dead broker, a full disk: as for a producer run, so it is
+        healed or ends the suite) or that failed; a cut or too-short read is fine."""
+        found = (run.stop_kind, run.stop_reason or "") if run.stop_kind and run.stop_kind.is_fault else None
+        found = found or faults.FaultWatch(self.cluster, every_s=0).check()
+        if found is not None:
+            kind, reason = found
+            raise _Stop(Status.FAULTED, f"{reason} (in {sc.id}'s {label})", kind)
+        if run.stop_kind is StopKind.FAILED:
+            raise ClusterError(f"{sc.id}: {label} failed: {run.stop_reason}")
 
     def _read(self, sc: Scenario, topic: str, workload: str, entry: Entry, records: int, label: str,
               deadline: float) -> ReadRun:
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
         left = max(1.0, deadline - time.monotonic())
+        watch = faults.FaultWatch(self.cluster).check
         if workload == CONSUME:
             count = min(max(records, READ_MIN_RECORDS), _produced(entry))  # from the start of the topic
             cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
-            return read_side.consume_run(self.cluster, topic, count, sc.consumer, cap, log)
+            return read_side.consume_run(self.cluster, topic, count, sc.consumer, cap, log, watch)
         return read_side.latency_run(self.cluster, topic, sc.as_applied()["producer"], sc.consumer,
-                                     min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log)
+                                     min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)
 
     def _read_cap(self, records: int) -> float:
         """How long a consumer of `records` may read: the reference's consumer time for as many records
