@@ -69,8 +69,8 @@ def _follow(argv: list[str], cap_s: float, log_path: Path, watch: Watch | None) 
     return _Followed(tool.seen, cut, tool.proc.returncode, round(time.monotonic() - began, 3), fault)
 
 
-def _faulted(workload: ReadWorkload, ran: _Followed) -> ReadRun:
-    kind, reason = ran.fault or (StopKind.FAILED, "")
+def _faulted(workload: ReadWorkload, ran: _Followed, fault: tuple[StopKind, str]) -> ReadRun:
+    kind, reason = fault
     return ReadRun(workload=workload, records=0, elapsed_s=ran.elapsed, complete=False, exit_code=ran.code,
                    stop_kind=kind, stop_reason=reason)
 
@@ -81,7 +81,7 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
     rate it had (stopped early: a read-side cliff, like the producer's early stop)."""
     ran = _follow(consumer_argv(cluster, topic, records, consumer, cap_s), cap_s, log_path, watch)
     if ran.fault is not None:
-        return _faulted("consume", ran)
+        return _faulted("consume", ran, ran.fault)
     lines, cut, code, elapsed = ran.lines, ran.cut, ran.code, ran.elapsed
     got = read_output.consumed(lines)
     if got is None and code == 0 and not cut:  # done before its second report: a figure would be noise
@@ -114,7 +114,7 @@ def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer
     argv = cluster.tool_command(LATENCY_CLASS, args, files)
     ran = _follow(argv, cap_s, log_path, watch)
     if ran.fault is not None:
-        return _faulted("end-to-end", ran)
+        return _faulted("end-to-end", ran, ran.fault)
     lines, cut, code, elapsed = ran.lines, ran.cut, ran.code, ran.elapsed
     got = read_output.latency(lines)
     if got is None:

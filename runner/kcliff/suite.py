@@ -23,7 +23,7 @@ from .apply import BrokerState
 from .backends.base import Cluster, restartable
 from .errors import ClusterError
 from .model import (REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ReadRun, ResultsDoc, Run, RunStatus, Status,
-                    StopKind, save)
+                    StopKind, ToolRun, save)
 from .progress import Progress
 from .scenario import CONSUME, PRODUCE, Scenario, reading_reference
 from .settings import INVARIANTS, RECORD_SIZE, as_kafka_value
@@ -394,8 +394,8 @@ class SuiteRunner:
     def _check_read(self, sc: Scenario, run: ReadRun, label: str) -> None:
         """Raise for a read run a fault ended (a dead broker, a full disk: as for a producer run, so it is
         healed or ends the suite) or that failed; a cut or too-short read is fine."""
-        found = (run.stop_kind, run.stop_reason or "") if run.stop_kind and run.stop_kind.is_fault else None
-        found = found or faults.FaultWatch(self.cluster, every_s=0).check()
+        _check_fault(run)
+        found = faults.FaultWatch(self.cluster, every_s=0).check()
         if found is not None:
             kind, reason = found
             raise _Stop(Status.FAULTED, f"{reason} (in {sc.id}'s {label})", kind)
@@ -576,7 +576,7 @@ def _finish(entry: Entry, began: float) -> None:
     entry.resummarise()
 
 
-def _check_fault(run: Run) -> None:
+def _check_fault(run: ToolRun) -> None:
     if run.stop_kind is not None and run.stop_kind.is_fault:
         raise _Stop(Status.FAULTED, run.stop_reason or "", run.stop_kind)
 
