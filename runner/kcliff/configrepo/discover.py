@@ -21,10 +21,11 @@ from typing import Protocol
 
 from .. import yamlio
 from ..errors import InputError
-from .model import Entry, Note, ReadResult, RepoFile, TopicDecl
+from .model import Entry, Note, ReadResult, RepoFile, TopicDecl, VersionDecl
 from .properties import PropertiesReader
 from .topics import TopicsYamlReader
 from .validate import validate
+from .version_file import FILE_NAMES as VERSION_FILES, VersionFileReader
 
 MANIFEST = "kcliff.yaml"
 
@@ -35,8 +36,10 @@ class Reader(Protocol):
 
 # format name -> reader. A new format (strimzi next: Kafka and KafkaTopic resources) is a reader
 # whose read(path, role) returns RawEntry items with their scope; register it here and give it a role.
-READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader()}
-ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml"}
+READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader(),
+                              "kafka-version": VersionFileReader()}
+ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
+               "kafka-version": "kafka-version"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
@@ -61,6 +64,7 @@ class ConfigRepo:
     topics: list[TopicDecl] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     measure: Measure = field(default_factory=Measure)
+    kafka_version: VersionDecl | None = None  # None: the repo does not say; kcliff's default version
 
     def in_scope(self, scope: str) -> list[Entry]:
         return [e for e in self.entries if e.scope == scope]
@@ -71,6 +75,8 @@ class ConfigRepo:
 
 def role_from_name(path: Path) -> str | None:
     name = path.name.lower()
+    if name in VERSION_FILES:
+        return "kafka-version"
     for role, words in ROLE_WORDS.items():
         suffix = next((s for s in ROLE_SUFFIXES[role] if name.endswith(s)), None)
         if suffix is None:
@@ -232,9 +238,21 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     files, notes, measure = discover(paths, root)
     raw_entries = []
     topics: list[TopicDecl] = []
+    versions: list[VersionDecl] = []
     for f in files:
         result = READERS[f.format].read(Path(f.path), f.role)
         raw_entries.extend(result.entries)
         topics.extend(result.topics)
+        notes.extend(result.notes)
+        versions.extend([result.kafka_version] if result.kafka_version else [])
     entries, more_notes = validate(raw_entries)
-    return ConfigRepo(files, entries, topics, notes + more_notes, measure)
+    return ConfigRepo(files, entries, topics, notes + more_notes, measure, one_version(versions))
+
+
+def one_version(versions: list[VersionDecl]) -> VersionDecl | None:
+    """The repo's Kafka version; files that name different ones are bad input (one cluster, one version)."""
+    for other in versions[1:]:
+        if other.version != versions[0].version:
+            raise InputError(f"Kafka version {other.version} here but {versions[0].version} at {versions[0].where()}: "
+                             "kcliff measures one cluster version per side", other.path, other.line)
+    return versions[0] if versions else None

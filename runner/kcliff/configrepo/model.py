@@ -34,9 +34,24 @@ class TopicDecl:
 
 
 @dataclass(frozen=True)
+class VersionDecl:
+    """The Kafka version a repo runs (Strimzi's spec.kafka.version, or a kafka-version file), where it
+    was written, so a check of an upgrade can say which line changed it."""
+
+    version: str
+    path: str
+    line: int | None
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass(frozen=True)
 class ReadResult:
     entries: list[RawEntry] = field(default_factory=list)
     topics: list[TopicDecl] = field(default_factory=list)
+    notes: list["Note"] = field(default_factory=list)  # what the reader saw and did not read (managed keys)
+    kafka_version: VersionDecl | None = None
 
 
 @dataclass(frozen=True)
@@ -74,5 +89,5 @@ class Note:
 @dataclass(frozen=True)
 class RepoFile:
     path: str
-    role: str  # broker | producer | consumer | topics
-    format: str  # properties | topics-yaml (strimzi next)
+    role: str  # broker | producer | consumer | topics | kafka-version | strimzi
+    format: str  # properties | topics-yaml | kafka-version | strimzi

@@ -1,0 +1,39 @@
+"""The properties layout's Kafka version: a file named `kafka-version` holding one version, e.g. 4.2.0.
+
+Comments (#) and blank lines are allowed around it, like .java-version or .nvmrc files. A change of
+this file between base and head makes `kcliff check` measure each side on its own version.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import kafka_dist
+from ..errors import InputError
+from .model import ReadResult, VersionDecl
+
+FILE_NAMES = ("kafka-version", "kafka-version.txt")
+
+
+def check(version: str, path: str, line: int | None) -> VersionDecl:
+    """The version as kcliff can run it: a Kafka 4.x release number (KRaft only, as kcliff's clusters)."""
+    parts = version.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts) or int(parts[0]) < 4:
+        raise InputError(f"Kafka version {version!r}: expected a 4.x release such as {kafka_dist.DEFAULT_VERSION} "
+                         "(kcliff runs KRaft clusters from Kafka's Maven jars)", path, line)
+    return VersionDecl(version, path, line)
+
+
+class VersionFileReader:
+    def read(self, path: Path, role: str) -> ReadResult:
+        try:
+            lines = path.read_text().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read: {exc}", str(path)) from None
+        found = [(n, text.strip()) for n, text in enumerate(lines, start=1)
+                 if text.strip() and not text.strip().startswith("#")]
+        if len(found) != 1:
+            raise InputError(f"expected one Kafka version (e.g. {kafka_dist.DEFAULT_VERSION}) on a line of its own, "
+                             f"found {len(found)} non-comment lines", str(path), found[1][0] if found[1:] else None)
+        line, version = found[0]
+        return ReadResult(kafka_version=check(version, str(path), line))
