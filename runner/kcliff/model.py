@@ -213,6 +213,7 @@ class Entry(_Model):
     applied: dict[str, Any] = {}
     cliff: CliffSpec | None = None
     workloads: list[str] | None = None  # produce, consume, end-to-end; None: the producer only
+    kafka_version: str | None = None  # the brokers' version where not the run's (an upgrade check's head)
     status: Status = Status.OK
     status_reason: str | None = None
     interleaved_with: list[str] | None = None

@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -117,6 +117,19 @@ class Group:
 FollowUp = Callable[[], Group | None]
 
 
+@dataclass(eq=False)
+class Site:
+    """A cluster the suite measures on, with what kcliff has changed there. A check of a Kafka upgrade
+    measures its head on a second site, a cluster of the head's version."""
+
+    cluster: Cluster
+    admin: Admin
+    state: BrokerState
+    kafka_version: str | None = None  # None: the run's own version (the home cluster)
+    overrides: dict[str, object] = field(default_factory=dict)  # the read-only broker settings restarted with
+    stale_topics: list[str] = field(default_factory=list)  # not deleted while a broker was down
+
+
 class SuiteRunner:
     """Measures scenarios on `cluster` through `admin` (a new one from `connect` after a restart or a
     heal), runs made by `perf_run`, and writes everything into `doc`, saved to `out` as it goes."""
@@ -124,8 +137,6 @@ class SuiteRunner:
     def __init__(self, cluster: Cluster, admin: Admin, opts: Options, doc: ResultsDoc, out: Path, logdir: Path,
                  progress: Progress | None = None, perf_run: Measure = measure.perf_run,
                  connect: Callable[[str], Admin] = Admin) -> None:
-        self.cluster = cluster
-        self.admin = admin
         self.connect = connect
         self.opts = opts
         self.doc = doc
@@ -134,10 +145,36 @@ class SuiteRunner:
         self.progress = progress or Progress()
         self.perf_run = perf_run
         self.logdir.mkdir(parents=True, exist_ok=True)
-        self.state = BrokerState(self.admin, self.admin.broker_ids())
-        self.overrides: dict[str, object] = {}
-        self.stale_topics: list[str] = []  # not deleted while a broker was down
+        self.home = Site(cluster, admin, BrokerState(admin, admin.broker_ids()))
+        self.site = self.home  # the cluster being measured on now
+        self.elsewhere: dict[str, Site] = {}  # scenario id -> the site it is measured on, when not home
         self.abort: str | None = None  # a fault no retry can mend (a full disk): ends the suite
+
+    @property
+    def cluster(self) -> Cluster:
+        return self.site.cluster
+
+    @property
+    def admin(self) -> Admin:
+        return self.site.admin
+
+    @property
+    def state(self) -> BrokerState:
+        return self.site.state
+
+    def measure_elsewhere(self, scenario_id: str, cluster: Cluster, admin: Admin, kafka_version: str) -> None:
+        """Measure `scenario_id` on `cluster`, of `kafka_version`, from now on (the head of an upgrade
+        check); its fresh brokers are primed first, as the home cluster's were."""
+        site = Site(cluster, admin, BrokerState(admin, admin.broker_ids()), kafka_version)
+        self.elsewhere[scenario_id] = site
+        self.site = site
+        try:
+            self.prime()
+        finally:
+            self.site = self.home
+
+    def sites(self) -> list[Site]:
+        return [self.home, *(s for s in self.elsewhere.values() if s is not self.home)]
 
     def run(self, scenarios: list[Scenario], follow_up: FollowUp | None = None) -> ResultsDoc:
         """Reference and canaries interleaved, then every other scenario on its own, then the skipped,
@@ -242,10 +279,11 @@ class SuiteRunner:
 
     def restore(self) -> None:
         """Put back the dynamic broker configs found at the start (also after measure_group)."""
-        try:
-            self.state.restore()
-        except (ClusterError, KeyboardInterrupt):
-            pass  # the cluster may already be gone; a local one is torn down anyway
+        for site in self.sites():
+            try:
+                site.state.restore()
+            except (ClusterError, KeyboardInterrupt):
+                pass  # the cluster may already be gone; a local one is torn down anyway
 
     def reference_mb(self) -> float | None:
         """The reference's median MB/s so far; its warm-up's while it has no measured run yet."""
@@ -288,20 +326,28 @@ class SuiteRunner:
         return entries
 
     def _heal(self) -> None:
+        for site in self.sites():
+            self.site = site
+            try:
+                self._heal_site()
+            finally:
+                self.site = self.home
+
+    def _heal_site(self) -> None:
         managed = restartable(self.cluster)
         if managed is None or not managed.abilities.heal:
             raise ClusterError(f"the {self.cluster.backend} backend cannot start a broker again")
         managed.heal()
         self._reconnect()
-        for topic in self.stale_topics:
+        stale, self.site.stale_topics = self.site.stale_topics, []
+        for topic in stale:
             self._delete_topic(topic)
-        self.stale_topics = []
         # measuring while the healed broker still catches up would measure the catching up
         self.admin.wait_in_sync(HEAL_SYNC_S)
 
     def _reconnect(self) -> None:
-        self.admin = self.connect(self.cluster.admin_bootstrap)
-        self.state.admin = self.admin
+        self.site.admin = self.connect(self.cluster.admin_bootstrap)
+        self.state.admin = self.site.admin
 
     def measure_interleaved(self, scenarios: list[Scenario], rounds: int,
                             decided: Callable[[list[Entry]], bool] | None = None) -> list[Entry]:
@@ -310,6 +356,8 @@ class SuiteRunner:
         its topic differs (shared_topics); broker settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         entries = [_new_entry(sc) for sc in scenarios]
+        for entry in entries:
+            entry.kafka_version = self.elsewhere[entry.id].kafka_version if entry.id in self.elsewhere else None
         seed = random.SystemRandom().randrange(2**32)  # recorded, so the order can be drawn again
         orders = round_orders(len(scenarios), rounds, random.Random(seed))
         alone = len(scenarios) == 1
@@ -323,13 +371,13 @@ class SuiteRunner:
         began = time.monotonic()
         budget = self.opts.budget_s * len(scenarios)
         deadline = began + budget
-        created: list[str] = []
+        created: list[tuple[Site, str]] = []
         try:
             for sc, topic, entry in zip(scenarios, topics, entries):
                 self._switch_to(sc, entry)
-                if topic not in created:
+                if (self.site, topic) not in created:
                     self._create_topic(sc, topic)
-                    created.append(topic)
+                    created.append((self.site, topic))
                 warm = self._warm_up(sc, topic, deadline, entry)
                 _check_fault(warm)
                 if warm.stop_kind is StopKind.BUDGET:
@@ -368,8 +416,9 @@ class SuiteRunner:
                 entry.status, entry.status_reason = Status.INTERRUPTED, "interrupted mid-round"
             raise
         finally:
-            for topic in created:
+            for self.site, topic in created:
                 self._delete_topic(topic)
+            self.site = self.home
             for entry in entries:
                 _finish(entry, began)
             self.save()
@@ -430,6 +479,7 @@ class SuiteRunner:
                    max(read_side.CONSUME_MIN_CAP_S, per_record * records / self.opts.cliff_threshold))
 
     def _switch_to(self, sc: Scenario, entry: Entry) -> None:
+        self.site = self.elsewhere.get(sc.id, self.home)
         entry.restart_forced = self._restart_if_needed(sc) or entry.restart_forced
         self.state.apply(sc.dynamic_broker())
 
@@ -447,7 +497,7 @@ class SuiteRunner:
 
     def _delete_topic(self, topic: str) -> None:
         if self.cluster.dead_nodes():
-            self.stale_topics.append(topic)
+            self.site.stale_topics.append(topic)
             return
         try:
             self.admin.delete_topic(topic)
@@ -471,15 +521,15 @@ class SuiteRunner:
 
     def _restart_if_needed(self, sc: Scenario) -> bool:
         wanted = sc.restart_overrides()
-        if wanted == self.overrides:
+        if wanted == self.site.overrides:
             return False
         managed = restartable(self.cluster)
         if managed is None:
-            raise _Stop(Status.SKIPPED, f"needs a broker restart for {sorted(wanted or self.overrides)}; "
+            raise _Stop(Status.SKIPPED, f"needs a broker restart for {sorted(wanted or self.site.overrides)}; "
                                         f"the {self.cluster.backend} backend cannot restart brokers")
         self.progress.note(f"restarting brokers with {wanted or 'default read-only settings'}")
         managed.restart(wanted)
-        self.overrides = dict(wanted)
+        self.site.overrides = dict(wanted)
         self._reconnect()
         return True
 

@@ -30,8 +30,11 @@ class ClusterConfig:
 
 
 @contextlib.contextmanager
-def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress) -> Iterator[Cluster]:
-    """The cluster to measure; whatever this function started is torn down when the block ends."""
+def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress, name: str = "cluster",
+                 reuse: bool = True) -> Iterator[Cluster]:
+    """The cluster to measure; whatever this function started is torn down when the block ends.
+    `name` tells a second cluster's files from the first's; `reuse=False` starts one even where
+    `kcliff cluster up` left one running (an upgrade check needs a cluster of each version)."""
     for said in leftovers.reap():
         progress.warn(said)
     if config.backend == "external":
@@ -43,9 +46,10 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress) -> It
     if config.backend == "compose":
         from .compose import ComposeCaps, start_compose_cluster
         caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms)
-        started: Cluster = start_compose_cluster(run_dir / "compose", config.kafka_version, caps=caps)
+        started: Cluster = start_compose_cluster(run_dir / name.replace("cluster", "compose"), config.kafka_version,
+                                                 caps=caps)
     else:
-        running = LocalCluster.from_state(shared_dir(config.workdir))
+        running = LocalCluster.from_state(shared_dir(config.workdir)) if reuse else None
         if running is not None and not running.dead_nodes():
             progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
             if running.emulated_fsync_ms() != config.caps.fsync_delay_ms:
@@ -54,8 +58,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress) -> It
                               "with its own (kcliff cluster down, then up with the delay wanted)")
             yield running
             return
-        progress.note("starting a local 3-broker KRaft cluster")
-        started = start_local_cluster(run_dir / "cluster", config.kafka_version, config.caps, config.kafka_home)
+        progress.note(f"starting a local 3-broker KRaft cluster (Kafka {config.kafka_version})")
+        started = start_local_cluster(run_dir / name, config.kafka_version, config.caps, config.kafka_home)
     try:
         progress.note(f"cluster ready in {started.bringup_s or 0:.1f}s ({started.admin_bootstrap})")
         if started.emulated_fsync_ms():

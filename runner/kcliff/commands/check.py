@@ -8,12 +8,14 @@
 3. The verdict (kcliff.verdict): pass 0, regression 1, cliff 1, inconclusive 3, bad input 2. A
    measured regression or cliff is annotated on every measured setting the head changes.
 A head whose measured settings equal the base's (a comment, whitespace, an unmeasured file) passes
-without a cluster.
+without a cluster. A head that changes the Kafka version (a kafka-version file, Strimzi's
+spec.kafka.version) is measured on a second cluster of its own version, interleaved as always.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -98,13 +100,18 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
 def run(args: argparse.Namespace) -> int:
     (base_repo, head_repo), new, kept = static_findings(args.base, args.head, args.format, args.repo_root)
     notes = [f"already on the base branch: {m.condition()} at {m.path}:{m.line}" for m in kept]
+    upgrade = configrepo.version_change(base_repo.kafka_version, head_repo.kafka_version, args.kafka_version)
+    if upgrade is not None:
+        notes.append(f"Kafka version changed: {upgrade.base} -> {upgrade.head}; base and head each measured on a "
+                     "cluster of their own version, the reference and canaries on the base's")
     base_sc, head_sc = read_side_if_changed(to_scenario(base_repo, "base", f"base: {args.base}"),
                                             to_scenario(head_repo, "head", f"head: {args.head}"))
     notes += [f"head: {n}" for n in head_sc.notes]
     for scope, values in head_sc.weakened_durability().items():
         notes.append(f"head weakens durability ({scope}: {values}); measured as set")
     rule_matches = [m.to_dict() for m in new]
-    if base_sc.as_applied() == head_sc.as_applied() and not args.measure_unchanged:  # durability included
+    unchanged = base_sc.as_applied() == head_sc.as_applied() and upgrade is None  # durability included
+    if unchanged and not args.measure_unchanged:
         return _publish(verdict.judge([], (), rule_matches, notes, unchanged=UNCHANGED), args, None)
     if args.static_only:
         outcome = verdict.judge([], (), rule_matches, notes + ["static check only: nothing was measured"])
@@ -115,11 +122,12 @@ def run(args: argparse.Namespace) -> int:
         canary_ids += [s.id for s in scenarios.values() if s.cliff and s.reads() and s.id not in canary_ids]
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
-    doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc])
+    doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], upgrade)
     busy = environment.busy_note(doc.environment)
     outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect)
-    changes = configrepo.setting_changes(configrepo.measured_entries(base_repo), configrepo.measured_entries(head_repo),
-                                         args.base, args.head, head_repo.files)
+    changes = [upgrade] if upgrade else []
+    changes += configrepo.setting_changes(configrepo.measured_entries(base_repo),
+                                          configrepo.measured_entries(head_repo), args.base, args.head, head_repo.files)
     for line in measured_findings(outcome, changes, args.format, args.repo_root):
         print(line)
     return _publish(outcome, args, doc)
@@ -157,18 +165,30 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
              for c in changes] or [lint.annotation("error", "", None, title, effect)])
 
 
-def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario]) -> ResultsDoc:
-    """The reference and canaries as `kcliff run` measures them, then base and head interleaved."""
+def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario],
+            upgrade: configrepo.SettingChange | None = None) -> ResultsDoc:
+    """The reference and canaries as `kcliff run` measures them, then base and head interleaved; with
+    an `upgrade`, the base and the self-test on a cluster of the base's version, the head on one of its own."""
     config = options.cluster_config(args)
+    if upgrade is not None:
+        options.require(config.backend != "external" and not config.kafka_home,
+                        f"the head changes the Kafka version ({upgrade.base} -> {upgrade.head}): kcliff starts a "
+                        "cluster of each version, so --backend external and --kafka-home cannot measure it")
+        config = dataclasses.replace(config, kafka_version=upgrade.base)
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds)
-    with open_cluster(config, run_dir, progress) as cluster:
+    with contextlib.ExitStack() as clusters:
+        cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
         out = args.results or run_dir / "results.json"
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
         runner.run(self_test)
+        if upgrade is not None:
+            head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
+                                                       run_dir, progress, "cluster-head", reuse=False))
+            runner.measure_elsewhere("head", head, Admin(head.admin_bootstrap), str(upgrade.head))
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else certain(args.rounds))

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .model import Entry, RepoFile
+from .model import Entry, RepoFile, VersionDecl
 
 # The role of the file a scope's settings are written in.
 SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "topic": "topics"}
@@ -70,3 +70,16 @@ def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str
             where = _removed_at(old[0], base_root, head_root, head_files)
             changes.append(SettingChange(*key, old_value, None, where, 1 if where else None))
     return changes
+
+
+def kafka_version(declared: VersionDecl | None, default: str) -> str:
+    """The Kafka version a side runs: what its repo declares, else `default` (--kafka-version)."""
+    return declared.version if declared else default
+
+
+def version_change(base: VersionDecl | None, head: VersionDecl | None, default: str) -> SettingChange | None:
+    """The Kafka upgrade (or downgrade) a pull request makes, on the head line that declares it."""
+    old, new = kafka_version(base, default), kafka_version(head, default)
+    if old == new:
+        return None
+    return SettingChange("kafka", "version", old, new, head.path if head else "", head.line if head else None)
