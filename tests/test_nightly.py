@@ -73,3 +73,17 @@ def test_a_bad_outcome_file_is_refused_naming_it(tmp_path: Path) -> None:
     bad.write_text('{"run_id": 1}')
     done = kcliff("nightly", "verdict", bad)
     assert done.returncode == 2 and str(bad) in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_first_night_on_a_newer_kafka_judges_the_upgrade_against_the_older_baseline(tmp_path: Path) -> None:
+    # A real night relabelled as measured on Kafka 4.3.1, as a dispatch with kafka-version 4.3.1 would be.
+    night_doc = json.loads(GOOD.read_text())
+    night_doc["environment"]["kafka_version"] = "4.3.1"
+    results = tmp_path / "night-4.3.1.json"
+    results.write_text(json.dumps(night_doc))
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "baselines", site / "baselines")
+    night = publish(results, site, tmp_path / "night.json")
+    assert night["baseline"] == "baselines/4.2.0/local-2c-24g.json" and night["comparison"] in ("pass", "inconclusive")
+    assert "Kafka upgrade: 4.2.0 -> 4.3.1" in (tmp_path / "summary.md").read_text()
+    assert night["baseline_updated"] and (site / "baselines/4.3.1/local-2c-24g.json").is_file()  # its own from now on

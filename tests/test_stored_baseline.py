@@ -169,3 +169,20 @@ def test_compare_fails_a_real_slower_run_and_appends_markdown(tmp_path):
     assert done.returncode == 1, done.stderr
     assert summary.read_text().startswith("# nightly\n## kcliff compare: regression")
     assert json.loads((tmp_path / "v.json").read_text())["scenarios"][0]["id"] == "reference"
+
+
+def test_compare_judges_an_upgrade_only_when_asked(tmp_path):
+    # The same real run, its environment relabelled as measured on Kafka 4.3.1 (as a run of the suite
+    # on the newer release would be): judged against the 4.2.0 baseline only with --upgrade.
+    upgraded = json.loads(OLD_CANARIES.read_text())
+    upgraded["environment"]["kafka_version"] = "4.3.1"
+    results = tmp_path / "on-4.3.1.json"
+    results.write_text(json.dumps(upgraded))
+    refused = run_kcliff("compare", str(results), "--baseline", str(STORED))
+    assert refused.returncode == 2 and "compare --upgrade" in refused.stderr, refused.stderr
+    as_dir = run_kcliff("compare", str(results), "--baseline", str(ROOT / "baselines"), "--upgrade")
+    assert as_dir.returncode == 2 and "give its file" in as_dir.stderr, as_dir.stderr
+    done = run_kcliff("compare", str(results), "--baseline", str(STORED), "--upgrade", "--json", str(tmp_path / "v.json"))
+    assert done.returncode == 1, done.stderr  # the same figures as the same-version compare above: a regression
+    assert "Kafka upgrade: 4.2.0 -> 4.3.1" in done.stdout
+    assert json.loads((tmp_path / "v.json").read_text())["kafka_versions"] == {"baseline": "4.2.0", "results": "4.3.1"}

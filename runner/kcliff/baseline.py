@@ -189,17 +189,19 @@ class Refused(Exception):
         self.code = code
 
 
-def check_compatible(results: ResultsDoc, baseline: Baseline, runner_class: str | None) -> str:
-    """The runner class the results count as; Refused (2) when class or Kafka version differ."""
+def check_compatible(results: ResultsDoc, baseline: Baseline, runner_class: str | None,
+                     upgrade: bool = False) -> str:
+    """The runner class the results count as; Refused (2) when class or Kafka version differ (the
+    version may differ when `upgrade`: the comparison is then of one Kafka release with another)."""
     env = results.environment
     claimed = runner_class or env["runner_class"]
     if baseline.runner_class != claimed:
         raise Refused(f"results come from runner class '{env['runner_class']}' but the baseline holds "
                       f"'{baseline.runner_class}'; runner classes are never mixed silently "
                       f"(pass --runner-class {baseline.runner_class} if they really are the same hardware)", 2)
-    if baseline.kafka_version != env["kafka_version"]:
+    if baseline.kafka_version != env["kafka_version"] and not upgrade:
         raise Refused(f"results are for Kafka {env['kafka_version']} but the baseline is for "
-                      f"{baseline.kafka_version}", 2)
+                      f"{baseline.kafka_version} (compare --upgrade compares two releases on purpose)", 2)
     return claimed
 
 

@@ -1,4 +1,5 @@
 """`kcliff compare RESULTS --baseline PATH`: the gate's verdict for a run against its baseline.
+With --upgrade the baseline may be of another Kafka version: a suite measured on two releases.
 
 Each scenario in RESULTS that the baseline holds with the same settings hash is compared metric by
 metric (baseline.compare, which `kcliff run` also prints); canaries are checked against the reference measured in the same run.
@@ -26,6 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--baseline", required=True,
                         help="a baseline file, or a baselines directory (DIR/<kafka>/<runner class>.json is used)")
     parser.add_argument("--runner-class", help="compare as this runner class (must match the baseline's)")
+    parser.add_argument("--upgrade", action="store_true",
+                        help="the results may be of another Kafka version than the baseline: judge the upgrade "
+                             "(same suite, same runner class; e.g. a baseline of 4.2.0 runs against a 4.3.1 run)")
     parser.add_argument("--min-effect", type=float, default=verdict.DEFAULT_MIN_EFFECT,
                         help="smallest change that counts as a regression, as a fraction (default 0.10)")
     parser.add_argument("--alpha", type=float, default=verdict.DEFAULT_ALPHA,
@@ -43,8 +47,11 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"--alpha must be between 0 and 0.5, got {args.alpha}")
 
 
-def _baseline_file(given: str, results: ResultsDoc, runner_class: str | None) -> Path:
+def _baseline_file(given: str, results: ResultsDoc, runner_class: str | None, upgrade: bool) -> Path:
     path = Path(given)
+    if path.is_dir() and upgrade:
+        raise InputError("--upgrade compares with one other version's baseline: give its file "
+                         "(DIR/<kafka>/<runner class>.json), not the directory", given)
     if path.is_dir():
         env = results.environment
         path = baselines.baseline_path(path, env["kafka_version"], runner_class or env["runner_class"])
@@ -58,16 +65,18 @@ def _baseline_file(given: str, results: ResultsDoc, runner_class: str | None) ->
 def run(args: argparse.Namespace) -> int:
     _check_args(args)
     results = baselines.load_results(args.results)
-    path = _baseline_file(args.baseline, results, args.runner_class)
+    path = _baseline_file(args.baseline, results, args.runner_class, args.upgrade)
     base = baselines.load_baseline(path)
     try:
-        baselines.check_compatible(results, base, args.runner_class)
+        baselines.check_compatible(results, base, args.runner_class, args.upgrade)
     except baselines.Refused as exc:
         raise InputError(str(exc), args.results) from None
     v = baselines.compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
     env = results.environment
     context = (f"Run `{results.run_id}` against the baseline for Kafka {base.kafka_version} on runner "
                f"class `{base.runner_class}` ({len(base.sources)} past runs, updated {base.updated}).")
+    if base.kafka_version != env["kafka_version"]:
+        context += f" **Kafka upgrade: {base.kafka_version} -> {env['kafka_version']}.**"
     markdown = report_md.render(v, title="kcliff compare", context=context)
     if args.markdown:
         with open(args.markdown, "a", encoding="utf-8") as out:
@@ -77,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         doc = v.to_dict()
         doc.update(results=str(args.results), baseline=str(path), run_id=results.run_id,
-                   runner_class=env["runner_class"])
+                   runner_class=env["runner_class"], kafka_versions={"baseline": base.kafka_version,
+                                                                     "results": env["kafka_version"]})
         Path(args.json).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print(f"kcliff compare: {v.verdict}", file=sys.stderr)
     return v.exit_code

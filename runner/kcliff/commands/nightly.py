@@ -4,7 +4,8 @@ publish  files the night in the history, compares it with the runner class's bas
          the history on the gh-pages branch, seeded from the repository's baselines/ the first
          time), builds the report and the site's front page, and moves the baseline on only from a
          complete night whose canaries all showed their cliff and that is no regression. Writes
-         what it found to --outcome.
+         what it found to --outcome. The first night on a new Kafka version is compared with the
+         newest older version's baseline: the nightly judges the upgrade.
 verdict  reads that outcome after the site is published: exit 1 when the night must fail (the
          measuring job failed, a canary missed, a regression against the baseline), else 0.
 
@@ -82,6 +83,17 @@ def _baseline_file(site: Path, seed: Path | None, doc: ResultsDoc) -> Path:
     return kept
 
 
+def _previous_release(site: Path, doc: ResultsDoc) -> Path | None:
+    """The runner class's baseline of the newest Kafka version older than the night's, if any."""
+    env = doc.environment
+
+    def release(version: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in version.split(".") if p.isdigit())
+    older = [p for p in (site / "baselines").glob(f"*/{env['runner_class']}.json")
+             if release(p.parent.name) < release(env["kafka_version"])]
+    return max(older, key=lambda p: release(p.parent.name), default=None)
+
+
 def _compare(outcome: NightOutcome, doc: ResultsDoc, path: Path, site: Path, summary: Path | None) -> None:
     if not path.exists():
         outcome.comparison_reasons = ["no baseline for this runner class yet: this night starts it"]
@@ -90,9 +102,11 @@ def _compare(outcome: NightOutcome, doc: ResultsDoc, path: Path, site: Path, sum
         stored = baselines.load_baseline(path)
         v = baselines.compare(doc, stored)
         outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, list(v.reasons)
+        upgrade = (f" **Kafka upgrade: {stored.kafka_version} -> {doc.environment['kafka_version']}.**"
+                   if stored.kafka_version != doc.environment["kafka_version"] else "")
         markdown = report_md.render(v, title="kcliff compare with the stored baseline",
                                     context=f"Night `{doc.run_id}` against `{outcome.baseline}` "
-                                            f"({len(stored.sources)} past runs).")
+                                            f"({len(stored.sources)} past runs).{upgrade}")
     (site / "report").mkdir(parents=True, exist_ok=True)
     (site / "report" / "compare.md").write_text(markdown + "\n")
     if summary is not None:
@@ -131,7 +145,8 @@ def run_publish(args: argparse.Namespace) -> int:
     runs = [r for r in history.load(args.site / "history") if r.key.runner_class == doc.environment["runner_class"]]
     outcome.change_points = newest_regressions(runs)
     path = _baseline_file(args.site, args.seed_baselines, doc)
-    _compare(outcome, doc, path, args.site, args.summary)
+    _compare(outcome, doc, path if path.exists() else (_previous_release(args.site, doc) or path), args.site,
+             args.summary)
     build_site(args.site / "history", args.site / "report", results=args.results)
     _update_baseline(outcome, doc, path)
     write_front_page(args.site, outcome)
