@@ -126,6 +126,7 @@ class Site:
     admin: Admin
     state: BrokerState
     kafka_version: str | None = None  # None: the run's own version (the home cluster)
+    loaded_since: float | None = None  # monotonic time its priming began: how long it has been warming
     overrides: dict[str, object] = field(default_factory=dict)  # the read-only broker settings restarted with
     stale_topics: list[str] = field(default_factory=list)  # not deleted while a broker was down
 
@@ -164,14 +165,17 @@ class SuiteRunner:
 
     def measure_elsewhere(self, scenario_id: str, cluster: Cluster, admin: Admin, kafka_version: str) -> None:
         """Measure `scenario_id` on `cluster`, of `kafka_version`, from now on (the head of an upgrade
-        check); its fresh brokers are primed first, as the home cluster's were."""
+        check). Its fresh brokers are primed for as long as the home cluster has carried load (its
+        priming and the self-test), so neither side is measured on colder brokers."""
         site = Site(cluster, admin, BrokerState(admin, admin.broker_ids()), kafka_version)
         self.elsewhere[scenario_id] = site
+        warm_s = time.monotonic() - self.home.loaded_since if self.home.loaded_since is not None else 0.0
+        home_opts, self.opts = self.opts, dataclasses.replace(self.opts, prime_s=max(self.opts.prime_s, warm_s))
         self.site = site
         try:
             self.prime()
         finally:
-            self.site = self.home
+            self.site, self.opts = self.home, home_opts
 
     def sites(self) -> list[Site]:
         return [self.home, *(s for s in self.elsewhere.values() if s is not self.home)]
@@ -259,6 +263,7 @@ class SuiteRunner:
         up over their first minute (JIT), and a reference measured on cold brokers made the canaries
         look healthy beside it (docs/measurements.md)."""
         topic = f"kcliff-prime-{uuid.uuid4().hex[:6]}"
+        self.site.loaded_since = time.monotonic()
         self.progress.note(f"priming the brokers ({self.opts.prime_s:.0f}s of unmeasured load)")
         self.admin.create_topic(topic, 6, 3, {})
         began, figures = time.monotonic(), list[float]()
@@ -275,7 +280,11 @@ class SuiteRunner:
                     break
         finally:
             self.admin.delete_topic(topic)
-        self.doc.prime = {"seconds": round(time.monotonic() - began, 1), "mb_per_sec": figures}
+        primed = {"seconds": round(time.monotonic() - began, 1), "mb_per_sec": figures}
+        if self.site is self.home:
+            self.doc.prime = primed
+        else:  # beside the home cluster's figures: an upgrade check's second cluster
+            self.doc.prime = {**(self.doc.prime or {}), f"kafka {self.site.kafka_version}": primed}
 
     def restore(self) -> None:
         """Put back the dynamic broker configs found at the start (also after measure_group)."""
