@@ -1,5 +1,6 @@
 # Two commands on a fresh machine: `make run` and `make test`. Each sets itself up first;
-# setup is idempotent and fast when already done.
+# setup is idempotent and fast when already done. KCLIFF_INSTALL=wheel make setup[-analysis]
+# installs kcliff as a built wheel instead of editable (scripts/setup.sh).
 SUITE ?= canaries
 # a producer-broker round trip, so the in-flight=1 canary can show (README: Canaries)
 RTT_MS ?= 20

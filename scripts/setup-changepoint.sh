@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want="signal-processing-algorithms==2.1.6"
+want=$(.venv/bin/python -c 'from kcliff.changepoint import ENGINE; print(ENGINE)')  # the pin lives there
 dir=.venv/changepoint
 [ "$(cat "$dir/.installed" 2>/dev/null)" = "$want" ] && exit 0
 

@@ -82,7 +82,7 @@ def test_caps_from_env_reject_nonsense() -> None:
 
 def _config(compose_base: list[str], env: dict[str, str]) -> dict:
     clean = {k: v for k, v in os.environ.items() if k not in compose.COMPOSE_VARIABLES}
-    done = subprocess.run([*compose_base, "--file", str(compose.COMPOSE_FILE), "--profile", "tools",
+    done = subprocess.run([*compose_base, "--file", str(compose.default_compose_file()), "--profile", "tools",
                            "config", "--format", "json"], capture_output=True, text=True, env={**clean, **env})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT, run_kcliff
 from kcliff import environment
 from kcliff.backends import storage
+from kcliff.errors import ClusterError
 
 DELAY_MS = 100  # every delayed call must take at least this long
 # A real fsync on the 2-core development VM took a median of 0.7-1.2 ms and up to 9 ms while
@@ -99,11 +100,17 @@ def test_a_jvms_file_channel_force_goes_through_the_shim(library, tmp_path):
     assert all(float(ms) >= DELAY_MS for ms in done.stdout.split()), done.stdout
 
 
-def test_the_shim_is_found_by_its_sources_hash(tmp_path, monkeypatch):
+def test_the_shim_is_built_on_first_use_under_its_sources_hash(tmp_path, monkeypatch):
+    """An installed kcliff has no setup script: the first run builds the shim into the cache."""
     monkeypatch.setenv("KCLIFF_CACHE", str(tmp_path))
-    with pytest.raises(Exception, match="scripts/setup-fsync-delay.sh"):
+    monkeypatch.setenv("CC", "no-such-compiler")
+    with pytest.raises(ClusterError, match="no C compiler"):
         storage.find_library()
-    assert storage.library_path().parent.parent == tmp_path
+    assert not any(tmp_path.rglob("*.so*"))
+    monkeypatch.delenv("CC")
+    built = storage.find_library()
+    assert built == storage.library_path() and built.parent.parent == tmp_path
+    assert built.name == storage.LIBRARY and [p.name for p in built.parent.iterdir()] == [built.name]
 
 
 def test_broker_env_names_resolved_paths_and_keeps_another_preload(tmp_path, monkeypatch):

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from . import model, scenario, verdict
+from . import model, resources, verdict
 from .errors import InputError
 from .model import Entry, Metric, ReadRun, ResultsDoc, Run, Status
 
@@ -156,8 +156,8 @@ def baseline_path(directory: str | Path, kafka_version: str, runner_class: str) 
 
 
 def default_dir() -> Path:
-    """baselines/ found the way scenarios/ is: the working directory's, else the repo's."""
-    return scenario.project_dir(DEFAULT_DIR)
+    """baselines/ found the way scenarios/ is: the working directory's, else kcliff's own."""
+    return resources.project_dir(DEFAULT_DIR)
 
 
 def stored_for(directory: str | Path, kafka_version: str, runner_class: str) -> tuple[Path, Baseline | None]:

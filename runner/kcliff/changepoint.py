@@ -35,7 +35,9 @@ PERMUTATIONS = 99  # p-values resolve to 0.01, enough for PVALUE; cost is linear
 MIN_MAGNITUDE = 0.05
 SEED = 1234
 ENGINE_ENV = "KCLIFF_CHANGEPOINT_PYTHON"
+ENGINE = "signal-processing-algorithms==2.1.6"  # installed by scripts/setup-changepoint.sh, which reads it here
 WORKER = Path(__file__).with_name("changepoint_worker.py")
+DEFAULT_ENGINE = Path(sys.prefix) / "changepoint" / "bin" / "python"  # beside kcliff's own virtualenv
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class ChangePoint:
 def engine_python() -> Path:
     """The isolated interpreter that has signal-processing-algorithms."""
     override = os.environ.get(ENGINE_ENV)
-    return Path(override) if override else Path(sys.prefix) / "changepoint" / "bin" / "python"
+    return Path(override) if override else DEFAULT_ENGINE
 
 
 def _flatten(series: Series) -> tuple[list[float], list[int]]:
@@ -116,8 +118,10 @@ def _run_boundary(tau: int, starts: list[int], total: int) -> int:
 def _run_engine(batch: dict[str, list[float]], pvalue: float, permutations: int, seed: int) -> dict[str, list[int]]:
     python = engine_python()
     if not python.exists():
-        raise InputError("the change-point engine is not installed: run scripts/setup-changepoint.sh "
-                         f"(or set {ENGINE_ENV} to a Python that has signal-processing-algorithms)", str(python))
+        raise InputError(f"the change-point engine is not installed: {ENGINE} in a Python 3.11 virtualenv of "
+                         "its own; in a kcliff checkout run scripts/setup-changepoint.sh (make setup does), else "
+                         f"make that virtualenv at {DEFAULT_ENGINE.parents[1]} or set {ENGINE_ENV} to its Python",
+                         str(python))
     request = json.dumps({"pvalue": pvalue, "permutations": permutations, "seed": seed, "series": batch})
     proc = subprocess.run([str(python), str(WORKER)], input=request, capture_output=True, text=True, check=False)
     if proc.returncode != 0:

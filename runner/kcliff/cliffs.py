@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import settings, yamlio
+from . import resources, settings, yamlio
 from .configrepo import ConfigRepo, Entry
 from .configrepo.validate import DURABILITY
 from .errors import InputError
@@ -47,7 +47,7 @@ _SAME = {("compression.type", "none"): "uncompressed", ("acks", "-1"): "all"}
 
 
 def default_rules_path() -> Path:
-    return Path(__file__).resolve().parents[2] / "scenarios" / "cliffs.yaml"
+    return resources.shipped("scenarios") / "cliffs.yaml"
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ silently."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import os
 import platform
 import socket
@@ -11,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, TypedDict
 
-from . import __version__, kafka_dist, leftovers, load
+from . import __version__, kafka_dist, leftovers, load, resources
 from .backends.base import Cluster
 
 
@@ -33,13 +35,27 @@ def runner_class(backend: str) -> str:
 
 
 def git_revision() -> str:
-    repo = Path(__file__).resolve().parents[2]
+    """The kcliff commit that runs: its checkout's HEAD; installed, the commit the installer recorded."""
+    repo = resources.checkout()
+    if repo is None:  # never git in whatever directory a wheel was installed under
+        return installed_commit() or "unknown"
     try:
         done = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
                               timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def installed_commit() -> str | None:
+    """The commit of an install from a git URL (pip/pipx/uv install git+https://...@sha): installers
+    record it in the distribution's direct_url.json (PEP 610). None for a wheel or directory install."""
+    try:
+        text = importlib.metadata.distribution("kcliff").read_text("direct_url.json")
+        commit = json.loads(text or "{}").get("vcs_info", {}).get("commit_id")
+    except (importlib.metadata.PackageNotFoundError, ValueError, AttributeError):
+        return None
+    return commit if isinstance(commit, str) else None
 
 
 FSYNC_FREE_US = 20.0  # below this an fsync cannot be reaching a disk (tmpfs, a write-back cached VM disk)

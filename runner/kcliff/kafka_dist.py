@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 
 from .errors import InputError
+from .resources import DATA
 
 DEFAULT_VERSION = "4.2.0"
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
-DATA = Path(__file__).parent / "data"
 FETCH_TIMEOUT_S = 900
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import settings, yamlio
+from . import resources, settings, yamlio
 from .errors import InputError
 from .model import METRICS, REFERENCE_ID
 
@@ -243,16 +243,8 @@ def check_unique(scenarios: list[Scenario]) -> None:
         seen[sc.id] = sc
 
 
-def project_dir(name: str) -> Path:
-    """`name`/ of the working directory if there is one, else the one shipped beside the package."""
-    here = Path.cwd() / name
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parents[2] / name
-
-
 def scenarios_dir() -> Path:
-    return project_dir("scenarios")
+    return resources.project_dir("scenarios")
 
 
 def resolve_suite(name: str, base: Path | None = None) -> Path:

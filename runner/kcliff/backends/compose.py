@@ -26,15 +26,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from .. import kafka_dist, procs, settings
+from .. import kafka_dist, procs, resources, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
 from . import latency
 from .base import STARTED_LINE, Restartable, free_ports
 
-COMPOSE_FILE = Path(__file__).resolve().parents[3] / "compose" / "docker-compose.yml"
 DEFAULT_IMAGE = "apache/kafka"
 STANDIN_IMAGE = "kcliff/kafka-standin"  # built by scripts/setup-docker.sh where no registry is reachable
+DOCKER_HINT = "install Docker Engine with the compose v2 plugin (in a kcliff checkout: scripts/setup-docker.sh)"
 BROKERS = ("kafka-1", "kafka-2", "kafka-3")
 INTERNAL_PORT = 19092
 CLIENT_PORT = 19094  # the brokers' CLIENT listener, behind the toxiproxy service with --client-rtt-ms
@@ -110,7 +110,7 @@ def compose_base_command() -> list[str]:
             return [path]
     if shutil.which("docker") and _is_compose_v2(["docker", "compose"]):
         return ["docker", "compose"]
-    raise InputError("docker compose v2 not found: run scripts/setup-docker.sh (or install the compose plugin)")
+    raise InputError(f"docker compose v2 not found: {DOCKER_HINT}")
 
 
 def _is_compose_v2(base: list[str]) -> bool:
@@ -126,7 +126,7 @@ def _docker(*args: str, timeout: float = 60.0, check: bool = True) -> subprocess
         done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
     except FileNotFoundError:
-        raise InputError("docker not found: run scripts/setup-docker.sh") from None
+        raise InputError(f"docker not found: {DOCKER_HINT}") from None
     except subprocess.TimeoutExpired:
         raise ClusterError(f"docker {' '.join(args[:2])} took over {timeout:.0f}s") from None
     if check and done.returncode != 0:
@@ -162,6 +162,10 @@ def choose_image(kafka_version: str, image: str | None = None) -> tuple[str, str
     return chosen, "never" if present else "missing"
 
 
+def default_compose_file() -> Path:
+    """compose/docker-compose.yml as kcliff ships it (resources: the checkout's or the installed copy)."""
+    return resources.shipped("compose") / "docker-compose.yml"
+
 
 @dataclass
 class ComposeCluster(Restartable):
@@ -171,7 +175,7 @@ class ComposeCluster(Restartable):
     pull_policy: str
     caps: ComposeCaps = field(default_factory=ComposeCaps)
     project: str = ""
-    compose_file: Path = COMPOSE_FILE
+    compose_file: Path = field(default_factory=default_compose_file)
     ports: list[int] = field(default_factory=list)
     overrides: dict[str, Any] = field(default_factory=dict)
     restarts: list[float] = field(default_factory=list)
@@ -462,12 +466,12 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
         static_toxiproxy()  # before anything starts
     base = compose_base_command()
     if _docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode != 0:
-        raise InputError("no Docker engine answers: run scripts/setup-docker.sh")
+        raise InputError(f"no Docker engine answers: {DOCKER_HINT}")
     repository, pull_policy = choose_image(kafka_version, image)
     workdir = Path(workdir).resolve()  # compose resolves relative paths against the compose file
     workdir.mkdir(parents=True, exist_ok=True)
     cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps, project or owned_project_name(),
-                             Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or COMPOSE_FILE),
+                             Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or default_compose_file()),
                              free_ports(len(BROKERS)))
     cluster._base = base
     cluster.cluster_id = new_cluster_id()

@@ -33,12 +33,13 @@ PT_INTERP = 3  # the ELF program header naming a dynamic loader
 
 
 def find_binary() -> str:
-    """toxiproxy-server from the project's venv (scripts/setup-toxiproxy.sh) or PATH."""
+    """toxiproxy-server beside kcliff's Python (scripts/setup-toxiproxy.sh puts it there) or on PATH."""
     beside = Path(sys.executable).parent / BINARY
     found = str(beside) if beside.is_file() else shutil.which(BINARY)
     if not found:
-        raise ClusterError(f"{BINARY} not found: --client-rtt-ms needs it; run scripts/setup-toxiproxy.sh "
-                           "(make setup does)")
+        raise ClusterError(f"{BINARY} not found beside {sys.executable} or on PATH: --client-rtt-ms needs it; "
+                           "put Shopify's toxiproxy-server (v2.5, built static for the compose backend) on PATH, "
+                           "or in a kcliff checkout run scripts/setup-toxiproxy.sh (make setup does)")
     return found
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import kafka_dist, procs, settings
+from .. import kafka_dist, procs, resources, settings
 from ..admin import Admin
 from ..errors import ClusterError
 from .base import STARTED_LINE, Restartable, free_ports
@@ -177,7 +177,7 @@ class LocalCluster(Restartable):
                 raise ClusterError(f"formatting node {node.node_id} failed (exit {code}):\n{tail}")
 
     def _launch(self, only: list[int] | None = None) -> None:
-        log_config = kafka_dist.DATA / "log4j2-broker.xml"
+        log_config = resources.DATA / "log4j2-broker.xml"
         for node in self.nodes:
             if only is not None and node.node_id not in only:
                 continue

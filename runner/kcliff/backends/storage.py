@@ -3,7 +3,7 @@
 The flush cliffs (log.flush.interval.messages=1) are made of fsync waits, and a development disk
 syncs in about a millisecond where a production disk may take ten or more, so on a fast disk the
 flush canary hid behind the shared CPUs. The local backend preloads a small shim of our own
-(data/fsync-delay.c, built by scripts/setup-fsync-delay.sh) into the broker JVMs only, never into
+(data/fsync-delay.c, built into the cache on first use) into the broker JVMs only, never into
 the perf tool or kcliff: fsync() and fdatasync() of a file under that broker's log dir sleep out
 the rest of the delay after the real call. The JVM's FileChannel.force(true/false) reaches exactly
 these two (seen with strace); the index files' MappedByteBuffer.force (msync) is left to the real
@@ -19,34 +19,53 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 from ..errors import ClusterError
-from ..kafka_dist import DATA
+from ..resources import DATA
 
 SOURCE = DATA / "fsync-delay.c"
 LIBRARY = "libkcliff-fsync-delay.so"
+BUILD_TIMEOUT_S = 120
 METADATA_LOG = "__cluster_metadata-0"  # KRaft's metadata log partition, inside log.dirs in combined mode
 
 
 def cache_dir() -> Path:
-    """Where setup scripts cache what they build, once per machine (as scripts/setup-*.sh)."""
+    """Where what kcliff builds is cached, once per machine (as scripts/setup-*.sh cache theirs)."""
     return Path(os.environ.get("KCLIFF_CACHE") or Path.home() / ".cache" / "kcliff")
 
 
 def library_path() -> Path:
-    """Where scripts/setup-fsync-delay.sh puts the shim built from the current source (keyed by its
-    hash, so a shim built from an older source is never used)."""
+    """Where the shim built from the current source goes (keyed by its hash, so a shim built from an
+    older source is never used)."""
     digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
     return cache_dir() / f"fsync-delay-{digest}" / LIBRARY
 
 
 def find_library() -> Path:
-    """The built shim, or a ClusterError (exit 2) saying how to build it."""
+    """The shim built from the current source, built on first use: one C compiler call (under a
+    second), so an installed kcliff needs no setup script. A ClusterError (exit 2) without a compiler."""
     path = library_path()
-    if not path.is_file():
-        raise ClusterError(f"the fsync-delay shim is not built ({path}): --fsync-delay-ms needs it; run "
-                           "scripts/setup-fsync-delay.sh (make setup does)")
+    if path.is_file():
+        return path
+    cc = os.environ.get("CC") or "gcc"
+    if shutil.which(cc) is None:
+        raise ClusterError(f"the fsync-delay shim is not built ({path}) and there is no C compiler ({cc}) to "
+                           "build it: --fsync-delay-ms needs one (install gcc, or set CC)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{LIBRARY}.{os.getpid()}.tmp")  # runs building at once each rename a whole one
+    argv = [cc, "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-o", str(partial), str(SOURCE), "-ldl"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        done = subprocess.CompletedProcess(argv, 1, "", f"timed out after {BUILD_TIMEOUT_S}s")
+    if done.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise ClusterError(f"building the fsync-delay shim failed ({' '.join(argv)}):\n"
+                           f"{done.stderr.strip()[-800:]}")
+    os.replace(partial, path)
     return path
 
 

@@ -7,25 +7,19 @@ reports/static and every raw results file, and returns the path of index.html.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
-from .. import changepoint, history, model, tiers
+from .. import changepoint, history, model, resources, tiers
 from ..errors import InputError
 from ..model import REFERENCE_ID, ResultsDoc
 from . import charts, factor_page, latest, pages
 
-SOURCES_ENV = "KCLIFF_REPORT_SOURCES"
-
 
 def site_sources() -> Path:
-    """reports/ in the kcliff checkout: the site's templates and static files."""
-    root = Path(os.environ.get(SOURCES_ENV) or Path(__file__).resolve().parents[3] / "reports")
-    if not (root / "templates").is_dir():
-        raise InputError(f"report templates not found (set {SOURCES_ENV} to the checkout's reports/)", str(root))
-    return root
+    """kcliff's reports/: the site's templates and static files."""
+    return resources.shipped("reports")
 
 
 def _copy_raw(runs: list[history.HistoryRun], results: Path | None, out: Path) -> dict[str, str]:
