@@ -22,6 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 ACT = ROOT / ".venv" / "bin" / "act"
 STANDINS = ROOT / "tests" / "actions"
+EXAMPLE_REPO = ROOT / "examples" / "config-repo"
+CALLER_WORKFLOW = ".github/workflows/kafka-config.yml"  # a config repository's workflow in these tests
 RUNNER_LABEL = "ubuntu-24.04"
 # the real action -> its stand-in folder under tests/actions
 STANDIN_FOR = {
@@ -152,6 +154,30 @@ class GitHub:
 
     def push(self, work: Path, full_name: str, branch: str) -> None:
         git("push", "--quiet", "--force", str(self.bare(full_name)), f"HEAD:refs/heads/{branch}", cwd=work)
+
+    def config_pull_request(self, full_name: str, workflow: str, change: dict[str, tuple[str, str]], number: int,
+                            config: str = "kafka") -> tuple[Path, dict[str, Any]]:
+        """A config repository FULL_NAME made from examples/config-repo (under CONFIG) with WORKFLOW as
+        .github/workflows/kafka-config.yml, and its pull request NUMBER, which changes each FILE:
+        (old text, new text). Returns the clone at the head and the pull_request event."""
+        files: dict[str, str | Path] = {f"{config}/{p.relative_to(EXAMPLE_REPO)}": p
+                                        for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
+        files[CALLER_WORKFLOW] = workflow
+        work = self.repository(full_name, files)
+        base = git("rev-parse", "HEAD", cwd=work)
+        for path, (old, new) in change.items():
+            target = work / path
+            text = target.read_text()
+            assert old in text, f"{path} has no {old!r}"
+            target.write_text(text.replace(old, new))
+        head = commit_all(work, f"PR {number}")
+        self.push(work, full_name, f"pr-{number}")
+        owner, name = full_name.split("/")
+        repo = {"full_name": full_name, "name": name, "owner": {"login": owner}}
+        event = {"action": "opened", "number": number, "repository": repo,
+                 "pull_request": {"number": number, "head": {"sha": head, "ref": f"pr-{number}", "repo": repo},
+                                  "base": {"sha": base, "ref": "main", "repo": repo}}}
+        return work, event
 
     def kcliff(self, full_name: str = "kcliff/kcliff") -> tuple[Path, str]:
         """This checkout (with uncommitted edits) as the repository FULL_NAME; returns (clone, sha)."""
