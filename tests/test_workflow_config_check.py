@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workflow_runner import ROOT, GitHub, commit_all, git
+from workflow_runner import CALLER_WORKFLOW, ROOT, GitHub
 
 pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]
 
@@ -31,7 +31,6 @@ def caller_workflow(sha: str) -> str:
     block = re.search(r"```yaml\n(name: kafka config\n.*?)```", readme, re.S)
     assert block, "README has no caller workflow block"
     text = block.group(1).replace("<owner>/kcliff", "kcliff/kcliff").replace("<40-char sha>", sha)
-    text = text.replace("<the same sha>", sha)
     text = re.sub(r"config-path: \S+", f"config-path: {CONFIG}", text)
     extra = "".join(f"      {k}: {v}\n" for k, v in SMALL.items())
     return text.rstrip("\n") + "\n" + extra
@@ -52,26 +51,11 @@ def kcliff(github: GitHub) -> tuple[Path, str]:
 
 
 def pull_request(github: GitHub, kcliff: tuple[Path, str], name: str, change: dict[str, tuple[str, str]],
-                 number: int):
+                 number: int, workflow: str | None = None):
     """A caller repository whose PR NUMBER changes FILE: (old line, new line); returns (act run, head clone)."""
     kcliff_clone, sha = kcliff
-    files = {f"{CONFIG}/{p.relative_to(ROOT / 'examples/config-repo')}": p
-             for p in (ROOT / "examples/config-repo").rglob("*") if p.is_file()}
-    files[".github/workflows/kafka-config.yml"] = caller_workflow(sha)
-    work = github.repository(f"acme/{name}", files)
-    base = git("rev-parse", "HEAD", cwd=work)
-    for path, (old, new) in change.items():
-        target = work / path
-        text = target.read_text()
-        assert old in text
-        target.write_text(text.replace(old, new))
-    head = commit_all(work, f"PR {number}")
-    github.push(work, f"acme/{name}", f"pr-{number}")
-    repo = {"full_name": f"acme/{name}", "name": name, "owner": {"login": "acme"}}
-    event = {"action": "opened", "number": number, "repository": repo,
-             "pull_request": {"number": number, "head": {"sha": head, "ref": f"pr-{number}", "repo": repo},
-                              "base": {"sha": base, "ref": "main", "repo": repo}}}
-    run = github.act(work, ".github/workflows/kafka-config.yml", "pull_request", event,
+    work, event = github.config_pull_request(f"acme/{name}", workflow or caller_workflow(sha), change, number, CONFIG)
+    run = github.act(work, CALLER_WORKFLOW, "pull_request", event,
                      local={f"kcliff/kcliff@{sha}": kcliff_clone, **github.standin_map(kcliff_clone)})
     return run, work
 
@@ -95,6 +79,8 @@ def test_a_regression_no_rule_knows_fails_on_the_changed_line_with_its_ratios(gi
     comment = next((github.record / "comments").glob("8-*.md")).read_text()
     assert "regression" in comment.lower()
     assert "kcliff config check" in run.summary("check")
+    runs = run.artifacts / f"kcliff-check-{run.run_id}" / ".kcliff-work" / "runs"
+    assert any(p.is_file() for p in runs.rglob("*")), "the measurements' logs were left out of the artifact"
 
 
 def test_a_benign_head_passes_and_the_comment_is_written_fresh(github, kcliff) -> None:
@@ -107,3 +93,18 @@ def test_a_benign_head_passes_and_the_comment_is_written_fresh(github, kcliff) -
     assert len(calls) == 1 and "nothing measured changed" in calls[0]["body"], calls
     earlier = [c["body"] for c in run.recorded("sticky-pull-request-comment") if c["number"] != "9"]
     assert all(body not in calls[0]["body"] for body in earlier), "the comment carries another PR's verdict"
+
+
+def test_a_kcliff_ref_drifted_from_the_pin_fails_on_the_pins_line(github, kcliff) -> None:
+    """Dependabot moves the `@` pin and leaves `with:` alone: a kcliff-ref left behind must fail loudly
+    (the caller's pin alone is enough; kcliff-ref is optional)."""
+    _, sha = kcliff
+    left_behind = sha[::-1]  # another commit's sha (a sha of digits only would read as a YAML number)
+    drifted = caller_workflow(sha) + f"      kcliff-ref: {left_behind}\n"
+    run, work = pull_request(github, kcliff, "drift", {}, 10, drifted)
+    assert run.returncode != 0 and run.job_result("lint") == "failure", run.explain()
+    errors = [a for a in run.annotations() if a.file]
+    pin_line = line_of(work / CALLER_WORKFLOW, "    uses: kcliff/kcliff/.github/workflows/config-check.yml@")
+    assert [(a.file, a.line) for a in errors] == [(CALLER_WORKFLOW, pin_line)], run.annotations()
+    assert f"kcliff-ref {left_behind} differs from this pin {sha}" in errors[0].message
+    assert run.job_result("check") is None

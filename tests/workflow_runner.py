@@ -22,6 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 ACT = ROOT / ".venv" / "bin" / "act"
 STANDINS = ROOT / "tests" / "actions"
+EXAMPLE_REPO = ROOT / "examples" / "config-repo"
+CALLER_WORKFLOW = ".github/workflows/kafka-config.yml"  # a config repository's workflow in these tests
 RUNNER_LABEL = "ubuntu-24.04"
 # the real action -> its stand-in folder under tests/actions
 STANDIN_FOR = {
@@ -153,6 +155,30 @@ class GitHub:
     def push(self, work: Path, full_name: str, branch: str) -> None:
         git("push", "--quiet", "--force", str(self.bare(full_name)), f"HEAD:refs/heads/{branch}", cwd=work)
 
+    def config_pull_request(self, full_name: str, workflow: str, change: dict[str, tuple[str, str]], number: int,
+                            config: str = "kafka") -> tuple[Path, dict[str, Any]]:
+        """A config repository FULL_NAME made from examples/config-repo (under CONFIG) with WORKFLOW as
+        .github/workflows/kafka-config.yml, and its pull request NUMBER, which changes each FILE:
+        (old text, new text). Returns the clone at the head and the pull_request event."""
+        files: dict[str, str | Path] = {f"{config}/{p.relative_to(EXAMPLE_REPO)}": p
+                                        for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
+        files[CALLER_WORKFLOW] = workflow
+        work = self.repository(full_name, files)
+        base = git("rev-parse", "HEAD", cwd=work)
+        for path, (old, new) in change.items():
+            target = work / path
+            text = target.read_text()
+            assert old in text, f"{path} has no {old!r}"
+            target.write_text(text.replace(old, new))
+        head = commit_all(work, f"PR {number}")
+        self.push(work, full_name, f"pr-{number}")
+        owner, name = full_name.split("/")
+        repo = {"full_name": full_name, "name": name, "owner": {"login": owner}}
+        event = {"action": "opened", "number": number, "repository": repo,
+                 "pull_request": {"number": number, "head": {"sha": head, "ref": f"pr-{number}", "repo": repo},
+                                  "base": {"sha": base, "ref": "main", "repo": repo}}}
+        return work, event
+
     def kcliff(self, full_name: str = "kcliff/kcliff") -> tuple[Path, str]:
         """This checkout (with uncommitted edits) as the repository FULL_NAME; returns (clone, sha)."""
         work = self.repository(full_name, {f: ROOT / f for f in kcliff_tree()}, "kcliff under test")
@@ -171,7 +197,8 @@ class GitHub:
                    "-P", f"{RUNNER_LABEL}=-self-hosted", "--no-skip-checkout", "--container-daemon-socket", "-",
                    "--action-cache-path", str(run_dir / "cache"), "--artifact-server-path", str(run_dir / "artifacts"),
                    "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", str(free_port()),
-                   "--concurrent-jobs", "1", "--env", f"GITHUB_RUN_ID={1000 + self.runs}"]
+                   "--concurrent-jobs", "1", "--env", f"GITHUB_RUN_ID={1000 + self.runs}",
+                   "--env", f"GITHUB_WORKFLOW_REF={self.workflow_ref(work, workflow, event)}"]
         for spec, directory in {**self.standin_map(work), **(local or {})}.items():
             command += ["--local-repository", f"{spec}={directory}"]
         for key, value in (inputs or {}).items():
@@ -195,6 +222,13 @@ class GitHub:
         run_id = str(1000 + self.runs)
         return ActRun(done.returncode, events, done.stdout + done.stderr, self.record,
                       run_dir / "artifacts" / run_id, run_id)
+
+    def workflow_ref(self, work: Path, workflow: str, event: dict[str, Any]) -> str:
+        """GITHUB_WORKFLOW_REF as GitHub sets it on every runner (the top-level workflow, even inside a
+        reusable one), e.g. acme/cfg/.github/workflows/x.yml@refs/pull/7/merge; act sets none."""
+        full_name = work.relative_to(self.root / "work").as_posix()
+        ref = f"refs/pull/{event['number']}/merge" if "pull_request" in event else "refs/heads/main"
+        return f"{full_name}/{workflow}@{ref}"
 
     @staticmethod
     def standin_map(work: Path) -> dict[str, Path]:
