@@ -44,14 +44,17 @@ test: export KCLIFF_REQUIRE_DOCKER = 1
 test: setup typecheck docker-setup
 	@scripts/setup-browser.sh
 	@scripts/setup-actionlint.sh
+	@scripts/setup-sarif-schema.sh
 	@scripts/setup-act.sh
 	.venv/bin/python -m pytest -n 2 -m "$(NO_CLUSTER)" $(PYTEST_ARGS) || [ $$? = 5 ]
 	.venv/bin/python -m pytest -m "not ($(NO_CLUSTER))" $(PYTEST_ARGS) || [ $$? = 5 ]
 
 # The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
-# actionlint is a static check of the workflows (tests/test_workflows.py), so it belongs here too.
+# actionlint is a static check of the workflows (tests/test_workflows.py), so it belongs here too, as
+# does the published SARIF schema lint's output is validated against (tests/test_lint_formats.py).
 unit: setup typecheck
 	@scripts/setup-actionlint.sh
+	@scripts/setup-sarif-schema.sh
 	.venv/bin/python -m pytest -n 2 -m "$(NO_CLUSTER)" $(PYTEST_ARGS)
 
 # The repository's workflows run under nektos/act, as make test runs them (docs/workflows.md).

@@ -89,6 +89,12 @@ class Match:
     def line(self) -> int | None:
         return self.entry.line
 
+    @property
+    def named_topic(self) -> str | None:
+        """The topic the match is about, when its rule reads a topic setting first (a broker-wide value
+        is matched in every topic's context, but is not about any one of them)."""
+        return self.topic if self.topic and self.rule.clauses[0].scope == "topic" else None
+
     def key(self) -> tuple[Any, ...]:
         """What the match is about, independent of where the repo is checked out (base vs head)."""
         return (self.rule.id, self.entry.scope, self.entry.name, self.entry.topic, self.values)

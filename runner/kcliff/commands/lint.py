@@ -2,25 +2,34 @@
 
 Exit codes: 0 clean (warnings allowed unless --fail-on warning), 1 a cliff (error-severity rule)
 matched, 2 bad input (unknown key, bad value, unreadable file) - reported on its file and line.
+--format json / sarif write one document (lint_json.py, lint_sarif.py) to stdout or --output FILE,
+with the same exit codes; on bad input they write none (docs/gate.md, "Machine-readable lint").
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Callable
 
-from .. import cliffs, configrepo
+from .. import cliffs, configrepo, lint_json, lint_sarif
 from ..errors import InputError
+from ..model import write_json
+
+DOCUMENTS = ("json", "sarif")  # formats that print one machine-readable document
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("lint", help="check Kafka config files against the static cliff rules (no cluster)")
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="config repo directories or files (server.properties, producer.properties, topics.yaml)")
-    parser.add_argument("--format", choices=("text", "github"), default="text",
-                        help="github: workflow-command annotations (::error file=...,line=...::...)")
+    parser.add_argument("--format", choices=("text", "github", *DOCUMENTS), default="text",
+                        help="github: workflow-command annotations (::error file=...,line=...::...); "
+                             "json: the kcliff.lint document; sarif: SARIF 2.1.0 for GitHub code scanning")
+    parser.add_argument("--output", metavar="FILE", type=Path,
+                        help="with --format json or sarif: write the document to FILE instead of stdout")
     parser.add_argument("--rules", help="rules file (default: scenarios/cliffs.yaml shipped with kcliff)")
     parser.add_argument("--evidence", metavar="FILE",
                         help="a results or baseline file: show each rule's canary as measured there")
@@ -37,11 +46,17 @@ def add_repo_root_option(parser: argparse.ArgumentParser, what: str) -> None:
                              "no config file may lead out of it (default: the git checkout holding the path)")
 
 
+def repo_root(path: str, root: Path | None = None) -> Path | None:
+    """The repository root paths are named relative to: `root` (--repo-root), else the git checkout
+    holding `path`, else none."""
+    return root or (configrepo.checkout_root(Path(path)) if path else None)
+
+
 def github_path(path: str, root: Path | None = None) -> str:
     """`path` as a GitHub annotation needs it: relative to the repository root (`root`, else the git
     checkout holding it). Resolved, so a link inside the repo names the file holding the line; a link
     leading out is named where it lies. Outside any checkout the path stays as given."""
-    top = root or (configrepo.checkout_root(Path(path)) if path else None)
+    top = repo_root(path, root)
     if top is None:
         return path
     candidates: tuple[Callable[[Path], Path], ...] = (lambda p: p.resolve(), lambda p: p.parent.resolve() / p.name)
@@ -81,7 +96,7 @@ def evidence_text(rule: cliffs.Rule, ratios: dict[str, float]) -> str:
 
 
 def describe(match: cliffs.Match, ratios: dict[str, float]) -> str:
-    where = f" (topic {match.topic})" if match.topic and match.rule.clauses[0].scope == "topic" else ""
+    where = f" (topic {match.named_topic})" if match.named_topic else ""
     return (f"{match.condition()}{where}: {match.rule.mechanism} Fix: {match.rule.fix} "
             f"Evidence: {evidence_text(match.rule, ratios)}")
 
@@ -93,6 +108,8 @@ def _canary_ratios(path: str) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output and args.format not in DOCUMENTS:
+        raise InputError(f"--output writes a document: use it with --format {' or '.join(DOCUMENTS)}")
     try:
         rules = cliffs.load_rules(args.rules)
         ratios = _canary_ratios(args.evidence) if args.evidence else {}
@@ -103,6 +120,11 @@ def run(args: argparse.Namespace) -> int:
                              exc.message))
         raise
     matches = cliffs.evaluate(repo, rules)
+    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
+    code = 1 if any(m.rule.severity in failing for m in matches) else 0
+    if args.format in DOCUMENTS:
+        _write_document(args, rules, ratios, repo, matches, code)
+        return code
     for m in matches:
         if args.format == "github":
             print(annotation(m.rule.severity, github_path(m.path, args.repo_root), m.line,
@@ -113,10 +135,36 @@ def run(args: argparse.Namespace) -> int:
     if args.verbose:
         for note in repo.notes:
             print(f"note: {note}")
+    print(summary(matches, repo, args.verbose), file=sys.stderr if args.format == "github" else sys.stdout)
+    return code
+
+
+def summary(matches: list[cliffs.Match], repo: configrepo.ConfigRepo, verbose: bool) -> str:
     errors = sum(m.rule.severity == "error" for m in matches)
     warnings = len(matches) - errors
-    ignored = f"; {len(repo.notes)} notes (--verbose lists them)" if repo.notes and not args.verbose else ""
-    print(f"kcliff lint: {errors} error(s), {warnings} warning(s) in {len(repo.files)} file(s){ignored}",
-          file=sys.stderr if args.format == "github" else sys.stdout)
-    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
-    return 1 if any(m.rule.severity in failing for m in matches) else 0
+    ignored = f"; {len(repo.notes)} notes (--verbose lists them)" if repo.notes and not verbose else ""
+    return f"kcliff lint: {errors} error(s), {warnings} warning(s) in {len(repo.files)} file(s){ignored}"
+
+
+def _write_document(args: argparse.Namespace, rules: list[cliffs.Rule], ratios: dict[str, float],
+                    repo: configrepo.ConfigRepo, matches: list[cliffs.Match], code: int) -> None:
+    """The --format json / sarif document, to stdout or --output; the summary goes to stderr."""
+    findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), describe(m, ratios),
+                                     evidence_text(m.rule, ratios)) for m in matches]
+    notes = [lint_json.Note(path=github_path(n.path, args.repo_root), line=n.line, message=n.message)
+             for n in repo.notes]
+    doc: lint_json.LintReport | lint_sarif.Log
+    if args.format == "sarif":
+        srcroot = repo_root(args.paths[0], args.repo_root) or Path.cwd()
+        doc = lint_sarif.document(rules, {r.id: evidence_text(r, ratios) for r in rules}, findings,
+                                  notes if args.verbose else None, srcroot)
+    else:
+        doc = lint_json.report(findings, notes, len(repo.files), code, args.verbose)
+    if args.output:
+        try:
+            write_json(doc.to_json(), args.output)
+        except OSError as exc:
+            raise InputError(f"cannot write the {args.format} document: {exc.strerror or exc}", str(args.output))
+    else:
+        print(json.dumps(doc.to_json(), indent=1))
+    print(summary(matches, repo, args.verbose), file=sys.stderr)

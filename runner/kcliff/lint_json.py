@@ -1,0 +1,79 @@
+"""`kcliff lint --format json`: the `kcliff.lint` document (docs/gate.md, "Machine-readable lint").
+
+Its findings are also what `--format sarif` is built from (lint_sarif.py), so both formats say the
+same thing as the text output and the GitHub annotations: one Finding per rule match.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import __version__
+from .cliffs import Match
+
+SCHEMA = "kcliff.lint"
+SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Finding(_Model):
+    rule: str
+    severity: str  # a rule severity: error | warning (cliffs.SEVERITIES)
+    title: str
+    path: str  # relative to the repository root, as the GitHub annotations name the file
+    line: int | None
+    setting: str  # scope/name of the value the finding is reported on, e.g. broker/log.flush.interval.messages
+    topic: str | None  # the topic a topic rule matched on; None for broker, producer and consumer rules
+    condition: str  # the effective values that matched, e.g. "broker log.flush.interval.messages=1"
+    message: str  # what the text output and the annotation say
+    fix: str
+    canary: str | None
+    evidence: str
+    # where kcliff read the file (as given, or absolute): SARIF reads the line's columns there; not in the JSON
+    source: str = Field("", exclude=True)
+
+    @classmethod
+    def of(cls, match: Match, path: str, message: str, evidence: str) -> Finding:
+        rule, entry = match.rule, match.entry
+        return cls(rule=rule.id, severity=rule.severity, title=rule.title, path=path, line=match.line,
+                   setting=f"{entry.scope}/{entry.name}", topic=match.named_topic, condition=match.condition(),
+                   message=message, fix=rule.fix, canary=rule.canary, evidence=evidence, source=match.path)
+
+
+class Note(_Model):
+    """A key or file kcliff read and does not act on (listed with --verbose)."""
+
+    path: str
+    line: int | None
+    message: str
+
+
+class Counts(_Model):
+    errors: int
+    warnings: int
+    files: int
+    notes: int
+
+
+class LintReport(_Model):
+    schema_: str = Field(SCHEMA, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = SCHEMA_VERSION
+    kcliff_version: str = __version__
+    exit_code: int  # lint's own: 0 clean, 1 a finding at or above --fail-on
+    counts: Counts
+    findings: list[Finding]
+    notes: list[Note] | None = None  # only with --verbose; the key is absent otherwise
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude={"notes"} if self.notes is None else None)
+
+
+def report(findings: list[Finding], notes: list[Note], files: int, exit_code: int, verbose: bool) -> LintReport:
+    errors = sum(f.severity == "error" for f in findings)
+    counts = Counts(errors=errors, warnings=len(findings) - errors, files=files, notes=len(notes))
+    return LintReport(exit_code=exit_code, counts=counts, findings=findings, notes=notes if verbose else None)
