@@ -114,4 +114,5 @@ def test_compose_backend_without_docker_is_one_sentence(tmp_path):
     done = run_kcliff("run", "--backend", "compose", "--workdir", str(tmp_path / "w"),
                       env={"PATH": str(bin_dir), "HOME": str(tmp_path), "KCLIFF_DOCKER_COMPOSE": ""}, timeout=120)
     assert done.returncode == 2, done.stderr
-    assert "not found: run scripts/setup-docker.sh" in done.stderr and "Traceback" not in done.stderr
+    assert "not found: install Docker Engine" in done.stderr and "scripts/setup-docker.sh" in done.stderr
+    assert "Traceback" not in done.stderr
