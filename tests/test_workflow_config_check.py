@@ -31,7 +31,6 @@ def caller_workflow(sha: str) -> str:
     block = re.search(r"```yaml\n(name: kafka config\n.*?)```", readme, re.S)
     assert block, "README has no caller workflow block"
     text = block.group(1).replace("<owner>/kcliff", "kcliff/kcliff").replace("<40-char sha>", sha)
-    text = text.replace("<the same sha>", sha)
     text = re.sub(r"config-path: \S+", f"config-path: {CONFIG}", text)
     extra = "".join(f"      {k}: {v}\n" for k, v in SMALL.items())
     return text.rstrip("\n") + "\n" + extra
@@ -95,3 +94,17 @@ def test_a_benign_head_passes_and_the_comment_is_written_fresh(github, kcliff) -
     earlier = [c["body"] for c in run.recorded("sticky-pull-request-comment") if c["number"] != "9"]
     assert all(body not in calls[0]["body"] for body in earlier), "the comment carries another PR's verdict"
 
+
+def test_a_kcliff_ref_drifted_from_the_pin_fails_on_the_pins_line(github, kcliff) -> None:
+    """Dependabot moves the `@` pin and leaves `with:` alone: a kcliff-ref left behind must fail loudly
+    (the caller's pin alone is enough; kcliff-ref is optional)."""
+    _, sha = kcliff
+    left_behind = sha[::-1]  # another commit's sha (a sha of digits only would read as a YAML number)
+    drifted = caller_workflow(sha) + f"      kcliff-ref: {left_behind}\n"
+    run, work = pull_request(github, kcliff, "drift", {}, 10, drifted)
+    assert run.returncode != 0 and run.job_result("lint") == "failure", run.explain()
+    errors = [a for a in run.annotations() if a.file]
+    pin_line = line_of(work / CALLER_WORKFLOW, "    uses: kcliff/kcliff/.github/workflows/config-check.yml@")
+    assert [(a.file, a.line) for a in errors] == [(CALLER_WORKFLOW, pin_line)], run.annotations()
+    assert f"kcliff-ref {left_behind} differs from this pin {sha}" in errors[0].message
+    assert run.job_result("check") is None

@@ -271,11 +271,14 @@ def test_reusable_workflow_contract() -> None:
     jobs = workflow["jobs"]
     assert _github_hosted(jobs["lint"]["runs-on"]) and "if" not in jobs["lint"]  # every PR, forks too
     assert jobs["check"]["needs"] == "lint" and _guarded(jobs["check"]["if"])
-    # both jobs run the step action (action.yml) of the kcliff they checked out
+    # both jobs run the step action (action.yml) of the kcliff they checked out, at the pin's ref
     actions = {job: [s for s in jobs[job]["steps"] if s.get("uses") == "./.kcliff"] for job in ("lint", "check")}
     assert [s["with"]["mode"] for s in actions["lint"]] == ["lint"]
     assert [s["with"]["mode"] for s in actions["check"]] == ["check"]
     assert {"base", "head", "comment", "work-dir"} <= set(actions["check"][0]["with"])
+    assert jobs["lint"]["outputs"]["kcliff-ref"] == "${{ steps.pin.outputs.ref }}"
+    kcliff_checkout = next(s for s in jobs["check"]["steps"] if (s.get("with") or {}).get("path") == ".kcliff")
+    assert kcliff_checkout["with"]["ref"] == "${{ needs.lint.outputs.kcliff-ref }}"
     assert any("sticky-pull-request-comment" in str(s.get("uses", "")) for s in jobs["check"]["steps"])
     examples = load((ROOT / ".github/workflows/examples.yml").read_text())
     caller = examples["jobs"]["config-check"]

@@ -197,7 +197,8 @@ class GitHub:
                    "-P", f"{RUNNER_LABEL}=-self-hosted", "--no-skip-checkout", "--container-daemon-socket", "-",
                    "--action-cache-path", str(run_dir / "cache"), "--artifact-server-path", str(run_dir / "artifacts"),
                    "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", str(free_port()),
-                   "--concurrent-jobs", "1", "--env", f"GITHUB_RUN_ID={1000 + self.runs}"]
+                   "--concurrent-jobs", "1", "--env", f"GITHUB_RUN_ID={1000 + self.runs}",
+                   "--env", f"GITHUB_WORKFLOW_REF={self.workflow_ref(work, workflow, event)}"]
         for spec, directory in {**self.standin_map(work), **(local or {})}.items():
             command += ["--local-repository", f"{spec}={directory}"]
         for key, value in (inputs or {}).items():
@@ -221,6 +222,13 @@ class GitHub:
         run_id = str(1000 + self.runs)
         return ActRun(done.returncode, events, done.stdout + done.stderr, self.record,
                       run_dir / "artifacts" / run_id, run_id)
+
+    def workflow_ref(self, work: Path, workflow: str, event: dict[str, Any]) -> str:
+        """GITHUB_WORKFLOW_REF as GitHub sets it on every runner (the top-level workflow, even inside a
+        reusable one), e.g. acme/cfg/.github/workflows/x.yml@refs/pull/7/merge; act sets none."""
+        full_name = work.relative_to(self.root / "work").as_posix()
+        ref = f"refs/pull/{event['number']}/merge" if "pull_request" in event else "refs/heads/main"
+        return f"{full_name}/{workflow}@{ref}"
 
     @staticmethod
     def standin_map(work: Path) -> dict[str, Path]:
