@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import yamlio
+from .. import kafka_dist, yamlio
 from ..errors import InputError
 from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl
 from .version_file import check as check_version, one_version
@@ -129,7 +129,7 @@ def _kafka(doc: Any, name: str, out: _Reading) -> None:
         out.versions.append(check_version(str(kafka["version"]), path, _line(kafka, "version")))
     else:
         out.notes.append(Note(path, yamlio.node_line(kafka), f"{label}: spec.kafka.version is not set, so Strimzi "
-                              "runs its own default Kafka version; kcliff measures its default"))
+                              f"runs its own default Kafka version; kcliff measures {kafka_dist.DEFAULT_VERSION}"))
     for shape in ("replicas", "storage"):  # Strimzi 0.x's spec.kafka; node pools hold them since
         if shape in kafka:
             out.notes.append(Note(path, _line(kafka, shape), f"{label}: spec.kafka.{shape} is the cluster's shape, "
