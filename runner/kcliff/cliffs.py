@@ -273,15 +273,18 @@ def match_rule(rule: Rule, lookup: Lookup, topic: str | None) -> Match | None:
 def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
     """Every rule match in the repo, once per (rule, file, line), in file and line order.
 
-    Contexts are every broker file x producer file x consumer file x topic, so a client file is
-    checked against each topic it could use; files of a role the repo lacks contribute Kafka's defaults."""
-    broker_files: list[str | None] = list(repo.files_with_role("broker")) or [None]
+    Contexts are every broker config (a broker file, or a Strimzi Kafka resource) x producer file x
+    consumer file x topic, so a client file is checked against each topic it could use; files of a
+    role the repo lacks contribute Kafka's defaults."""
+    files = [(path, None) for path in repo.files_with_role("broker")]
+    brokers: list[tuple[str | None, str | None]] = list(dict.fromkeys(
+        files + [(e.path, e.resource) for e in repo.in_scope("broker")])) or [(None, None)]
     producer_files: list[str | None] = list(repo.files_with_role("producer")) or [None]
     consumer_files: list[str | None] = list(repo.files_with_role("consumer")) or [None]
     topics: list[str | None] = [t.name for t in repo.topics] or [None]
     found: dict[tuple[str, str, int | None], Match] = {}
-    for bfile, pfile, cfile, topic in itertools.product(broker_files, producer_files, consumer_files, topics):
-        lookup = _context([e for e in repo.in_scope("broker") if e.path == bfile],
+    for broker, pfile, cfile, topic in itertools.product(brokers, producer_files, consumer_files, topics):
+        lookup = _context([e for e in repo.in_scope("broker") if (e.path, e.resource) == broker],
                           [e for e in repo.in_scope("producer") if e.path == pfile],
                           [e for e in repo.in_scope("consumer") if e.path == cfile],
                           [e for e in repo.in_scope("topic") if e.topic == topic and topic is not None])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -14,8 +14,8 @@ from .errors import InputError
 MAX_BYTES = 4 * 1024 * 1024
 
 
-def load(path: str | Path) -> Any:
-    """Parse a YAML file; malformed, empty, binary or oversized files raise InputError with the line."""
+def read_text(path: str | Path) -> str:
+    """A YAML file's text; unreadable, oversized, binary or non-UTF-8 files raise InputError."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -29,17 +29,36 @@ def load(path: str | Path) -> Any:
         raise InputError(f"not UTF-8 text (byte {exc.start}); expected a YAML file", str(path)) from None
     if "\x00" in text:
         raise InputError("contains NUL bytes; expected a YAML text file", str(path))
+    return text
+
+
+def _parse(text: str, path: Path, parse: Callable[[YAML, str], Any]) -> Any:
     try:
-        data = YAML(typ="rt").load(text)
+        return parse(YAML(typ="rt"), text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         raise InputError(f"invalid YAML: {exc.problem or exc.context}", str(path), line) from None
     except YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", str(path)) from None
+
+
+def load(path: str | Path) -> Any:
+    """Parse a YAML file; malformed, empty, binary or oversized files raise InputError with the line."""
+    path = Path(path)
+    data = _parse(read_text(path), path, lambda yaml, text: yaml.load(text))
     if data is None:
         raise InputError("file is empty; expected a YAML mapping", str(path))
     return data
+
+
+def load_all(path: str | Path) -> list[Any]:
+    """Every document of a multi-document YAML file (documents separated by `---`, as Kubernetes
+    manifests are kept), empty ones left out. Lines stay the file's own, so `key_line` and
+    `node_line` of a node in the third document name its line in the file."""
+    path = Path(path)
+    documents = _parse(read_text(path), path, lambda yaml, text: list(yaml.load_all(text)))
+    return [d for d in documents if d is not None]
 
 
 def key_line(node: Any, key: Any) -> int | None:

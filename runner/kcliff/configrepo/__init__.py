@@ -3,8 +3,9 @@
     repo = configrepo.load(["path/to/repo"])        # discover + read + validate (InputError: file:line)
     sc = configrepo.to_scenario(repo, "head")       # RepoScenario for the runner
 
-Formats: .properties (broker, producer, consumer) and a topics YAML; see discover.py for how files
-are found and READERS for adding formats (Strimzi Kafka/KafkaTopic resources are next).
+Formats: .properties (broker, producer, consumer), a topics YAML and Strimzi resources (Kafka,
+KafkaTopic, KafkaNodePool; strimzi.py); see discover.py for how files are found and READERS for
+adding formats.
 """
 
 from .discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name

@@ -42,19 +42,23 @@ def _by_setting(entries: Sequence[Entry]) -> dict[tuple[str, str], list[Entry]]:
     return out
 
 
-def _removed_at(entry: Entry, base_root: str, head_root: str, head_files: Sequence[RepoFile]) -> str:
-    """Where the head lacks a setting: the same file in the head, else its first file of that role."""
-    same = os.path.join(head_root, os.path.relpath(entry.path, base_root))
-    paths = [f.path for f in head_files]
-    if os.path.normpath(same) in map(os.path.normpath, paths):
-        return same
-    return next((f.path for f in head_files if f.role == SCOPE_ROLE[entry.scope]), "")
+def _removed_at(entry: Entry, base_root: str, head_root: str,
+                head_files: Sequence[RepoFile]) -> tuple[str, int | None]:
+    """Where the head lacks a setting: the same file in the head (at the line of the same resource, when
+    the file holds several; else line 1), else line 1 of its first file of that role."""
+    same = os.path.normpath(os.path.join(head_root, os.path.relpath(entry.path, base_root)))
+    for f in head_files:
+        if os.path.normpath(f.path) == same:
+            return f.path, next((r.line for r in f.resources if r.name == entry.resource and r.line), 1)
+    where = next((f.path for f in head_files if f.role == SCOPE_ROLE[entry.scope]), "")
+    return where, 1 if where else None
 
 
 def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str, head_root: str,
                     head_files: Sequence[RepoFile]) -> list[SettingChange]:
     """Settings whose value differs between base and head: added and changed ones on each head line
-    that writes them, removed ones at line 1 of the head file that lost them. `base_root` and
+    that writes them, removed ones at line 1 of the head file that lost them (at its resource's line in
+    a file of Strimzi resources). `base_root` and
     `head_root` are the repo directories, to pair a base file with its head counterpart."""
     before, after = _by_setting(base), _by_setting(head)
     changes: list[SettingChange] = []
@@ -67,8 +71,7 @@ def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str
             changes += [SettingChange(*key, old_value, new_value, e.path, e.line) for e in new]
         else:
             assert old  # the key is in before or after, and not in after
-            where = _removed_at(old[0], base_root, head_root, head_files)
-            changes.append(SettingChange(*key, old_value, None, where, 1 if where else None))
+            changes.append(SettingChange(*key, old_value, None, *_removed_at(old[0], base_root, head_root, head_files)))
     return changes
 
 

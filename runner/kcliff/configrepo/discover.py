@@ -2,9 +2,9 @@
 
 Decided per directory: a kcliff.yaml there alone says which files play which role; otherwise every
 file below it whose name says its role (server/broker, producer, consumer, topics: the whole file
-stem or a part of it separated by '-', '_' or '.') is read. A file named on the command line gets
-its role from its name the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding
-the files").
+stem or a part of it separated by '-', '_' or '.') is read, and every YAML file holding Strimzi
+resources (its text names kafka.strimzi.io, whatever its name). A file named on the command line
+gets its role the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding the files").
 
 Every file read must resolve inside the config repo directory (and a directory or file named on the
 command line inside the git checkout holding it): a symbolic link leading out is refused before
@@ -15,35 +15,40 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from .. import yamlio
 from ..errors import InputError
+from . import strimzi
 from .model import Entry, Note, ReadResult, RepoFile, TopicDecl, VersionDecl
 from .properties import PropertiesReader
 from .topics import TopicsYamlReader
 from .validate import validate
-from .version_file import FILE_NAMES as VERSION_FILES, VersionFileReader
+from .version_file import FILE_NAMES as VERSION_FILES, VersionFileReader, one_version
 
 MANIFEST = "kcliff.yaml"
 
 
 class Reader(Protocol):
+    @property
+    def roles(self) -> tuple[str, ...]: ...  # the roles a file of this format can play
+
     def read(self, path: Path, role: str) -> ReadResult: ...
 
 
-# format name -> reader. A new format (strimzi next: Kafka and KafkaTopic resources) is a reader
-# whose read(path, role) returns RawEntry items with their scope; register it here and give it a role.
+# format name -> reader. A new format (Terraform's kafka_topic next) is a reader whose read(path, role)
+# returns RawEntry items with their scope; register it here and give it a role.
 READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader(),
-                              "kafka-version": VersionFileReader()}
+                              "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
-               "kafka-version": "kafka-version"}
+               "kafka-version": "kafka-version", "strimzi": "strimzi"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
                  "topics": (".yaml", ".yml")}
+YAML_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 MANIFEST_KEYS = ("version", "files", "measure")
 
@@ -85,6 +90,14 @@ def role_from_name(path: Path) -> str | None:
         if any(w in parts for w in words):
             return role
     return None
+
+
+def file_role(path: Path) -> str | None:
+    """A file's role: Strimzi resources by content (a topics.yaml may hold KafkaTopics), else by name.
+    Reads the file: call it only once the file is known not to lead out of the repo."""
+    if path.suffix.lower() in YAML_SUFFIXES and strimzi.holds_resources(path):
+        return "strimzi"
+    return role_from_name(path)
 
 
 def checkout_root(path: Path) -> Path | None:
@@ -131,9 +144,13 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
             continue
         if not path.is_file():
             continue
-        role = role_from_name(path)
-        if role:
+        if role_from_name(path):
             refuse_links_out(path, root)
+        elif path.suffix.lower() in YAML_SUFFIXES and not _resolves_inside(path, root.resolve()):
+            notes.append(Note(str(path), None, "a symbolic link leading out of the repo; not read"))
+            continue
+        role = file_role(path)
+        if role:
             found.append(RepoFile(str(path), role, ROLE_FORMAT[role]))
         elif path.suffix == ".properties":
             notes.append(Note(str(path), None, "not a broker/producer/consumer file by its name; skipped "
@@ -166,12 +183,16 @@ def _manifest(root: Path) -> tuple[list[RepoFile], Measure]:
         extra = [k for k in item if k not in ("path", "role", "format")]
         if extra:
             raise InputError(f"unknown key '{extra[0]}': expected path, role, format", where, line)
-        role = item.get("role")
+        fmt = item.get("format")
+        if fmt is not None and fmt not in READERS:
+            raise InputError(f"format {fmt!r}: expected one of {', '.join(READERS)}", where, line)
+        role = item.get("role", READERS[fmt].roles[0] if fmt and len(READERS[fmt].roles) == 1 else None)
         if role not in ROLE_FORMAT:
             raise InputError(f"role {role!r}: expected one of {', '.join(ROLE_FORMAT)}", where, line)
-        fmt = item.get("format", ROLE_FORMAT[role])
-        if fmt not in READERS:
-            raise InputError(f"format {fmt!r}: expected one of {', '.join(READERS)}", where, line)
+        fmt = fmt or ROLE_FORMAT[role]
+        if role not in READERS[fmt].roles:
+            raise InputError(f"role {role!r} with format {fmt!r}: that format reads "
+                             f"{', '.join(READERS[fmt].roles)}", where, line)
         pattern = item["path"]
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             raise InputError(f"path {pattern!r} must stay inside the repo (relative, no '..')", where, line)
@@ -218,14 +239,15 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                 found = _by_convention(path, notes)
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
-                                 f"consumer.properties or topics.yaml (or a {MANIFEST} naming them)", given)
+                                 "consumer.properties, topics.yaml or YAML files of Strimzi resources (or a "
+                                 f"{MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():
-            role = role_from_name(path)
+            role = file_role(path)
             if role is None:
                 raise InputError("cannot tell what this file configures from its name: name it server.properties, "
-                                 "producer.properties, consumer.properties or topics.yaml, or pass its directory "
-                                 f"with a {MANIFEST} mapping it", given)
+                                 "producer.properties, consumer.properties or topics.yaml (or write Strimzi resources "
+                                 f"in it), or pass its directory with a {MANIFEST} mapping it", given)
             files.append(RepoFile(given, role, ROLE_FORMAT[role]))
         else:
             raise InputError("no such file or directory", given)
@@ -239,20 +261,14 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     raw_entries = []
     topics: list[TopicDecl] = []
     versions: list[VersionDecl] = []
+    read: list[RepoFile] = []
     for f in files:
         result = READERS[f.format].read(Path(f.path), f.role)
         raw_entries.extend(result.entries)
         topics.extend(result.topics)
         notes.extend(result.notes)
         versions.extend([result.kafka_version] if result.kafka_version else [])
+        read.append(replace(f, resources=tuple(result.resources)))
     entries, more_notes = validate(raw_entries)
-    return ConfigRepo(files, entries, topics, notes + more_notes, measure, one_version(versions))
+    return ConfigRepo(read, entries, topics, notes + more_notes, measure, one_version(versions))
 
-
-def one_version(versions: list[VersionDecl]) -> VersionDecl | None:
-    """The repo's Kafka version; files that name different ones are bad input (one cluster, one version)."""
-    for other in versions[1:]:
-        if other.version != versions[0].version:
-            raise InputError(f"Kafka version {other.version} here but {versions[0].version} at {versions[0].where()}: "
-                             "kcliff measures one cluster version per side", other.path, other.line)
-    return versions[0] if versions else None

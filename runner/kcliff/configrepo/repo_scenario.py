@@ -88,6 +88,9 @@ def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: li
     producer_file = _choose(repo.files_with_role("producer"), producer or repo.measure.producer, "producer", notes)
     consumer_file = _choose(repo.files_with_role("consumer"), repo.measure.consumer, "consumer", notes)
     topic_name = _choose([t.name for t in repo.topics], topic or repo.measure.topic, "topic", notes)
+    decl = next((t for t in repo.topics if t.name == topic_name), None)
+    if decl is not None and decl.problem:
+        raise InputError(decl.problem, decl.path, decl.line)
     return Chosen([e for e in repo.in_scope("producer") if e.path == producer_file],
                   [e for e in repo.in_scope("consumer") if e.path == consumer_file],
                   [e for e in repo.in_scope("topic") if e.topic == topic_name])

@@ -44,6 +44,10 @@ IGNORED: dict[str, tuple[str, ...]] = {
         "group.initial.rebalance.delay.ms", "auto.create.topics.enable", "delete.topic.enable",
         "auto.leader.rebalance.enable", "unclean.leader.election.enable", "broker.rack",
         "authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "metric.reporters",
+        # KRaft timings Strimzi lets a Kafka resource set (its FORBIDDEN_PREFIX_EXCEPTIONS)
+        "broker.session.timeout.ms", "broker.heartbeat.interval.ms", "controller.socket.timeout.ms",
+        "controller.quorum.election.backoff.max.ms", "controller.quorum.election.timeout.ms",
+        "controller.quorum.fetch.timeout.ms",
     ),
     "producer": (
         "bootstrap.servers", "client.id", "key.serializer", "value.serializer", "security.protocol",
@@ -74,7 +78,7 @@ IGNORED: dict[str, tuple[str, ...]] = {
         "follower.replication.throttled.replicas",
     ),
 }
-IGNORED_PREFIXES = ("ssl.", "sasl.", "listener.name.", "metrics.")
+IGNORED_PREFIXES = ("ssl.", "sasl.", "listener.name.", "metrics.", "cruise.control.metrics.")
 
 
 def is_ignored(scope: str, name: str) -> bool:
@@ -125,7 +129,7 @@ def validate_entry(raw: RawEntry) -> Entry | Note:
     durability = DURABILITY.get(raw.scope, {}).get(raw.name)
     if durability:
         value = _durability_value(durability, raw.raw, raw)
-        return Entry(raw.scope, raw.name, value, raw.path, raw.line, "durability", raw.topic)
+        return Entry(raw.scope, raw.name, value, raw.path, raw.line, "durability", raw.topic, raw.resource)
     known = settings.lookup(raw.scope, raw.name)
     if known is None:
         if is_ignored(raw.scope, raw.name):
@@ -136,19 +140,19 @@ def validate_entry(raw: RawEntry) -> Entry | Note:
     problem = known.check(value)
     if problem:
         raise InputError(f"{raw.scope} setting '{raw.name}': {problem}", raw.path, raw.line)
-    return Entry(raw.scope, raw.name, value, raw.path, raw.line, "modelled", raw.topic)
+    return Entry(raw.scope, raw.name, value, raw.path, raw.line, "modelled", raw.topic, raw.resource)
 
 
 def validate(raw_entries: list[RawEntry]) -> tuple[list[Entry], list[Note]]:
-    """Validate all entries; a key repeated in one file keeps its last value, as Kafka does."""
-    entries: dict[tuple[str, str, str | None, str], Entry] = {}
+    """Validate all entries; a key repeated in one file (one resource of it) keeps its last value, as Kafka does."""
+    entries: dict[tuple[str, str | None, str, str | None, str], Entry] = {}
     notes: list[Note] = []
     for raw in raw_entries:
         result = validate_entry(raw)
         if isinstance(result, Note):
             notes.append(result)
             continue
-        key = (result.path, result.scope, result.topic, result.name)
+        key = (result.path, result.resource, result.scope, result.topic, result.name)
         if key in entries:
             first = entries[key]
             notes.append(Note(first.path, first.line, f"'{first.name}' is set again at line {result.line}; "

@@ -24,7 +24,20 @@ def check(version: str, path: str, line: int | None) -> VersionDecl:
     return VersionDecl(version, path, line)
 
 
+def one_version(versions: list[VersionDecl]) -> VersionDecl | None:
+    """The repo's Kafka version; files (or Kafka resources) that name different ones are bad input (one
+    cluster, one version)."""
+    for other in versions[1:]:
+        if other.version != versions[0].version:
+            raise InputError(f"Kafka version {other.version} here but {versions[0].version} at {versions[0].where()}: "
+                             "kcliff measures one cluster version per side", other.path, other.line)
+    return versions[0] if versions else None
+
+
 class VersionFileReader:
+    format = "kafka-version"
+    roles = ("kafka-version",)
+
     def read(self, path: Path, role: str) -> ReadResult:
         try:
             lines = path.read_text().splitlines()
