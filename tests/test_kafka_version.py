@@ -4,6 +4,7 @@ request changes it: no cluster is needed to test the reading, the refusals and t
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,21 @@ def test_an_upgrade_cannot_be_measured_on_an_external_cluster(tmp_path):
                       "--bootstrap-servers", "127.0.0.1:9", "--workdir", str(tmp_path / "w"), timeout=120)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "changes the Kafka version (4.2.0 -> 4.3.1)" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_strimzi_upgrade_is_annotated_on_spec_kafka_version(tmp_path, monkeypatch, capsys):
+    example = Path(__file__).resolve().parents[1] / "examples" / "strimzi-repo"
+    base, head = tmp_path / "base", tmp_path / "head"
+    shutil.copytree(example, base)
+    shutil.copytree(example, head)
+    kafka = head / "kafka.yaml"
+    kafka.write_text(kafka.read_text().replace("version: 4.2.0", "version: 4.3.1"))
+    line = next(i for i, text in enumerate(kafka.read_text().splitlines(), 1) if "version: 4.3.1" in text)
+    upgrades = []
+    monkeypatch.setattr(check, "measure",
+                        lambda args, self_test, pair, upgrade=None: upgrades.append(upgrade) or synthetic_doc(0.41))
+    code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head)])
+    assert code == 1 and (upgrades[0].base, upgrades[0].head) == ("4.2.0", "4.3.1")
+    errors = [text for text in capsys.readouterr().out.splitlines() if text.startswith("::error")]
+    assert errors[0].startswith(f"::error file=kafka.yaml,line={line},title=kcliff%3A measured regression::"
+                                "kafka version 4.2.0 -> 4.3.1"), errors
