@@ -5,6 +5,7 @@ with a typo'd key exits 2 naming the line."""
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -86,19 +87,29 @@ def test_benign_producer_and_consumer_changes_are_no_false_alarm(repos, shared_c
     producer, consumer = head / PRODUCER, head / CONSUMER
     producer.write_text(producer.read_text().replace("linger.ms=5", "linger.ms=10"))
     consumer.write_text(consumer.read_text().replace("max.poll.records=500", "max.poll.records=1000"))
+    done, result = benign_check(base, head, shared_cluster, tmp_path)
+    assert any(c["id"] == "consumer-fetch-1" for c in result["canaries"])  # the read side's self-test
+    decisions = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
+    throughput, consumed = decisions["throughput"], decisions["consumed"]
+    assert {"e2e_p99", "p99"} <= decisions.keys()
+    assert consumed["n_pairs"] == throughput["n_pairs"], (consumed, throughput)  # read in the same rounds
+
+
+def benign_check(base: Path, head: Path, workdir: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    """`kcliff check` (MEASURE) of a head that should raise no false alarm, and the checks every such
+    head must pass: pass or inconclusive with the exit code to match, every canary seen, no error
+    annotation, throughput paired over FIRST_LOOK..ROUNDS rounds, and an early stop only on a pass.
+    Returns the finished process and the verdict JSON."""
     out = tmp_path / "verdict.json"
     done = run_kcliff("check", "--base", str(base), "--head", str(head), *MEASURE, "--json", str(out),
-                      "--workdir", str(shared_cluster), timeout=900)
+                      "--workdir", str(workdir), timeout=900)
     result = json.loads(out.read_text())
     assert result["verdict"] in ("pass", "inconclusive"), (result["reasons"], result["scenarios"], done.stderr[-3000:])
     assert done.returncode == {"pass": 0, "inconclusive": 3}[result["verdict"]]
     assert all(c["shows_cliff"] for c in result["canaries"]), result["canaries"]
-    assert any(c["id"] == "consumer-fetch-1" for c in result["canaries"])  # the read side's self-test
     assert "::error" not in done.stdout
-    decisions = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
-    throughput, consumed = decisions["throughput"], decisions["consumed"]
-    assert {"e2e_p99", "p99"} <= decisions.keys()
+    throughput = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}["throughput"]
     assert throughput["method"] == "paired" and sequential.FIRST_LOOK <= throughput["n_pairs"] <= ROUNDS, throughput
-    assert consumed["n_pairs"] == throughput["n_pairs"], (consumed, throughput)  # read in the same rounds
     if throughput["n_pairs"] < ROUNDS:  # stopped early: only a certain verdict stops, never "cannot tell"
         assert result["verdict"] == "pass" and "verdict certain after round" in done.stderr, done.stderr[-3000:]
+    return done, result

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_kcliff
-from kcliff import sequential
+from test_check_real import benign_check  # the same measure and no-false-alarm checks
 
 EXAMPLE = ROOT / "examples" / "strimzi-repo"
 KAFKA, TOPICS = "kafka.yaml", "topics.yaml"
@@ -20,11 +20,6 @@ KAFKA, TOPICS = "kafka.yaml", "topics.yaml"
 # 2-core machine (a second round added 15-30 s, --prime 0 saved nothing).
 BRIEF = ["--records", "10000", "--repeats", "1", "--canaries", "", "--rounds", "1", "--run-seconds", "2",
          "--prime", "5", "--format", "github"]
-# A pass must be measured: the deepest producer canary vouches for the rig, and the sequential
-# early stop ends the check once its verdict is certain (at the earliest after FIRST_LOOK rounds).
-ROUNDS = 10
-MEASURE = ["--records", "20000", "--repeats", "2", "--prime", "15", "--canaries", "batching-off",
-           "--rounds", str(ROUNDS), "--format", "github"]
 
 
 @pytest.fixture
@@ -75,18 +70,8 @@ def test_a_benign_change_of_the_kafka_resource_and_a_topic_is_no_false_alarm(rep
     base, head = repos
     edit(head / KAFKA, "log.segment.bytes: 1073741824", "log.segment.bytes: 536870912")
     edit(head / TOPICS, "retention.ms: 604800000", "retention.ms: 259200000")
-    out = tmp_path / "verdict.json"
-    done = run_kcliff("check", "--base", str(base), "--head", str(head), *MEASURE, "--json", str(out),
-                      "--workdir", str(shared_cluster), timeout=900)
-    result = json.loads(out.read_text())
-    assert result["verdict"] in ("pass", "inconclusive"), (result["reasons"], result["scenarios"], done.stderr[-3000:])
-    assert done.returncode == {"pass": 0, "inconclusive": 3}[result["verdict"]]
-    assert result["measured"] and all(c["shows_cliff"] for c in result["canaries"]), result["canaries"]
-    assert "::error" not in done.stdout
-    throughput = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}["throughput"]
-    assert throughput["method"] == "paired" and sequential.FIRST_LOOK <= throughput["n_pairs"] <= ROUNDS, throughput
-    if throughput["n_pairs"] < ROUNDS:  # stopped early: only a certain verdict stops, never "cannot tell"
-        assert result["verdict"] == "pass" and "verdict certain after round" in done.stderr, done.stderr[-3000:]
+    done, result = benign_check(base, head, shared_cluster, tmp_path)
+    assert result["measured"]
     applied = json.loads(Path(result_file(done)).read_text())
     head_sc = next(e for e in applied["scenarios"] if e["id"] == "head")
     assert head_sc["applied"]["broker"]["log.segment.bytes"] == 536870912, head_sc["applied"]

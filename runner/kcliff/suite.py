@@ -178,7 +178,7 @@ class SuiteRunner:
             self.site, self.opts = self.home, home_opts
 
     def sites(self) -> list[Site]:
-        return [self.home, *(s for s in self.elsewhere.values() if s is not self.home)]
+        return [self.home, *self.elsewhere.values()]  # measure_elsewhere gives each its own, never home
 
     def run(self, scenarios: list[Scenario], follow_up: FollowUp | None = None) -> ResultsDoc:
         """Reference and canaries interleaved, then every other scenario on its own, then the skipped,
