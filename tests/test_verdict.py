@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from kcliff import model, verdict
+from kcliff import model, report_md, sequential, verdict
 
 BASE = [40.0, 41.0, 39.5, 40.5, 40.2, 39.8, 40.7, 39.9]
 
@@ -81,6 +81,33 @@ def test_p99_worse_means_higher():
     p99 = [300.0, 310.0, 295.0, 305.0, 298.0, 302.0, 307.0, 299.0]
     assert verdict.decide(p99, scaled(p99, 1.5), "p99").outcome == "regression"
     assert verdict.decide(p99, scaled(p99, 0.5), "p99").outcome == "improvement"
+
+
+# End-to-end p99 (ms) of a benign check's 10 paired rounds in CI (max.poll.records 500 -> 1000, loopback):
+# 1.24x, 1.06-1.44, which a 10% minimum effect failed; other checks of the same change measured 0.73-1.18x.
+E2E_BASE = [12.0, 26.0, 14.0, 14.0, 18.0, 15.0, 12.0, 17.0, 15.0, 14.0]
+E2E_HEAD = [17.0, 46.0, 14.0, 19.0, 22.0, 21.0, 14.0, 24.0, 13.0, 14.0]
+
+
+def test_end_to_end_p99_counts_only_beyond_its_floor():
+    assert verdict.decide(E2E_BASE, E2E_HEAD, "p99", paired=True).outcome == "regression"  # the same runs as p99
+    kept = verdict.decide(E2E_BASE, E2E_HEAD, "e2e_p99", paired=True)
+    assert kept.outcome == "pass" and kept.min_effect == verdict.MIN_EFFECT_FLOOR["e2e_p99"]
+    assert verdict.decide(E2E_BASE, scaled(E2E_HEAD, 2.0), "e2e_p99", paired=True).outcome == "regression"
+    assert verdict.decide(E2E_BASE, E2E_HEAD, "e2e_p99", paired=True, min_effect=0.6).min_effect == 0.6
+
+
+def test_the_report_says_which_metric_was_judged_at_its_floor():
+    sv = verdict.compare_scenario("head", {"e2e_p99": E2E_BASE}, {"e2e_p99": E2E_HEAD}, paired=True)
+    v = verdict.judge([sv], [], [], settings={"min_effect": 0.1, "paired": True})
+    assert "e2e_p99 counts only beyond 50%" in report_md.render(v)
+    sv = verdict.compare_scenario("head", {"p99": E2E_BASE}, {"p99": E2E_HEAD}, paired=True)
+    assert "floor" not in report_md.render(verdict.judge([sv], [], [], settings={"min_effect": 0.1, "paired": True}))
+
+
+def test_the_sequential_rule_judges_end_to_end_p99_at_its_floor():
+    plan = sequential.Plan(max_rounds=10, first_look=6)
+    assert sequential.decide_so_far(E2E_BASE, E2E_HEAD, plan, "e2e_p99").outcome == "pass"
 
 
 def test_unknown_metric_is_a_programming_error():

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from .model import METRICS
-from .verdict import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, Decision, Outcome, Verdict, default_tolerance
+from .verdict import (DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, MIN_EFFECT_FLOOR, Decision, Outcome, Verdict,
+                      default_tolerance)
 
 MARK = {Outcome.PASS: "✅", Outcome.REGRESSION: "❌", Outcome.CLIFF: "❌", Outcome.INCONCLUSIVE: "⚠️"}
 HEADLINE = {
@@ -67,6 +68,13 @@ def advice(v: Verdict) -> list[str]:
     return out
 
 
+def _floors(v: Verdict) -> str:
+    """The metrics this verdict judged at a larger minimum effect than the one asked for."""
+    judged = {d.metric for sv in v.scenarios for d in sv.decisions}
+    return "".join(f" {m} counts only beyond {floor:.0%}, its floor." for m, floor in MIN_EFFECT_FLOOR.items()
+                   if m in judged and floor > v.settings.get("min_effect", DEFAULT_MIN_EFFECT))
+
+
 def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
     lines = [f"## {title}: {v.verdict} {MARK[v.verdict]}", "",
              f"**Verdict: {v.verdict}** - {HEADLINE[v.verdict]}." + (f" {context}" if context else ""), ""]
@@ -81,7 +89,7 @@ def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
                      if s.get("paired") else
                      f"(ratio of medians) and beyond a {tolerance:.0%} worsening by one-sided Mann-Whitney, "
                      f"p < {alpha}; intervals are {s.get('confidence', 0.95):.0%} bootstrap intervals")
-                  + " on the ratio.", ""]
+                  + " on the ratio." + _floors(v), ""]
     if v.scenarios:
         lines += ["| scenario | metric | base median | head median | ratio | interval | p | noise (CV base/head) | result |",
                   "|---|---|---:|---:|---:|---|---:|---|---|"]

@@ -297,6 +297,7 @@ def judge_rounds(logs: Sequence[float | None], plan: Plan = PLAN, metric: str = 
     regression if certain at the look's level, else None; between looks, None."""
     rounds, pairs = len(logs), sum(x is not None for x in logs)
     measured = [x for x in logs if x is not None]
+    min_effect = verdict.metric_min_effect(metric, min_effect)
     tolerance = verdict.default_tolerance(min_effect) if tolerance is None else tolerance
     if rounds >= plan.max_rounds:
         base = [1.0 if x is not None else None for x in logs]

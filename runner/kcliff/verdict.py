@@ -43,6 +43,10 @@ TOLERANCE_SHARE = 0.5
 # like p99: it fails the gate on a certain regression, never blocks a pass alone.
 DEFAULT_RESOLUTION: dict[str, float | None] = {"throughput": 2 * DEFAULT_MIN_EFFECT, "p99": None,
                                                "consumed": 2 * DEFAULT_MIN_EFFECT, "e2e_p99": None}
+# The least a metric must move to count, whatever the minimum effect asked for. End-to-end p99 is
+# the second-slowest of 200 round trips: five checks of one benign change put it at 0.73-1.24x, and
+# the settings that hurt it cost several times that (docs/gate.md, "End-to-end p99 counts only beyond 50%").
+MIN_EFFECT_FLOOR: dict[str, float] = {"e2e_p99": 0.5}
 
 
 
@@ -99,6 +103,11 @@ def default_tolerance(min_effect: float) -> float:
     return min_effect * TOLERANCE_SHARE
 
 
+def metric_min_effect(metric: str, min_effect: float) -> float:
+    """The minimum effect `metric` is judged at: the one asked for, or its floor if larger."""
+    return max(min_effect, MIN_EFFECT_FLOOR.get(metric, 0.0))
+
+
 def _worse(metric: str, ratio: float, min_effect: float) -> bool:
     return ratio < 1 - min_effect if METRICS[metric].higher_is_better else ratio > 1 + min_effect
 
@@ -113,7 +122,7 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
            resolution: float | None | Literal["default"] = "default", seed: int = 0, n_boot: int = 4000,
            paired: bool = False, tolerance: float | None = None) -> Decision:
     """Compare one metric's per-run values. Regression needs both: a ratio beyond `min_effect` (big
-    enough to matter) and a one-sided p below `alpha` against a worsening of `tolerance` (default
+    enough to matter; at least the metric's MIN_EFFECT_FLOOR) and a one-sided p below `alpha` against a worsening of `tolerance` (default
     half the minimum effect): the runs must rule out that the head is only that much worse, so a
     real but small change is not failed whenever noise stretches it past the minimum effect.
     Unpaired: Mann-Whitney and the ratio of medians. `paired` (the i-th runs of base and head were
@@ -121,6 +130,7 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {tuple(METRICS)}, got {metric!r}")
     resolved = DEFAULT_RESOLUTION[metric] if resolution == "default" else resolution
+    min_effect = metric_min_effect(metric, min_effect)
     base, head = stats.clean(base_runs), stats.clean(head_runs)
     common: dict[str, Any] = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect,
               "method": "paired" if paired else "unpaired"}
