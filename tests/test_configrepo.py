@@ -141,12 +141,24 @@ def test_topics_yaml_entries_and_lines(tmp_path):
     ("- name: a\n  configs:\n    flush.mesages: 1\n", 3, "did you mean 'flush.messages'"),
     ("- name: a\n- name: a\n", 2, "defined twice"),
     ("topics:\n  - partitions: 3\n", 2, "needs a 'name'"),
+    # the names Kafka's own Topic.validate refuses
+    ("- name: orders\n- name: 'my topic'\n", 2, "is not one Kafka accepts"),
+    ("- name: ''\n", 1, "is not one Kafka accepts"),
+    ("- name: ..\n", 1, "and not '.' or '..'"),
+    (f"- name: {'t' * 250}\n", 1, "1 to 249"),
+    ("- name: 42\n", 1, "is not one Kafka accepts"),
 ])
 def test_topics_yaml_errors(tmp_path, text, line, words):
+    """Each refused with its line; a name of 249 legal characters is accepted (below)."""
     write(tmp_path, "topics.yaml", text)
     with pytest.raises(InputError) as err:
         configrepo.load([str(tmp_path)])
     assert err.value.line == line and words in err.value.message
+
+
+def test_the_longest_topic_name_kafka_accepts_is_read(tmp_path):
+    write(tmp_path, "topics.yaml", f"- name: {'a.b_c-D9' * 31}x\n  partitions: 3\n")
+    assert len(configrepo.load([str(tmp_path)]).topics[0].name) == 249
 
 
 # --- discovery ---------------------------------------------------------------------------------------

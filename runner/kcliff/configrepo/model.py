@@ -8,12 +8,26 @@ to say which scope each value belongs to and where it was written.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..errors import InputError
 
 # Scopes a repo file can hold. kcliff measures broker, topic and producer; consumer files are typed
 # and linted against the cliff rules.
 REPO_SCOPES = ("broker", "topic", "producer", "consumer")
+
+# Kafka's own rule for topic names (Topic.validate): a name it would refuse is refused when read.
+TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+
+
+def require_topic_name(name: Any, path: str, line: int | None) -> str:
+    """`name` if Kafka accepts it as a topic name; else an InputError on its file and line."""
+    if not isinstance(name, str) or not TOPIC_NAME.fullmatch(name) or name in (".", ".."):
+        raise InputError(f"topic name {name!r} is not one Kafka accepts: 1 to 249 of a-z A-Z 0-9 . _ - "
+                         "(and not '.' or '..')", path, line)
+    return name
 
 
 @dataclass(frozen=True)

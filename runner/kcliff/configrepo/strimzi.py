@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import kafka_dist, yamlio
 from ..errors import InputError
-from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl
+from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl, require_topic_name
 from .version_file import check as check_version, one_version
 
 GROUP = "kafka.strimzi.io"
@@ -55,7 +55,6 @@ FORBIDDEN_PREFIX_EXCEPTIONS = (
 PER_LISTENER = ("connections.max.reauth.ms", "max.connections", "max.connection.creation.rate")
 
 # Kafka's Topic.validate (clients' org.apache.kafka.common.internals.Topic): what a topic may be named.
-TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 # Kubernetes object names (RFC 1123 subdomain, at most 253 characters): what metadata.name may be.
 RESOURCE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
@@ -151,9 +150,7 @@ def _topic(doc: Any, name: str, out: _Reading) -> None:
     spec = _mapping(doc, "spec", "KafkaTopic", path, required=False) or {}  # every field of it is optional
     topic = spec.get("topicName", name)
     where = _line(spec, "topicName") if "topicName" in spec else _line(doc["metadata"], "name")
-    if not isinstance(topic, str) or not TOPIC_NAME.fullmatch(topic) or topic in (".", ".."):
-        raise InputError(f"topic name {topic!r} is not one Kafka accepts: 1 to 249 of a-z A-Z 0-9 . _ - "
-                         "(and not '.' or '..')", path, where)
+    topic = require_topic_name(topic, path, where)
     out.once(f"topic {topic}", where)
     problem = None
     if "partitions" in spec:

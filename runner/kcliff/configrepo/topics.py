@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import yamlio
 from ..errors import InputError
-from .model import RawEntry, ReadResult, TopicDecl
+from .model import RawEntry, ReadResult, TopicDecl, require_topic_name
 
 TOPIC_KEYS = ("name", "partitions", "replication_factor", "configs")
 
@@ -45,9 +45,9 @@ def parse_topics(data: Any, path: str) -> ReadResult:
             if key not in TOPIC_KEYS:
                 raise InputError(f"unknown topic key '{key}': expected one of {', '.join(TOPIC_KEYS)} "
                                  "(topic configs go under 'configs:')", path, _line(item, key))
-        name = item.get("name")
-        if not isinstance(name, str) or not name.strip():
+        if "name" not in item:
             raise InputError("each topic needs a 'name'", path, yamlio.node_line(item))
+        name = require_topic_name(item["name"], path, _line(item, "name"))
         if name in seen:
             raise InputError(f"topic '{name}' is defined twice (first at line {seen[name]})", path, _line(item, "name"))
         seen[name] = _line(item, "name")
