@@ -12,7 +12,7 @@ import itertools
 import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Iterable, Protocol
 
 from . import resources, settings, yamlio
 from .configrepo import ConfigRepo, Entry
@@ -299,6 +299,13 @@ def worst_severity(matches: list[Match]) -> str | None:
     if any(m.rule.severity == "error" for m in matches):
         return "error"
     return "warning" if matches else None
+
+
+def tally(severities: Iterable[str]) -> tuple[int, int]:
+    """(errors, warnings) among these findings' severities."""
+    seen = list(severities)
+    errors = sum(s == "error" for s in seen)
+    return errors, len(seen) - errors
 
 
 def introduced(base: list[Match], head: list[Match]) -> list[Match]:

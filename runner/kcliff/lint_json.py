@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
+from . import cliffs
 from .cliffs import Match
 
 SCHEMA = "kcliff.lint"
@@ -74,6 +75,6 @@ class LintReport(_Model):
 
 
 def report(findings: list[Finding], notes: list[Note], files: int, exit_code: int, verbose: bool) -> LintReport:
-    errors = sum(f.severity == "error" for f in findings)
-    counts = Counts(errors=errors, warnings=len(findings) - errors, files=files, notes=len(notes))
+    errors, warnings = cliffs.tally(f.severity for f in findings)
+    counts = Counts(errors=errors, warnings=warnings, files=files, notes=len(notes))
     return LintReport(exit_code=exit_code, counts=counts, findings=findings, notes=notes if verbose else None)

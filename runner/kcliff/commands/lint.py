@@ -140,8 +140,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summary(matches: list[cliffs.Match], repo: configrepo.ConfigRepo, verbose: bool) -> str:
-    errors = sum(m.rule.severity == "error" for m in matches)
-    warnings = len(matches) - errors
+    errors, warnings = cliffs.tally(m.rule.severity for m in matches)
     ignored = f"; {len(repo.notes)} notes (--verbose lists them)" if repo.notes and not verbose else ""
     return f"kcliff lint: {errors} error(s), {warnings} warning(s) in {len(repo.files)} file(s){ignored}"
 
