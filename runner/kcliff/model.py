@@ -7,13 +7,14 @@ A status or a stop reason is an enum here; nothing outside this module compares 
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import tempfile
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -188,6 +189,11 @@ class CliffSpec(_Model):
     min_client_rtt_ms: float = 0.0
 
 
+def counted(group: Sequence[ToolRun]) -> list[ToolRun]:
+    """The runs a summary counts: the finished ones, or the stopped ones while none finished."""
+    return [r for r in group if not r.stopped_early] or list(group)
+
+
 def summarise(runs: list[Run], read_runs: list[ReadRun] | None = None) -> dict[str, Stat] | None:
     """Median and min-max of every figure over the runs. A run stopped early on a cliff has only its
     first seconds' figures: they count only when no run finished (a decided cliff's estimate)."""
@@ -195,7 +201,7 @@ def summarise(runs: list[Run], read_runs: list[ReadRun] | None = None) -> dict[s
     groups: list[tuple[tuple[str, ...], list[ToolRun]]] = [(SUMMARY_KEYS, list(runs))]
     groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in ("consume", "end-to-end")]
     for keys, group in groups:
-        chosen = [r for r in group if not r.stopped_early] or group
+        chosen = counted(group)
         for key in keys:
             values = [float(v) for r in chosen if (v := getattr(r, key)) is not None]
             if values:
@@ -256,11 +262,15 @@ class Entry(_Model):
         done = self.workloads or ["produce"]
         return [m for m in METRICS.values() if m.workload in done]
 
+    def runs_of(self, metric: Metric) -> list[ToolRun]:
+        """The measured runs of the tool that reports `metric`."""
+        if metric.workload == "produce":
+            return list(self.runs)
+        return [r for r in self.read_runs if r.workload == metric.workload]
+
     def values(self, metric: Metric) -> list[float | None]:
         """One metric's per-run values, for the statistics."""
-        if metric.workload == "produce":
-            return [r.value(metric) for r in self.runs]
-        return [r.value(metric) for r in self.read_runs if r.workload == metric.workload]
+        return [r.value(metric) for r in self.runs_of(metric)]
 
     def median(self, metric: Metric) -> float | None:
         """The summary's median, only for an entry whose runs count."""
@@ -364,6 +374,37 @@ def canary_verdict(canary: Entry, reference: Entry | None) -> CanaryVerdict:
         shows = ratio < cliff.max_ratio
         reason = f"{metric.name} ratio {ratio:.2f} is {'below' if shows else 'not below'} {cliff.max_ratio}"
     return CanaryVerdict(canary.id, cliff.stands_for, metric.name, cliff.max_ratio, ratio, shows, mine, reason)
+
+
+def median_range(values: Sequence[float], more: int) -> tuple[float, float]:
+    """The least and greatest median of `values` and `more` runs still to come, whatever those
+    measure (every figure is at least 0)."""
+    return (statistics.median([*values, *[0.0] * more]), statistics.median([*values, *[math.inf] * more]))
+
+
+def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_left: int) -> bool:
+    """Whether canary_verdict is already what it will be once the canary and the reference have
+    measured the runs they have left, whatever those measure: its ratio lands on the same side of
+    max_ratio at both ends of its range. A side with a stopped run may still change which runs count."""
+    assert canary.cliff is not None, f"{canary.id} is not a canary"
+    metric = METRICS[canary.cliff.metric]
+    ranges = []
+    for entry, left in ((canary, canary_left), (reference, reference_left)):
+        runs = entry.runs_of(metric)
+        values = [v for r in counted(runs) if (v := r.value(metric)) is not None]
+        if not values or (left and any(r.stopped_early for r in runs)):
+            return False
+        ranges.append(median_range(values, left))
+    (mine_low, mine_high), (ref_low, ref_high) = ranges
+    if metric.higher_is_better:
+        ends = (_ratio(mine_low, ref_high), _ratio(mine_high, ref_low))
+    else:
+        ends = (_ratio(ref_low, mine_high), _ratio(ref_high, mine_low))
+    return len({end < canary.cliff.max_ratio for end in ends}) == 1
+
+
+def _ratio(a: float, b: float) -> float:
+    return math.inf if b == 0 else a / b
 
 
 def canary_verdicts(doc: ResultsDoc) -> list[CanaryVerdict]:

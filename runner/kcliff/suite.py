@@ -22,8 +22,8 @@ from .admin import Admin
 from .apply import BrokerState
 from .backends.base import Cluster, restartable
 from .errors import ClusterError
-from .model import (REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ReadRun, ResultsDoc, Run, RunStatus, Status,
-                    StopKind, ToolRun, save)
+from .model import (METRICS, REFERENCE_ID, SCHEMA, THROUGHPUT, CliffSpec, Entry, ReadRun, ResultsDoc, Run, RunStatus,
+                    Status, StopKind, ToolRun, canary_settled, save)
 from .progress import Progress
 from .scenario import CONSUME, PRODUCE, Scenario, reading_reference
 from .settings import INVARIANTS, RECORD_SIZE, as_kafka_value
@@ -46,6 +46,7 @@ class Options:
     cliff_threshold: float = CLIFF_THRESHOLD
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long (see records_for)
+    settle: bool = False  # end the reference's and canaries' rounds once every canary's verdict is settled
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the
@@ -194,7 +195,7 @@ class SuiteRunner:
             self.prime()
             if group:
                 self.progress.note(f"{', '.join(sc.id for sc in group)}: interleaved, {self.opts.repeats} rounds")
-                self.measure_group(group, self.opts.repeats)
+                self.measure_group(group, self.opts.repeats, settled(self.opts.repeats) if self.opts.settle else None)
             for index, sc in enumerate(rest, len(group) + 1):
                 self.progress.scenario(index, len(planned), sc.id)
                 self.measure_group([sc], self.opts.repeats)
@@ -302,12 +303,13 @@ class SuiteRunner:
         stat = (ref.summary or {}).get(THROUGHPUT.key)
         return (stat.median if stat else None) or (ref.warmup.mb_per_sec if ref.warmup else None)
 
-    def measure_group(self, group: list[Scenario], rounds: int) -> list[Entry]:
+    def measure_group(self, group: list[Scenario], rounds: int,
+                      decided: Callable[[list[Entry]], bool] | None = None) -> list[Entry]:
         """Scenarios measured round by round, interleaved (a lone scenario is a group of one). A group hit
         by a fault (a broker died) is recorded as faulted, never as a regression or cliff; the cluster is
         healed and the group measured once more. Interleaved, the brokers' slow warming hits every side
         alike instead of flattering the side measured last."""
-        entries = self.measure_interleaved(group, rounds)
+        entries = self.measure_interleaved(group, rounds, decided)
         if self.abort is None and any(e.status is Status.FAULTED for e in entries):
             reason = next(e.status_reason for e in entries if e.status is Status.FAULTED)
             self.progress.note(f"fault in {', '.join(sc.id for sc in group)}: {reason}; "
@@ -321,7 +323,7 @@ class SuiteRunner:
                 raise ClusterError(f"{', '.join(sc.id for sc in group)}: {entries[0].status_reason}") from None
             for entry in entries:
                 self.doc.scenarios.remove(entry)
-            retry = self.measure_interleaved(group, rounds)
+            retry = self.measure_interleaved(group, rounds, decided)
             for again, entry in zip(retry, entries):
                 again.faulted_attempt = entry
             self.save()
@@ -395,9 +397,9 @@ class SuiteRunner:
             word = "run" if alone else "round"
             for i, round_order in enumerate(orders, start=1):
                 # the same count for every side of a round, so their ratio is not also one of run lengths
-                records = self.opts.records_for(*(e for e in entries if not _decided(e)))
+                records = self.opts.records_for(*(e for e in entries if not on_its_cliff(e)))
                 for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
-                    if _decided(entry):
+                    if on_its_cliff(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     self._switch_to(sc, entry)
                     run = self._one(sc, topic, records, deadline, f"{word} {i}/{rounds}")
@@ -412,10 +414,10 @@ class SuiteRunner:
                     self._read_side(sc, topic, entry, records, f"{word} {i}/{rounds}", None if alone else position,
                                     deadline)
                 if decided is not None and i < rounds and decided(entries):
-                    self.progress.note(f"verdict certain after {word} {i} of {rounds}: stopped measuring")
+                    self.progress.note(f"verdicts certain after {word} {i} of {rounds}: stopped measuring")
                     break
             for entry in entries:
-                on_cliff = _decided(entry)
+                on_cliff = on_its_cliff(entry)
                 entry.status = Status.CLIFF if on_cliff else Status.OK
                 entry.status_reason = entry.runs[-1].stop_reason if on_cliff else None
         except (_Stop, ClusterError) as exc:
@@ -438,7 +440,7 @@ class SuiteRunner:
         """Right after a side's producer run, in the same round, its consumer and end-to-end runs, so
         a check's sequential stop ends both together. A side whose consumer was stopped at its cap
         twice running is on a read-side cliff: more reads would only crawl."""
-        if not sc.reads() or _decided(entry) or _read_decided(entry) or not _produced(entry):
+        if not sc.reads() or on_its_cliff(entry) or reads_on_cliff(entry) or not _produced(entry):
             return
         for workload in (w for w in sc.workloads if w != PRODUCE):
             run = self._read(sc, topic, workload, entry, records, f"{workload} {label}", deadline)
@@ -587,7 +589,7 @@ def _new_entry(sc: Scenario) -> Entry:
                  workloads=list(sc.workloads) if sc.reads() else None, started=environment.now())
 
 
-def _decided(entry: Entry) -> bool:
+def on_its_cliff(entry: Entry) -> bool:
     """On its cliff: the last EARLY_STOP_AFTER runs, the warm-up counted, were all stopped on it.
     Two independent runs agreeing decides it as surely as more would, in the time a healthy
     scenario's warm-up and one run take."""
@@ -595,13 +597,32 @@ def _decided(entry: Entry) -> bool:
     return len(recent) == EARLY_STOP_AFTER and all(r.stop_kind is StopKind.CLIFF for r in recent)
 
 
+def settled(rounds: int) -> Callable[[list[Entry]], bool]:
+    """The self-test's stop: every canary in the group has the verdict beside the reference that it
+    will have after all `rounds` (model.canary_settled), whatever the rounds left measure."""
+    def done(entries: list[Entry]) -> bool:
+        reference = next((e for e in entries if e.id == REFERENCE_ID), None)
+        canaries = [e for e in entries if e.is_canary]
+        return reference is not None and bool(canaries) and all(
+            canary_settled(c, reference, _left(c, c.cliff.metric, rounds), _left(reference, c.cliff.metric, rounds))
+            for c in canaries if c.cliff is not None)
+    return done
+
+
+def _left(entry: Entry, metric: str, rounds: int) -> int:
+    """Runs of `metric` this entry will still measure in `rounds` rounds: none once decided on a cliff."""
+    if on_its_cliff(entry) or (METRICS[metric].workload == CONSUME and reads_on_cliff(entry)):
+        return 0
+    return max(rounds - len(entry.runs), 0)
+
+
 def _produced(entry: Entry) -> int:
     """Records this side's finished producer runs left in its topic: what its consumer can read."""
     return sum(r.records for r in entry.attempts() if r.complete)
 
 
-def _read_decided(entry: Entry) -> bool:
-    """A consumer stopped at its cap twice running, as _decided is for the producer."""
+def reads_on_cliff(entry: Entry) -> bool:
+    """A consumer stopped at its cap twice running, as on_its_cliff is for the producer."""
     recent = [r for r in entry.read_runs if r.workload == CONSUME][-EARLY_STOP_AFTER:]
     return len(recent) == EARLY_STOP_AFTER and all(r.stopped_early for r in recent)
 
