@@ -1,5 +1,5 @@
 """The early cliff stop: measure.cliff_stop_rule fed interim lines recorded from real
-kafka-producer-perf-test runs (the times are when they arrived), and suite._decided.
+kafka-producer-perf-test runs (the times are when they arrived), and suite.on_its_cliff.
 
 batching-off's warm-up printed one line, then nothing for ten seconds while the warm-up records it
 had queued drained; the reference printed a line a second from its first one on."""
@@ -9,8 +9,9 @@ from pathlib import Path
 
 from kcliff import measure, model
 from kcliff.perf_output import parse_line
-from kcliff.model import Entry, Run, Stat, StopKind
-from kcliff.suite import _decided
+from kcliff.commands.check import certain
+from kcliff.model import Entry, ReadRun, Run, Stat, StopKind
+from kcliff.suite import on_its_cliff
 
 from test_stall import SilentAfterOneLine
 
@@ -111,11 +112,11 @@ def _entry(warmup: bool, *runs: bool) -> Entry:
 
 
 def test_two_stops_in_a_row_decide_a_scenario_the_warm_up_counted():
-    assert _decided(_entry(True, True))
-    assert not _decided(_entry(True))
-    assert not _decided(_entry(False, True))
-    assert not _decided(_entry(True, False, True))
-    assert _decided(_entry(False, False, True, True))
+    assert on_its_cliff(_entry(True, True))
+    assert not on_its_cliff(_entry(True))
+    assert not on_its_cliff(_entry(False, True))
+    assert not on_its_cliff(_entry(True, False, True))
+    assert on_its_cliff(_entry(False, False, True, True))
 
 
 def test_stopped_runs_count_only_when_every_run_was_stopped():
@@ -123,3 +124,24 @@ def test_stopped_runs_count_only_when_every_run_was_stopped():
     stopped = [Run(records=1000, mb_per_sec=2.13, stopped_early=True), Run(records=800, mb_per_sec=1.92, stopped_early=True)]
     assert (model.summarise([finished, *stopped]) or {})["mb_per_sec"].median == 6.05
     assert (model.summarise(stopped) or {})["mb_per_sec"] == Stat(median=2.025, min=1.92, max=2.13)
+
+
+def test_a_check_stops_once_a_side_is_on_its_cliff_as_no_round_left_could_pair_it():
+    base = Entry(id="base", warmup=_attempt(False), runs=[Run(records=1000, mb_per_sec=60.0, complete=True)])
+    head = _entry(True, True)
+    assert certain(18)([base, head]) and certain(18)([head, base])
+    assert not certain(18)([base, _entry(False, False)])  # one round of two healthy sides decides nothing
+
+
+def test_a_consumer_capped_twice_no_longer_holds_the_check_open():
+    def reading(sid: str, consumed: list[float], capped: bool = False) -> Entry:
+        entry = Entry(id=sid, workloads=["produce", "consume"],
+                      runs=[Run(records=1000, mb_per_sec=60.0 + i % 3, complete=True) for i in range(6)])
+        entry.read_runs = [ReadRun(workload="consume", records=1000, consumed_mb_per_sec=c, stopped_early=capped)
+                           for c in consumed]
+        return entry
+    base = reading("base", [150.0, 160.0, 155.0, 150.0, 158.0, 152.0])
+    steady = reading("head", [151.0, 159.0, 156.0, 149.0, 157.0, 153.0])
+    assert certain(18)([base, steady])  # six equal rounds: both throughputs certain
+    assert not certain(18)([base, reading("head", [40.0, 300.0, 156.0, 10.0, 157.0, 153.0])])  # consumed unsettled
+    assert certain(18)([base, reading("head", [2.0, 2.0], capped=True)])

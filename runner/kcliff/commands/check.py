@@ -31,7 +31,7 @@ from ..configrepo.repo_scenario import RepoScenario, to_scenario
 from ..progress import Progress
 from ..model import REFERENCE_ID, Entry, ResultsDoc, RunStatus
 from ..scenario import WORKLOADS, Scenario, load_suites
-from ..suite import PRIME_S, Options, SuiteRunner, new_document
+from ..suite import PRIME_S, Options, SuiteRunner, new_document, on_its_cliff, reads_on_cliff
 from . import lint, options
 
 RUN_S = verdict.GATE_RUN_S
@@ -178,7 +178,8 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds)
+    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds,
+                   settle=True)
     with contextlib.ExitStack() as clusters:
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
@@ -203,12 +204,16 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
 def certain(rounds: int) -> Callable[[list[Entry]], bool]:
     """Whether base and head's throughput verdicts, the producer's and (when they read) the
     consumer's, are already certain at the gate's error rates (sequential.py, docs/gate.md:
-    Stopping early), so the rounds left can be skipped."""
+    Stopping early), so the rounds left can be skipped. A side decided on its cliff runs no more (a
+    consumer capped twice reads no more), so no round left could pair it: that verdict is what it is."""
     plan = sequential.Plan(max_rounds=rounds, first_look=min(sequential.FIRST_LOOK, rounds))
 
     def decided(entries: list[Entry]) -> bool:
         base, head = entries
-        stopping = [m for m in (model.THROUGHPUT, model.CONSUMED) if m in base.metrics() and m in head.metrics()]
+        if on_its_cliff(base) or on_its_cliff(head):
+            return True
+        stopping = [m for m in (model.THROUGHPUT, model.CONSUMED) if m in base.metrics() and m in head.metrics()
+                    and not (m is model.CONSUMED and (reads_on_cliff(base) or reads_on_cliff(head)))]
         return all(sequential.decide_so_far(base.values(m), head.values(m), plan, m.name) is not None
                    for m in stopping)
     return decided
