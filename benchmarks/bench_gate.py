@@ -36,13 +36,13 @@ import dataclasses
 import json
 import math
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
+from bench_check_time import whole_check
 from kcliff import model, procs, sequential, stats, verdict
 from kcliff.backends.local import start_local_cluster
 from kcliff.commands.check import ROUNDS, RUN_S
@@ -305,16 +305,10 @@ def excess(phase: dict, rounds: int) -> str:
 
 
 def full_check(run_s: float, rounds: int) -> None:
-    """One whole `kcliff check`, A/A on the example config repo, timed end to end."""
-    repo = ROOT / "examples" / "config-repo"
-    with tempfile.TemporaryDirectory() as tmp:
-        began = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "kcliff.cli", "check", "--base", str(repo), "--head", str(repo),
-                               "--measure-unchanged", "--workdir", str(Path(tmp) / "w"), "--run-seconds", str(run_s),
-                               "--rounds", str(rounds), "--quiet", "--json", str(Path(tmp) / "v.json")], check=False)
-        took = time.monotonic() - began
-        found = json.loads((Path(tmp) / "v.json").read_text())["verdict"] if done.returncode in (0, 1, 3) else "-"
-    print(f"one whole kcliff check (A/A, example repo): {took:.0f}s, exit {done.returncode}, verdict {found}")
+    """One whole `kcliff check`, A/A on the example config repo, timed end to end (bench_check_time times many)."""
+    t = whole_check("A/A", ["--run-seconds", str(run_s), "--rounds", str(rounds)])
+    print(f"one whole kcliff check (A/A, example repo): {t.seconds:.0f}s, exit {t.exit_code}, verdict {t.verdict}, "
+          f"{t.pair_rounds} rounds")
 
 
 def main() -> int:
