@@ -414,7 +414,8 @@ class SuiteRunner:
                     self._read_side(sc, topic, entry, records, f"{word} {i}/{rounds}", None if alone else position,
                                     deadline)
                 if decided is not None and i < rounds and decided(entries):
-                    self.progress.note(f"verdicts certain after {word} {i} of {rounds}: stopped measuring")
+                    what = "the canaries' verdicts" if any(e.is_canary for e in entries) else "verdict"
+                    self.progress.note(f"{what} certain after {word} {i} of {rounds}: stopped measuring")
                     break
             for entry in entries:
                 on_cliff = on_its_cliff(entry)
