@@ -44,6 +44,7 @@ from pathlib import Path
 
 from bench_check_time import whole_check
 from kcliff import model, procs, sequential, stats, verdict
+from kcliff.admin import Admin
 from kcliff.backends.local import start_local_cluster
 from kcliff.commands.check import ROUNDS, RUN_S
 from kcliff.progress import Progress
@@ -70,16 +71,17 @@ def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, sa
         try:
             opts = Options(records, None, 3, 24 * 3600.0, early_stop=False, run_s=run_s)
             doc = new_document(cluster, opts, ["bench-gate"], "4.2.0")
-            runner = SuiteRunner(cluster, opts, doc, Path(tmp) / "results.json", Path(tmp) / "perf",
-                                 Progress(quiet=True))
+            runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, Path(tmp) / "results.json",
+                                 Path(tmp) / "perf", Progress(quiet=True))
             runner.prime()
             if previous:
                 stream = previous
                 last = stream["phase2"] if stream["phase2"].get("a") else stream["phase1"]
                 rate = statistics.median(r["records_per_sec"] for r in last["a"][-rounds:])
             else:
-                unthrottled = runner.measure_scenario(reference)
-                rate = statistics.median(r["records_per_sec"] for r in unthrottled["runs"])
+                unthrottled = runner.measure_group([reference], 3)[0]
+                rate = statistics.median(r.records_per_sec or 0.0 for r in unthrottled.runs)
+                runner.doc.scenarios.clear()
                 stream = {"rounds": rounds, "run_s": run_s, "records": records, "unthrottled_records_per_sec": rate,
                           "throttle_records_per_sec": [], "block_seconds": [], "phase1": {}, "phase2": {}}
             twin = dataclasses.replace(reference, id="a2")
@@ -118,17 +120,17 @@ class Blocks:
         began = time.monotonic()
         entries = runner.measure_interleaved(sides, rounds)
         for entry in entries:
-            key = "a" if entry["id"] == REFERENCE_ID else entry["id"]
-            if entry["status"] != "ok":
-                raise SystemExit(f"{entry['id']}: {entry['status']}: {entry['status_reason']}")
-            self.runs.setdefault(key, []).extend(_figures(r) for r in entry["runs"])
-        runner.doc["scenarios"].clear()  # keep the results document small over a long benchmark
+            key = "a" if entry.id == REFERENCE_ID else entry.id
+            if entry.status is not model.Status.OK:
+                raise SystemExit(f"{entry.id}: {entry.status}: {entry.status_reason}")
+            self.runs.setdefault(key, []).extend(_figures(r) for r in entry.runs)
+        runner.doc.scenarios.clear()  # keep the results document small over a long benchmark
         return time.monotonic() - began
 
 
-def _figures(run: dict) -> dict:
-    return {"mb_per_sec": run["mb_per_sec"], "records_per_sec": run["records_per_sec"], "p99_ms": run["p99_ms"],
-            "elapsed_s": run["elapsed_s"], "position": run.get("position")}
+def _figures(run: model.Run) -> dict:
+    return {"mb_per_sec": run.mb_per_sec, "records_per_sec": run.records_per_sec, "p99_ms": run.p99_ms,
+            "elapsed_s": run.elapsed_s, "position": run.position}
 
 
 def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
@@ -136,7 +138,8 @@ def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
 
 
 def judge(base: list[dict], head: list[dict], paired: bool) -> str:
-    sides = [{m.name: [r[m.key] for r in runs] for m in model.METRICS.values()} for runs in (base, head)]
+    # the streams hold the producer's figures only: a check that reads also judges consumed and e2e_p99
+    sides = [{m.name: [r[m.key] for r in runs] for m in (model.THROUGHPUT, model.P99)} for runs in (base, head)]
     return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict.value
 
 
@@ -219,10 +222,9 @@ def report(stream: dict, rounds: int) -> None:
           f"(2 warm-ups, {stream['rounds']} rounds x 2 sides) {statistics.median(two_sided or [math.nan]):.0f}s (median)")
 
 
-# A whole kcliff check at the defaults took 321 s and 333 s, its pair phase 186 s (docs/gate.md, "The
-# gate benchmark"): what the rest (cluster, priming, self-test) costs, for the time estimates below.
-WHOLE_CHECK_S = (321 + 333) / 2
-PAIR_PHASE_S = 186
+# What a whole kcliff check costs besides its pair rounds (cluster start, priming, self-test): 92 s
+# in the median of 10 whole checks at the defaults (bench_check_time.py; docs/gate.md, "Stopping early").
+FIXED_S = 92
 KINDS = (("A/A (false alarms)", "aa"), ("A/A, head x 0.8 (detections)", "drop20"),
          ("A/A, head x 0.95 (a real 5% change)", "drop5"), ("A/B throttled", "ab"))
 
@@ -277,7 +279,7 @@ def report_sequential(stream: dict, rounds: int) -> None:
     two_sided = stream["block_seconds"][len(stream["block_seconds"]) - len(blocks(p2["a"], stream["rounds"])):]
     block = (statistics.median(two_sided) if two_sided else statistics.median(stream["block_seconds"]) * 2 / 3) \
         / stream["rounds"]
-    overhead = WHOLE_CHECK_S - PAIR_PHASE_S
+    overhead = FIXED_S
     print(f"  ESTIMATES of a whole check: {overhead:.0f} s of cluster, priming and self-test (docs/gate.md) plus "
           f"{block:.1f} s a round (this stream's two-sided blocks pro rata); all {rounds} rounds "
           f"{overhead + block * rounds:.0f} s")
