@@ -363,7 +363,7 @@ def canary_verdict(canary: Entry, reference: Entry | None) -> CanaryVerdict:
     ref = reference.median(metric) if reference is not None else None
     ratio = None
     if mine and ref:
-        ratio = mine / ref if metric.higher_is_better else ref / mine
+        ratio = ratio_to_reference(mine, ref, metric)
     if ratio is None and canary.status is Status.CLIFF and not metric.higher_is_better:
         shows: bool | None = True
         reason = "stopped on its cliff"
@@ -396,15 +396,15 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
             return False
         ranges.append(median_range(values, left))
     (mine_low, mine_high), (ref_low, ref_high) = ranges
-    if metric.higher_is_better:
-        ends = (_ratio(mine_low, ref_high), _ratio(mine_high, ref_low))
-    else:
-        ends = (_ratio(ref_low, mine_high), _ratio(ref_high, mine_low))
+    ends = (ratio_to_reference(mine_low, ref_high, metric), ratio_to_reference(mine_high, ref_low, metric))
     return len({end < canary.cliff.max_ratio for end in ends}) == 1
 
 
-def _ratio(a: float, b: float) -> float:
-    return math.inf if b == 0 else a / b
+def ratio_to_reference(mine: float, reference: float, metric: Metric) -> float:
+    """A canary's ratio to the reference, below 1 where it is worse: canary / reference for a
+    throughput, reference / canary for a latency (infinite over 0)."""
+    over, under = (mine, reference) if metric.higher_is_better else (reference, mine)
+    return math.inf if under == 0 else over / under
 
 
 def canary_verdicts(doc: ResultsDoc) -> list[CanaryVerdict]:
