@@ -360,8 +360,8 @@ class ComposeCluster(Restartable):
                           "label=com.docker.compose.oneoff=True", check=False).stdout.split()
         if oneoffs:  # compose down leaves `run` containers behind
             _docker("rm", "--force", "--volumes", *oneoffs, timeout=120, check=False)
-        if self.env_file.exists():
-            self.compose("down", "--volumes", "--remove-orphans", "--timeout", "5", timeout=300, check=False)
+        if self.env_file.exists():  # the volumes go too: no broker needs its graceful shutdown (local.down)
+            self.compose("down", "--volumes", "--remove-orphans", "--timeout", "0", timeout=300, check=False)
         left = _docker("ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
         if left:
             _docker("rm", "--force", "--volumes", *left, timeout=120, check=False)

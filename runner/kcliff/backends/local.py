@@ -212,7 +212,7 @@ class LocalCluster(Restartable):
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         return kafka_dist.java_command(self.libs, main_class, self.caps.producer_heap_mb,
-                                       cpus=self.caps.producer_cpus) + args
+                                       cpus=self.caps.producer_cpus, archived=True) + args
 
     def restart(self, overrides: dict[str, Any]) -> None:
         self._stop_nodes()
@@ -230,17 +230,19 @@ class LocalCluster(Restartable):
         self.wait_ready()
         self.save_state()
 
-    def _stop_nodes(self) -> None:
+    def _stop_nodes(self, grace_s: float = 8.0) -> None:
         for node in self.nodes:
             if node.proc is not None:
-                procs.stop(node.proc, grace_s=8.0)
+                procs.stop(node.proc, grace_s=grace_s)
             elif node.pid is not None and procs.started_with(node.pid, node.directory / "server.properties"):
-                procs.stop_pid(node.pid, grace_s=8.0)
+                procs.stop_pid(node.pid, grace_s=grace_s)
             node.proc = None
             node.pid = None
 
     def down(self) -> None:
-        self._stop_nodes()
+        # The data is removed below, so a graceful shutdown would protect nothing; it cost 9-15 s,
+        # the last broker waiting out its raft client's timeout once the quorum had gone.
+        self._stop_nodes(grace_s=0.0)
         if self.proxy is not None:
             self.proxy.stop()
         (self.workdir / STATE_FILE).unlink(missing_ok=True)
