@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from . import class_archive
 from .errors import InputError
 from .resources import DATA
 
@@ -87,13 +88,15 @@ def java_version() -> str:
 
 
 def java_command(libs: Path, main_class: str, heap_mb: int, log_config: Path | None = None,
-                 cpus: str | None = None) -> list[str]:
-    """argv for one JVM running `main_class`; optionally pinned to `cpus` with taskset."""
+                 cpus: str | None = None, archived: bool = False) -> list[str]:
+    """argv for one JVM running `main_class`; optionally pinned to `cpus` with taskset, and
+    `archived`: started from an archive of its classes (class_archive.py; the client tools)."""
     argv = []
     if cpus and shutil.which("taskset"):
         argv += ["taskset", "-c", cpus]
-    argv += ["java", f"-Xms{min(heap_mb, 512)}m", f"-Xmx{heap_mb}m", "-XX:+UseG1GC",
-             "-Djava.awt.headless=true"]
-    argv.append(f"-Dlog4j2.configurationFile={log_config or DATA / 'log4j2-tools.xml'}")
-    argv += ["-cp", classpath(libs), main_class]
-    return argv
+    jvm = [f"-Xms{min(heap_mb, 512)}m", f"-Xmx{heap_mb}m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
+           f"-Dlog4j2.configurationFile={log_config or DATA / 'log4j2-tools.xml'}"]
+    path = classpath(libs)
+    if archived:
+        jvm = class_archive.jvm_options(cache_dir() / "class-archives", jvm, path, main_class) + jvm
+    return argv + ["java", *jvm, "-cp", path, main_class]

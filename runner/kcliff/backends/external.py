@@ -31,7 +31,8 @@ class ExternalCluster(Cluster):
         return self.bootstrap
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
-        return kafka_dist.java_command(self.libs, main_class, self.producer_heap_mb, cpus=self.producer_cpus) + args
+        return kafka_dist.java_command(self.libs, main_class, self.producer_heap_mb, cpus=self.producer_cpus,
+                                       archived=True) + args
 
     def down(self) -> None:
         """Nothing to stop: the cluster is not ours."""
