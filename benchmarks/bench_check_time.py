@@ -42,6 +42,7 @@ class CheckTime:
     before_self_test_s: float  # cluster start and priming
     self_test_s: float
     pair_s: float
+    after_s: float = 0.0  # the cluster's stop and the verdict (not recorded before November 24)
 
 
 def _stamp(text: str) -> float:
@@ -71,8 +72,10 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
     self_test = (_stamp(reference["ended"]) - _stamp(reference["started"])) if reference else 0.0
     pair_s = (_stamp(pair["ended"]) - _stamp(pair["started"])) if pair else 0.0
     before = (_stamp(reference["started"]) - began) if reference else 0.0
+    after = (began + took - _stamp(pair["ended"])) if pair else 0.0
     return CheckTime(kind, round(took, 1), done.returncode, verdict, len(pair["runs"]) if pair else 0,
-                     len(reference["runs"]) if reference else 0, round(before, 1), round(self_test, 1), round(pair_s, 1))
+                     len(reference["runs"]) if reference else 0, round(before, 1), round(self_test, 1),
+                     round(pair_s, 1), round(after, 1))
 
 
 def _spread(values: list[float]) -> str:
@@ -89,7 +92,7 @@ def report(times: list[CheckTime]) -> None:
               f"pair rounds {_spread([t.pair_rounds for t in mine])}; self-test rounds "
               f"{_spread([t.self_test_rounds for t in mine])}; before the self-test s "
               f"{_spread([t.before_self_test_s for t in mine])}; self-test s {_spread([t.self_test_s for t in mine])}; "
-              f"pair s {_spread([t.pair_s for t in mine])}")
+              f"pair s {_spread([t.pair_s for t in mine])}; after s {_spread([t.after_s for t in mine])}")
 
 
 def main() -> int:
