@@ -89,7 +89,8 @@ def measure_stream(aa: int, ab: int, rounds: int, records: int, run_s: float, sa
             # which code measured which blocks: a stream spans sessions, and the code may change between them
             stream.setdefault("sessions", [{"from_block": 0, "revision": "not recorded"}]
                               if stream["block_seconds"] else [])
-            stream["sessions"].append({"from_block": len(stream["block_seconds"]), "revision": environment.git_revision(),
+            stream["sessions"].append({"from_block": len(stream["block_seconds"]),
+                                       "revision": environment.git_revision(),
                                        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
             phase1, phase2 = Blocks(stream["phase1"]), Blocks(stream["phase2"])
             for i in range(len(stream["block_seconds"]), aa):

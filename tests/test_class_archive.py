@@ -74,6 +74,8 @@ def test_a_dead_process_list_builds_the_archive(tmp_path: Path, classes: str) ->
     dead.wait()
     run([f"-XX:DumpLoadedClassList={archive}.{dead.pid}.classes"], classes)
     assert class_archive.jvm_options(tmp_path, JVM, classes, "Hello")[0] == f"-XX:SharedArchiveFile={archive}"
+
+
 def test_a_jvm_started_otherwise_gets_its_own_archive(tmp_path: Path, classes: str) -> None:
     same = class_archive.archive_path(tmp_path, JVM, classes, "Hello")
     assert class_archive.archive_path(tmp_path, ["-Xmx128m", "-XX:+UseSerialGC"], classes, "Hello") != same

@@ -123,8 +123,9 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
            paired: bool = False, tolerance: float | None = None) -> Decision:
     """Compare one metric's per-run values. Regression needs both: a ratio beyond `min_effect` (big
     enough to matter; at least the metric's MIN_EFFECT_FLOOR) and a one-sided p below `alpha`
-    against a worsening of `tolerance` (default half the minimum effect): the runs must rule out that the head is only that much worse, so a
-    real but small change is not failed whenever noise stretches it past the minimum effect.
+    against a worsening of `tolerance` (default half the minimum effect): the runs must rule out
+    that the head is only that much worse, so a real but small change is not failed whenever noise
+    stretches it past the minimum effect.
     Unpaired: Mann-Whitney and the ratio of medians. `paired` (the i-th runs of base and head were
     measured in the same round): a t-test on the per-round log ratios and their geometric mean."""
     if metric not in METRICS:
