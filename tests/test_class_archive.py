@@ -1,12 +1,14 @@
 """The client tools' class archives (kcliff.class_archive) with a real JVM on a class of its own:
 a first run lists its classes, the archive is built from the list before the next run, a list that
-cannot build is dropped, and a JVM started otherwise never gets another's archive."""
+cannot build is dropped, a JVM started otherwise never gets another's archive, and archives no run
+has used for two weeks go when another is built."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -87,3 +89,30 @@ def test_no_archive_where_none_can_be_written(tmp_path: Path, classes: str) -> N
     blocked = tmp_path / "file"
     blocked.write_text("")
     assert class_archive.jvm_options(blocked / "archives", JVM, classes, "Hello") == []
+
+
+def test_archives_unused_for_two_weeks_go_when_another_is_built(tmp_path: Path, classes: str) -> None:
+    old, recent = tmp_path / "ProducerPerformance-0.jsa", tmp_path / "ProducerPerformance-1.jsa"
+    for path, days in ((old, class_archive.UNUSED_DAYS + 1), (recent, class_archive.UNUSED_DAYS - 1)):
+        path.write_text("")
+        os.utime(path, (time.time() - days * 86400,) * 2)
+    run(class_archive.jvm_options(tmp_path, JVM, classes, "Hello"), classes)
+    class_archive.jvm_options(tmp_path, JVM, classes, "Hello")
+    archive = class_archive.archive_path(tmp_path, JVM, classes, "Hello")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([archive.name, recent.name])
+
+
+def test_a_run_from_an_archive_marks_it_used(tmp_path: Path, classes: str) -> None:
+    run(class_archive.jvm_options(tmp_path, JVM, classes, "Hello"), classes)
+    class_archive.jvm_options(tmp_path, JVM, classes, "Hello")
+    archive = class_archive.archive_path(tmp_path, JVM, classes, "Hello")
+    weeks_ago = time.time() - (class_archive.UNUSED_DAYS + 1) * 86400
+    os.utime(archive, (weeks_ago, weeks_ago))
+    class_archive.jvm_options(tmp_path, JVM, classes, "Hello")
+    class_archive.remove_unused(tmp_path)
+    assert archive.exists()
+
+
+def test_a_jvm_whose_archive_was_just_removed_starts_without_it(tmp_path: Path, classes: str) -> None:
+    done = run([f"-XX:SharedArchiveFile={tmp_path / 'gone.jsa'}", *class_archive.QUIET], classes)
+    assert (done.returncode, done.stdout) == (0, "hello 1\n")

@@ -8,6 +8,8 @@ A tool's first run without an archive lists the classes it loads (-XX:DumpLoaded
 the next run a JVM of its own builds the archive from that list (-Xshare:dump, about 3 s, once per
 machine), so no run a tool measures ever writes an archive or fails for one. An archive is built
 under a temporary name and renamed only when complete: one cut short crashes the JVM mapping it.
+An archive is keyed on everything a JVM is started with, so each checkout builds its own; one that no
+run has used for UNUSED_DAYS is removed when another is built.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -25,6 +28,7 @@ from . import procs
 # to stderr: the tools' stdout is parsed.
 QUIET = ["-Xlog:disable", "-Xlog:all=error:stderr"]
 BUILD_TIMEOUT_S = 120.0
+UNUSED_DAYS = 14  # about 42 MB each: a checkout or JDK gone for two weeks no longer needs its archives
 _tried: set[Path] = set()  # archives this process has already had a run list the classes for
 
 
@@ -35,6 +39,7 @@ def jvm_options(directory: Path, jvm: list[str], classpath: str, main_class: str
     if not archive.exists():
         build_from_lists(archive, jvm, classpath)
     if archive.exists():
+        _mark_used(archive)
         return [f"-XX:SharedArchiveFile={archive}", *QUIET]
     if archive in _tried or not _writable(directory):
         return []
@@ -70,10 +75,30 @@ def _build(archive: Path, classes: Path, jvm: list[str], classpath: str) -> None
     try:
         if subprocess.run(argv, capture_output=True, timeout=BUILD_TIMEOUT_S).returncode == 0:
             os.replace(part, archive)
+            remove_unused(archive.parent)
     except (OSError, subprocess.TimeoutExpired):
         pass  # the tools start as they did without one
     finally:
         part.unlink(missing_ok=True)
+
+
+def remove_unused(directory: Path, days: float = UNUSED_DAYS) -> None:
+    """Remove the archives (and lists, parts) in `directory` nothing has used for `days`. A JVM that
+    has one mapped keeps it; one about to map it starts without it, as on a machine with none."""
+    cutoff = time.time() - days * 86400
+    for path in directory.iterdir():
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:
+            pass  # gone already, or another user's
+
+
+def _mark_used(archive: Path) -> None:
+    try:
+        os.utime(archive)  # its mtime says when a run last used it (remove_unused)
+    except OSError:
+        pass  # a cache shared with another user: it may be removed while still in use, and rebuilt
 
 
 def _writable(directory: Path) -> bool:
