@@ -40,6 +40,11 @@ def run(options: list[str], classes: str, jvm: list[str] = JVM) -> subprocess.Co
     return subprocess.run(["java", *options, *jvm, "-cp", classes, "Hello", "x"], capture_output=True, text=True)
 
 
+def backdate(path: Path, days: float) -> None:
+    then = time.time() - days * 86400
+    os.utime(path, (then, then))
+
+
 def test_first_run_lists_its_classes_and_the_next_starts_from_the_archive(tmp_path: Path, classes: str) -> None:
     first = class_archive.jvm_options(tmp_path, JVM, classes, "Hello")
     assert any(o.startswith("-XX:DumpLoadedClassList=") for o in first)
@@ -95,7 +100,7 @@ def test_archives_unused_for_two_weeks_go_when_another_is_built(tmp_path: Path, 
     old, recent = tmp_path / "ProducerPerformance-0.jsa", tmp_path / "ProducerPerformance-1.jsa"
     for path, days in ((old, class_archive.UNUSED_DAYS + 1), (recent, class_archive.UNUSED_DAYS - 1)):
         path.write_text("")
-        os.utime(path, (time.time() - days * 86400,) * 2)
+        backdate(path, days)
     run(class_archive.jvm_options(tmp_path, JVM, classes, "Hello"), classes)
     class_archive.jvm_options(tmp_path, JVM, classes, "Hello")
     archive = class_archive.archive_path(tmp_path, JVM, classes, "Hello")
@@ -106,8 +111,7 @@ def test_a_run_from_an_archive_marks_it_used(tmp_path: Path, classes: str) -> No
     run(class_archive.jvm_options(tmp_path, JVM, classes, "Hello"), classes)
     class_archive.jvm_options(tmp_path, JVM, classes, "Hello")
     archive = class_archive.archive_path(tmp_path, JVM, classes, "Hello")
-    weeks_ago = time.time() - (class_archive.UNUSED_DAYS + 1) * 86400
-    os.utime(archive, (weeks_ago, weeks_ago))
+    backdate(archive, class_archive.UNUSED_DAYS + 1)
     class_archive.jvm_options(tmp_path, JVM, classes, "Hello")
     class_archive.remove_unused(tmp_path)
     assert archive.exists()
