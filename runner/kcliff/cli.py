@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"kcliff: error: {exc}", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"kcliff: error: {problem}", file=sys.stderr)
         return 2
     except ClusterError as exc:
         print(f"kcliff: cluster error: {exc}", file=sys.stderr)

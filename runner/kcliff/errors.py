@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 
 class InputError(Exception):
     """Bad input or an unusable environment: reported in one message, exit code 2, no traceback."""
@@ -17,6 +19,39 @@ class InputError(Exception):
         if self.path:
             where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
         return f"{where}{self.message}"
+
+    @property
+    def problems(self) -> list["InputError"]:
+        """Every bad input this error stands for: itself, or each of an InputErrors."""
+        return [self]
+
+
+class InputErrors(InputError):
+    """Several bad inputs found in one pass (every file read, every key checked), reported together so
+    a user fixes them all at once; the first one's path and line stand for the whole."""
+
+    def __init__(self, problems: Iterable[InputError]) -> None:
+        flat = [p for problem in problems for p in problem.problems]
+        if not flat:
+            raise ValueError("InputErrors needs at least one problem")
+        first = flat[0]
+        super().__init__(first.message, first.path, first.line)
+        self._problems = flat
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self._problems)
+
+    @property
+    def problems(self) -> list[InputError]:
+        return list(self._problems)
+
+
+def raise_all(problems: list[InputError]) -> None:
+    """Raise the problems found, if any: one as itself, several as InputErrors."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise InputErrors(problems)
 
 
 class ClusterError(Exception):
