@@ -72,7 +72,7 @@ IGNORED: dict[str, tuple[str, ...]] = {
     "topic": (
         "cleanup.policy", "delete.retention.ms", "min.compaction.lag.ms", "max.compaction.lag.ms",
         "min.cleanable.dirty.ratio", "message.timestamp.type", "message.timestamp.before.max.ms",
-        "message.timestamp.after.max.ms", "unclean.leader.election.enable", "segment.ms",
+        "message.timestamp.after.max.ms", "unclean.leader.election.enable",
         "segment.jitter.ms", "segment.index.bytes", "file.delete.delay.ms", "index.interval.bytes",
         "local.retention.ms", "local.retention.bytes", "remote.storage.enable", "leader.replication.throttled.replicas",
         "follower.replication.throttled.replicas",
