@@ -19,13 +19,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from .. import yamlio
-from ..errors import InputError
+from .. import kafka_configs, kafka_dist, yamlio
+from ..errors import InputError, raise_all
 from . import strimzi
-from .model import Entry, Note, ReadResult, RepoFile, TopicDecl, VersionDecl
+from .model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from .properties import PropertiesReader
 from .topics import TopicsYamlReader
-from .validate import validate
+from .validate import Release, validate
 from .version_file import FILE_NAMES as VERSION_FILES, VersionFileReader, one_version
 
 MANIFEST = "kcliff.yaml"
@@ -70,6 +70,7 @@ class ConfigRepo:
     notes: list[Note] = field(default_factory=list)
     measure: Measure = field(default_factory=Measure)
     kafka_version: VersionDecl | None = None  # None: the repo does not say; kcliff's default version
+    release: Release | None = None  # the release its keys were checked at (None: not read by load)
 
     def in_scope(self, scope: str) -> list[Entry]:
         return [e for e in self.entries if e.scope == scope]
@@ -255,20 +256,52 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
     return unique, notes, measure
 
 
+def read_at(version: VersionDecl | None) -> Release:
+    """The release a repo is read at: the version it names, else kcliff's default."""
+    catalogue = kafka_configs.catalogue()
+    if version is None:
+        return Release(kafka_dist.DEFAULT_VERSION, catalogue.release_for(kafka_dist.DEFAULT_VERSION),
+                       "kcliff's default; the repo names no Kafka version")
+    return Release(version.version, catalogue.release_for(version.version),
+                   f"the repo names Kafka {version.version} at {version.where()}")
+
+
+def _release_notes(release: Release, version: VersionDecl | None) -> list[Note]:
+    """Say so when the repo's release is not one the catalogue holds (older, newer, unreleased)."""
+    if release.version == release.definitions:
+        return []
+    return [Note(version.path if version else "", version.line if version else None,
+                 f"Kafka {release.version} is not among the releases kcliff knows ({kafka_configs.catalogue().releases[0]} "
+                 f"to {kafka_configs.catalogue().newest}): its keys are checked with {release.definitions}'s "
+                 "definitions", NoteLevel.WARNING)]
+
+
 def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
-    """Discover, read and validate: InputError (file:line) for the first bad key or value."""
+    """Discover, read and validate every file: InputErrors with every bad key or value (file:line)."""
     files, notes, measure = discover(paths, root)
     raw_entries = []
     topics: list[TopicDecl] = []
     versions: list[VersionDecl] = []
     read: list[RepoFile] = []
+    problems: list[InputError] = []
     for f in files:
-        result = READERS[f.format].read(Path(f.path), f.role)
+        try:
+            result = READERS[f.format].read(Path(f.path), f.role)
+        except InputError as exc:  # this file is not read; every other one still is
+            problems.append(exc)
+            continue
         raw_entries.extend(result.entries)
         topics.extend(result.topics)
         notes.extend(result.notes)
         versions.extend([result.kafka_version] if result.kafka_version else [])
         read.append(replace(f, resources=tuple(result.resources)))
-    entries, more_notes = validate(raw_entries)
-    return ConfigRepo(read, entries, topics, notes + more_notes, measure, one_version(versions))
-
+    version: VersionDecl | None = None
+    try:
+        version = one_version(versions)
+    except InputError as exc:
+        problems.append(exc)
+    release = read_at(version)
+    entries, more_notes, invalid = validate(raw_entries, release)
+    raise_all(problems + invalid)
+    return ConfigRepo(read, entries, topics, _release_notes(release, version) + notes + more_notes, measure,
+                      version, release)
