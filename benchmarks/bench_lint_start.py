@@ -8,7 +8,8 @@ Each figure twice, since the bytecode cache is half the story. "as-is" runs in t
 unchanged: on the development machine PYTHONDONTWRITEBYTECODE=1 is set and uv installs without
 compiling, so kcliff and its libraries are compiled from source on every run. "cached" writes and
 reads .pyc (as after pip install, or any second run elsewhere) in a temporary PYTHONPYCACHEPREFIX,
-so neither the checkout nor the venv is written. Each command runs once unmeasured first.
+so neither the checkout nor the venv is written. Each command runs once unmeasured first. The CPU
+seconds (user + system) of each run are printed too: on a loaded machine they move less than wall time.
 
     .venv/bin/python benchmarks/bench_lint_start.py [--runs 10] [--rev REV] [PATH]
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,13 +32,16 @@ TREE = ("pyproject.toml", "runner", "scenarios", "compose", "reports", "baseline
 BYTECODE = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one run of argv."""
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     took = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):  # 1: the config matched a cliff rule, which is still a lint
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr}")
-    return took
+    return took, (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
 
 
 def spread(values: list[float]) -> str:
@@ -69,16 +74,18 @@ def main() -> int:
             env = dict(os.environ)
             if mode == "cached":
                 env = {k: v for k, v in env.items() if k not in BYTECODE} | {BYTECODE[1]: str(Path(tmp) / "pycache")}
-            times: dict[str, list[float]] = {label: [] for label, *_ in subjects}
+            times: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in subjects}
             for label, argv, extra, cwd in subjects:
                 timed(argv, env | extra, cwd)  # unmeasured: writes the cache where one is written
             for i in range(args.runs):
                 for label, argv, extra, cwd in subjects[i % len(subjects):] + subjects[:i % len(subjects)]:
                     times[label].append(timed(argv, env | extra, cwd))
-            floor = statistics.median(times[subjects[0][0]])
-            print(f"  {mode}:")
-            for label, values in times.items():
-                print(f"    {label:18} {spread(values):26} {statistics.median(values) / floor:6.1f}x the floor")
+            floor = statistics.median(wall for wall, _ in times[subjects[0][0]])
+            print(f"  {mode}: wall median (range), its ratio to the floor's, CPU median")
+            for label, runs in times.items():
+                wall = [w for w, _ in runs]
+                print(f"    {label:18} {spread(wall):26} {statistics.median(wall) / floor:6.1f}x   "
+                      f"CPU {statistics.median(c for _, c in runs):.3f} s")
     return 0
 
 
