@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from .. import cliffs, configrepo, lint_json, lint_sarif
+from .. import cliffs, configrepo
 from ..errors import InputError
-from ..model import write_json
 
 DOCUMENTS = ("json", "sarif")  # formats that print one machine-readable document
 
@@ -148,6 +147,9 @@ def summary(matches: list[cliffs.Match], repo: configrepo.ConfigRepo, verbose: b
 def _write_document(args: argparse.Namespace, rules: list[cliffs.Rule], ratios: dict[str, float],
                     repo: configrepo.ConfigRepo, matches: list[cliffs.Match], code: int) -> None:
     """The --format json / sarif document, to stdout or --output; the summary goes to stderr."""
+    from .. import lint_json, lint_sarif  # pydantic models: the text formats do not wait for pydantic's import
+    from ..model import write_json
+
     findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), describe(m, ratios),
                                      evidence_text(m.rule, ratios)) for m in matches]
     notes = [lint_json.Note(path=github_path(n.path, args.repo_root), line=n.line, message=n.message)

@@ -8,13 +8,24 @@ KafkaTopic, KafkaNodePool; strimzi.py); see discover.py for how files are found 
 adding formats.
 """
 
+from typing import TYPE_CHECKING
+
 from .discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name
 from .diff import SettingChange, kafka_version, setting_changes, version_change
 from .model import Entry, Note, RawEntry, ReadResult, RepoFile, TopicDecl
-from .repo_scenario import RepoScenario, measured_entries, to_scenario
+
+if TYPE_CHECKING:  # imported on first use (__getattr__): kcliff.scenario pulls in pydantic, which lint never needs
+    from .repo_scenario import RepoScenario, measured_entries, to_scenario
 
 __all__ = [
     "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "RawEntry", "ReadResult", "RepoFile", "RepoScenario",
     "SettingChange", "TopicDecl", "checkout_root", "discover", "load", "measured_entries", "role_from_name",
     "kafka_version", "setting_changes", "to_scenario", "version_change",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in ("RepoScenario", "measured_entries", "to_scenario"):
+        from . import repo_scenario
+        return getattr(repo_scenario, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
