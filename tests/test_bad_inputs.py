@@ -45,7 +45,7 @@ CASES = [
     ("repo-unknown-key", LINT, 3, "did you mean 'log.flush.interval.messages'"),
     ("repo-negative", LINT, 2, "out of range"),
     ("repo-binary-props", LINT, None, "NUL bytes"),
-    ("repo-shell-value", LINT, 2, "expected an integer"),
+    ("repo-shell-value", LINT, 2, "expected a 32-bit integer"),
     ("repo-subst-value", LINT, 1, "expected one of"),
     ("repo-topics-malformed", LINT, 3, "invalid YAML"),
     ("repo-topics-wrong-type", LINT, 2, "expected an integer"),

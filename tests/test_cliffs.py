@@ -140,7 +140,7 @@ def test_each_producer_is_checked_against_each_topic(tmp_path):
 
 @pytest.mark.parametrize("rule, words", [
     ("{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: broker/num.io.thread, equals: 1}]}",
-     "did you mean 'num.io.threads'"),
+     "did you mean 'broker/num.io.threads'"),
     ("{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: broker/num.io.threads, eq: 1}]}",
      "unknown operator 'eq'"),
     ("{id: x, title: t, severity: fatal, mechanism: m, fix: f, when: [{setting: broker/num.io.threads, equals: 1}]}",

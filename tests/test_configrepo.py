@@ -81,7 +81,7 @@ def test_repeated_key_uses_the_last_value_and_notes_it(tmp_path):
 def test_latin1_file_is_read(tmp_path):
     (tmp_path / "producer.properties").write_bytes("client.id=caf\xe9\nlinger.ms=7\n".encode("iso-8859-1"))
     repo = configrepo.load([str(tmp_path)])
-    assert [(e.name, e.value) for e in repo.entries] == [("linger.ms", 7)]
+    assert [(e.name, e.value) for e in repo.entries] == [("client.id", "caf\xe9"), ("linger.ms", 7)]
 
 
 def test_kafka_style_server_properties_types_modelled_keys_and_notes_the_rest(tmp_path):

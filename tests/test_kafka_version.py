@@ -33,8 +33,8 @@ def test_the_version_file_is_read_with_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("text,line,says", [
-    ("4.3\n", 1, "expected a 4.x release"),
-    ("3.9.1\n", 1, "expected a 4.x release"),
+    ("4.3\n", 1, "expected a release number such as 4.2.0"),
+    ("4.3.1-rc0\n", 1, "expected a release number such as 4.2.0"),
     ("4.2.0\n4.3.1\n", 2, "found 2 non-comment lines"),
     ("# nothing\n", None, "found 0 non-comment lines"),
 ])

@@ -85,8 +85,8 @@ def _kafka_value(definition: kafka_configs.Definition, raw: RawEntry, release: R
     value, problem = definition.parse(raw.raw)
     problem = problem or definition.check(value)
     if problem:
-        raise InputError(f"{raw.scope} setting '{raw.name}': {problem} (as Kafka {release.definitions} reads it: "
-                         f"{definition.describe_valid()})", raw.path, raw.line)
+        raise InputError(f"{raw.scope} setting '{raw.name}': {problem} (Kafka {release.definitions})", raw.path,
+                         raw.line)
     return value
 
 
