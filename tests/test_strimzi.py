@@ -127,7 +127,7 @@ def test_keys_strimzi_manages_are_noted_on_their_line_not_unknown(tmp_path):
     assert managed == {line_of(path, f"      {m.split(':')[0]}:") for m in MANAGED}
     passed = {line_of(path, f"      {p.split(':')[0]}:") for p in PASSED}
     assert passed <= {n.line for n in repo.notes if "checked, not measured" in n.message
-                      or "belongs to a plugin" in n.message}
+                      or "not defined by Apache Kafka" in n.message}
     assert [(e.name, e.value) for e in repo.entries if e.kind.measured] == [("num.io.threads", 16)]
     note = next(n for n in repo.notes if n.line == line_of(path, "advertised.listeners"))
     assert str(note) == (f"{path}:{note.line}: Kafka orders: spec.kafka.config 'advertised.listeners' is managed by "

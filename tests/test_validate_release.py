@@ -155,7 +155,7 @@ def test_plugin_and_vendor_keys_are_noted_not_refused(tmp_path: Path) -> None:
                                          "confluent.license.topic.replication.factor=3\n")
     write(tmp_path, "producer.properties", "schema.registry.url=https://sr:8081\nacks=all\n")
     repo = configrepo.load([str(tmp_path)])
-    plugin = [n for n in repo.notes if "plugin or a vendor" in n.message]
+    plugin = [n for n in repo.notes if "not defined by Apache Kafka" in n.message]
     assert len(plugin) == 3, repo.notes
 
 

@@ -292,16 +292,17 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
         files + [(e.path, e.resource) for e in repo.in_scope("broker")])) or [(None, None)]
     producer_files: list[str | None] = list(repo.files_with_role("producer")) or [None]
     consumer_files: list[str | None] = list(repo.files_with_role("consumer")) or [None]
-    topics: list[str | None] = [t.name for t in repo.topics] or [None]
+    # a topic is its file's: environments' files may each define a topic of the same name
+    topics: list[tuple[str, str] | None] = list(dict.fromkeys((t.path, t.name) for t in repo.topics)) or [None]
     release = repo.release.definitions if repo.release else kafka_configs.catalogue().release_for(DEFAULT_VERSION)
     found: dict[tuple[str, str, int | None], Match] = {}
     for broker, pfile, cfile, topic in itertools.product(brokers, producer_files, consumer_files, topics):
         lookup = _context(release, [e for e in repo.in_scope("broker") if (e.path, e.resource) == broker],
                           [e for e in repo.in_scope("producer") if e.path == pfile],
                           [e for e in repo.in_scope("consumer") if e.path == cfile],
-                          [e for e in repo.in_scope("topic") if e.topic == topic and topic is not None])
+                          [e for e in repo.in_scope("topic") if topic is not None and (e.path, e.topic) == topic])
         for rule in rules:
-            m = match_rule(rule, lookup, topic)
+            m = match_rule(rule, lookup, topic[1] if topic else None)
             if m is not None:
                 found.setdefault((rule.id, m.path, m.line), m)
     return sorted(found.values(), key=lambda m: (m.path, m.line or 0, m.rule.id))

@@ -33,18 +33,26 @@ DURABILITY: dict[str, dict[str, str]] = {
 # Fields of a topic's definition that are not topic configs (kafka-topics --partitions, RF).
 TOPIC_FIELDS = ("partitions", "replication.factor")
 
-# Keys Kafka hands to a plugin (a listener, a config provider, a metrics reporter, a serializer) or
-# that a vendor's distribution adds: no release of Apache Kafka defines them, so they are noted.
-PLUGIN_PREFIXES: dict[str, tuple[str, ...]] = {
-    "broker": ("listener.name.", "confluent.", "config.providers.", "cruise.control.metrics.", "rsm.config.",
-               "rlmm.config.", "client.quota.callback.", "strimzi.", "kafka.metrics.", "ldap."),
-    "producer": ("confluent.", "config.providers.", "schema.registry.", "basic.auth.", "bearer.auth.",
-                 "key.subject.name.strategy", "value.subject.name.strategy", "auto.register.schemas",
-                 "use.latest.version", "latest.compatibility.strict", "json.", "avro.", "apicurio."),
-    "consumer": ("confluent.", "config.providers.", "schema.registry.", "basic.auth.", "bearer.auth.",
-                 "key.subject.name.strategy", "value.subject.name.strategy", "specific.avro.reader",
-                 "use.latest.version", "json.", "avro.", "apicurio.", "spring.json."),
-    "topic": ("confluent.",),
+# Keys no release of Apache Kafka's config defines that something else reads (an authorizer, a
+# listener override, a config provider, a serializer, a vendor's distribution): (prefix, who reads it).
+_CLIENT_PLUGINS = (("config.providers", "a config provider"), ("confluent.", "Confluent's clients and interceptors"),
+                   ("schema.registry.", "a Schema Registry serializer"), ("basic.auth.", "a Schema Registry serializer"),
+                   ("bearer.auth.", "a Schema Registry serializer"), ("key.subject.name.strategy", "a serializer"),
+                   ("value.subject.name.strategy", "a serializer"), ("auto.register.schemas", "a serializer"),
+                   ("use.latest.version", "a serializer"), ("latest.compatibility.strict", "a serializer"),
+                   ("specific.avro.reader", "an Avro deserializer"), ("json.", "a JSON serializer"),
+                   ("avro.", "an Avro serializer"), ("apicurio.", "an Apicurio serializer"),
+                   ("spring.json.", "Spring's JSON serializer"))
+PLUGINS: dict[str, tuple[tuple[str, str], ...]] = {
+    "broker": (("listener.name.", "the broker, as a listener's own override"), ("super.users", "the authorizer"),
+               ("allow.everyone.if.no.acl.found", "the authorizer"), ("ldap.", "an LDAP authorizer"),
+               ("config.providers", "a config provider"), ("confluent.", "Confluent Server"),
+               ("cruise.control.metrics.", "Cruise Control's metrics reporter"), ("rsm.config.", "the tiered storage plugin"),
+               ("rlmm.config.", "the tiered storage plugin"), ("client.quota.callback.", "the quota callback"),
+               ("strimzi.", "Strimzi's plugins"), ("kafka.metrics.", "a metrics reporter")),
+    "producer": _CLIENT_PLUGINS,
+    "consumer": _CLIENT_PLUGINS,
+    "topic": (("confluent.", "Confluent Server (Apache Kafka refuses it)"),),
 }
 
 
@@ -61,8 +69,9 @@ class Release:
         return f"Kafka {self.version}" + ("" if same else f" (read with {self.definitions}'s definitions)")
 
 
-def plugin_key(scope: str, name: str) -> bool:
-    return name.startswith(PLUGIN_PREFIXES.get(scope, ()))
+def plugin_reader(scope: str, name: str) -> str | None:
+    """Who reads a key Kafka's config does not define, when it is a known plugin's or vendor's."""
+    return next((reader for prefix, reader in PLUGINS.get(scope, ()) if name.startswith(prefix)), None)
 
 
 def _durability_value(kind: str, value: Any, entry: RawEntry) -> Any:
@@ -117,10 +126,10 @@ def _elsewhere(raw: RawEntry, release: Release) -> Entry | Note:
                              raw.path, raw.line)
         return Note(raw.path, raw.line, f"{message}: Kafka logs and ignores it",
                     NoteLevel.WARNING)
-    if plugin_key(raw.scope, raw.name):
-        refused = " (Apache Kafka refuses it; Confluent Server takes it)" if raw.scope == "topic" else ""
-        return Note(raw.path, raw.line, f"{raw.scope} key '{raw.name}' belongs to a plugin or a vendor's "
-                                        f"distribution, not to Apache Kafka{refused}; not checked")
+    reader = plugin_reader(raw.scope, raw.name)
+    if reader:
+        return Note(raw.path, raw.line, f"{raw.scope} key '{raw.name}' is read by {reader}, not defined by Apache "
+                                        "Kafka's config; not checked")
     raise InputError(f"unknown {raw.scope} setting '{raw.name}': {_hint(raw, release)} (no Kafka release from "
                      f"{catalogue.releases[0]} to {catalogue.newest} defines it)", raw.path, raw.line)
 
