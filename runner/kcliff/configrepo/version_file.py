@@ -24,6 +24,13 @@ def check(version: str, path: str, line: int | None) -> VersionDecl:
     return VersionDecl(version, path, line)
 
 
+def first_release(major: str | int, minor: str | int) -> str:
+    """The release kcliff reads for a file that names only a Kafka minor version (MSK's 3.9.x, the Kafka
+    of a Confluent Platform release): that minor's first, M.m.0. Patch releases fix bugs and add no
+    config keys, so the keys read are the same; readers say so in a note."""
+    return f"{int(major)}.{int(minor)}.0"
+
+
 def one_version(versions: list[VersionDecl]) -> VersionDecl | None:
     """The repo's Kafka version; files (or Kafka resources) that name different ones are bad input (one
     cluster, one version)."""
