@@ -2,8 +2,10 @@
 
 Decided per directory: a kcliff.yaml there alone says which files play which role; otherwise every
 file below it whose name says its role (server/broker, producer, consumer, topics: the whole file
-stem or a part of it separated by '-', '_' or '.') is read, and every YAML file holding Strimzi
-resources (its text names kafka.strimzi.io, whatever its name). A file named on the command line
+stem or a part of it separated by '-', '_' or '.'; Spring Boot's application*.yml/.properties) is
+read, and every file whose text says what it holds, whatever its name: YAML of Strimzi
+(kafka.strimzi.io) or Confluent for Kubernetes (platform.confluent.io) resources, and .tf files
+declaring Terraform's Kafka resources. A file named on the command line
 gets its role the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding the files").
 
 Every file read must resolve inside the config repo directory (and a directory or file named on the

@@ -224,13 +224,13 @@ class _Reading:
 
 def _parse(text: str, path: str) -> StartRule:
     import hcl2
-    from lark.exceptions import LarkError, UnexpectedInput
+    from lark.exceptions import UnexpectedInput
 
     try:
         return hcl2.parses(text)
     except UnexpectedInput as exc:
         raise InputError(f"invalid HCL: {_first_line(str(exc))}", path, exc.line if exc.line > 0 else None) from None
-    except (LarkError, RuntimeError, ValueError) as exc:  # the library's own checks of a parsed tree
+    except Exception as exc:  # the library's own checks of the tree it built: still the file's fault, no traceback
         raise InputError(f"invalid HCL: {_first_line(str(exc))}", path) from None
 
 
