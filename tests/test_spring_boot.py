@@ -223,6 +223,16 @@ def test_the_application_is_measured_as_the_repo_s_producer_and_consumer(tmp_pat
     assert sc.consumer["fetch.max.wait.ms"] == 250 and sc.consumer["fetch.max.bytes"] == 10485760
 
 
+def test_the_manifest_maps_spring_files_and_picks_the_measured_one(tmp_path):
+    write(tmp_path, "svc/config/base.yml", APPLICATION_YML)
+    write(tmp_path, "svc/config/prod.yml", "spring:\n  kafka:\n    producer:\n      batch-size: 512KB\n")
+    write(tmp_path, "kcliff.yaml", "version: 1\nfiles:\n  - {path: svc/config/*.yml, format: spring-boot}\n"
+                                   "measure:\n  producer: svc/config/prod.yml\n")
+    repo = configrepo.load([str(tmp_path)])
+    assert [(Path(f.path).name, f.role) for f in repo.files] == [("base.yml", "spring-boot"), ("prod.yml", "spring-boot")]
+    assert configrepo.to_scenario(repo, "head").producer == {"batch.size": 524288}
+
+
 # --- the real CLI ------------------------------------------------------------------------------------
 
 def test_the_example_lints_clean():

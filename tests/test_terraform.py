@@ -59,6 +59,7 @@ resource "confluent_kafka_topic" "clicks" {
     "cleanup.policy"    = "delete"
     "retention.ms"      = "86400000"
     "max.message.bytes" = "8388608"
+    "confluent.value.schema.validation" = "true"
   }
 
   credentials {
@@ -193,6 +194,7 @@ def test_what_is_not_a_literal_is_noted_on_its_line_never_guessed(tmp_path):
     assert "replication_factor is var.replication_factor" in notes[line_of(path, "= var.replication_factor")]
     assert "'log.flush.interval.ms' holds an interpolation" in notes[line_of(path, "log.flush.interval.ms")]
     assert "inkless_enable (Aiven's diskless topics) is not a Kafka topic config" in notes[line_of(path, "inkless")]
+    assert "Confluent Server's own setting" in notes[line_of(path, "confluent.value.schema.validation")]
     versions = line_of(path, "kafka_versions")
     assert sum("leaves the patch release to MSK" in n.message for n in result.notes if n.line == versions) == 2
     assert any("at the newest, 4.1.0" in n.message for n in result.notes if n.line == versions)

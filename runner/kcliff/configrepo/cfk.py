@@ -96,11 +96,18 @@ def _mapping(node: Any, key: str, where: str, path: str, required: bool = False)
     return value
 
 
+def confluent_server_note(key: str) -> str | None:
+    """Why kcliff does not read `key` when it is Confluent Server's own setting (cp-server, Confluent
+    Cloud: schema validation, tiered storage, the balancer), else None."""
+    if key.startswith(CONFLUENT_PREFIX):
+        return f"'{key}' is Confluent Server's own setting, not Apache Kafka's; kcliff does not read it"
+    return None
+
+
 def _setting(scope: str, key: str, value: Any, line: int | None, label: str, out: _Reading,
              topic: str | None = None) -> None:
-    if key.startswith(CONFLUENT_PREFIX):
-        out.note(line, f"{label}: '{key}' is Confluent Server's own setting, not Apache Kafka's; kcliff does not "
-                       "read it")
+    if (why := confluent_server_note(key)) is not None:
+        out.note(line, f"{label}: {why}")
     elif isinstance(value, str) and _PROVIDED.search(value):
         out.note(line, f"{label}: '{key}' = {value} is resolved by a config provider when the broker starts: not "
                        "a literal; kcliff does not guess it")

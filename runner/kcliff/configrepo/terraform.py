@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import InputError, raise_all
+from .cfk import confluent_server_note
 from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl, require_topic_name
 from .properties import parse_text
 from .version_file import check as check_version, first_release, one_version
@@ -132,6 +133,7 @@ def kafka_string(value: Any) -> str:
 
 
 def _line(node: LarkElement) -> int | None:
+    """Where a node starts: python-hcl2 hands each rule's position on to the lark tree it rebuilds."""
     meta = node.to_lark().meta
     return getattr(meta, "line", None)
 
@@ -339,6 +341,8 @@ def _setting(res: _Resource, topic: str, key: str, e: Expr, out: _Reading) -> No
         out.problem(f"{where} is not a topic config Kafka accepts: set the resource's own argument", e.line)
     elif not e.literal:
         out.note(e.line, not_literal(where, e))
+    elif (why := confluent_server_note(key)) is not None:
+        out.note(e.line, f"{res.label}: {why}")
     elif e.value is None:
         out.note(e.line, f"{where} is null: Terraform leaves it unset")
     elif isinstance(e.value, (list, dict)):
