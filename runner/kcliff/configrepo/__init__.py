@@ -3,9 +3,10 @@
     repo = configrepo.load(["path/to/repo"])        # discover + read + validate (InputError: file:line)
     sc = configrepo.to_scenario(repo, "head")       # RepoScenario for the runner
 
-Formats: .properties (broker, producer, consumer), a topics YAML and Strimzi resources (Kafka,
-KafkaTopic, KafkaNodePool; strimzi.py); see discover.py for how files are found and READERS for
-adding formats.
+Formats: .properties (broker, producer, consumer), a topics YAML, Strimzi resources (Kafka,
+KafkaTopic, KafkaNodePool; strimzi.py), Confluent for Kubernetes resources (cfk.py), Terraform's
+Kafka topics and MSK configurations (terraform.py) and Spring Boot application files
+(spring_boot.py); see discover.py for how files are found and READERS for adding formats.
 """
 
 from typing import TYPE_CHECKING

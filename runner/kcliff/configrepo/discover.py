@@ -2,8 +2,10 @@
 
 Decided per directory: a kcliff.yaml there alone says which files play which role; otherwise every
 file below it whose name says its role (server/broker, producer, consumer, topics: the whole file
-stem or a part of it separated by '-', '_' or '.') is read, and every YAML file holding Strimzi
-resources (its text names kafka.strimzi.io, whatever its name). A file named on the command line
+stem or a part of it separated by '-', '_' or '.'; Spring Boot's application*.yml/.properties) is
+read, and every file whose text says what it holds, whatever its name: YAML of Strimzi
+(kafka.strimzi.io) or Confluent for Kubernetes (platform.confluent.io) resources, and .tf files
+declaring Terraform's Kafka resources. A file named on the command line
 gets its role the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding the files").
 
 Every file read must resolve inside the config repo directory (and a directory or file named on the
@@ -21,7 +23,7 @@ from typing import Protocol
 
 from .. import kafka_configs, kafka_dist, yamlio
 from ..errors import InputError, raise_all
-from . import strimzi
+from . import cfk, spring_boot, strimzi, terraform
 from .model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from .properties import PropertiesReader
 from .topics import TopicsYamlReader
@@ -41,14 +43,19 @@ class Reader(Protocol):
 # format name -> reader. A new format (Terraform's kafka_topic next) is a reader whose read(path, role)
 # returns RawEntry items with their scope; register it here and give it a role.
 READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader(),
-                              "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader()}
+                              "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader(),
+                              "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
+                              "spring-boot": spring_boot.SpringBootReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
-               "kafka-version": "kafka-version", "strimzi": "strimzi"}
+               "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
+               "spring-boot": "spring-boot"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
                  "topics": (".yaml", ".yml")}
 YAML_SUFFIXES = (".yaml", ".yml")
+CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (Strimzi, CFK, Terraform)
+CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 MANIFEST_KEYS = ("version", "files", "measure")
 
@@ -76,13 +83,18 @@ class ConfigRepo:
         return [e for e in self.entries if e.scope == scope]
 
     def files_with_role(self, role: str) -> list[str]:
-        return [f.path for f in self.files if f.role == role]
+        """Files of `role`; for producer and consumer also a file holding both clients' settings (a Spring
+        Boot application file) when it sets that client's."""
+        holding = {e.path for e in self.entries if e.scope == role} if role in CLIENT_ROLES else set()
+        return [f.path for f in self.files if f.role == role or f.path in holding]
 
 
 def role_from_name(path: Path) -> str | None:
     name = path.name.lower()
     if name in VERSION_FILES:
         return "kafka-version"
+    if spring_boot.is_application_file(path):
+        return "spring-boot"
     for role, words in ROLE_WORDS.items():
         suffix = next((s for s in ROLE_SUFFIXES[role] if name.endswith(s)), None)
         if suffix is None:
@@ -98,6 +110,10 @@ def file_role(path: Path) -> str | None:
     Reads the file: call it only once the file is known not to lead out of the repo."""
     if path.suffix.lower() in YAML_SUFFIXES and strimzi.holds_resources(path):
         return "strimzi"
+    if path.suffix.lower() in YAML_SUFFIXES and cfk.holds_resources(path):
+        return "cfk"
+    if path.suffix.lower() == ".tf" and terraform.holds_resources(path):
+        return "terraform"
     return role_from_name(path)
 
 
@@ -147,7 +163,7 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
             continue
         if role_from_name(path):
             refuse_links_out(path, root)
-        elif path.suffix.lower() in YAML_SUFFIXES and not _resolves_inside(path, root.resolve()):
+        elif path.suffix.lower() in CONTENT_SUFFIXES and not _resolves_inside(path, root.resolve()):
             notes.append(Note(str(path), None, "a symbolic link leading out of the repo; not read"))
             continue
         role = file_role(path)
@@ -240,15 +256,17 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                 found = _by_convention(path, notes)
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
-                                 "consumer.properties, topics.yaml or YAML files of Strimzi resources (or a "
-                                 f"{MANIFEST} naming them)", given)
+                                 "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
+                                 "Kubernetes resources, Terraform .tf files of Kafka topics or MSK configurations, "
+                                 f"or Spring Boot application files (or a {MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)
             if role is None:
                 raise InputError("cannot tell what this file configures from its name: name it server.properties, "
-                                 "producer.properties, consumer.properties or topics.yaml (or write Strimzi resources "
-                                 f"in it), or pass its directory with a {MANIFEST} mapping it", given)
+                                 "producer.properties, consumer.properties, topics.yaml or application.yml (or write "
+                                 "Strimzi or CFK resources, or Terraform Kafka resources, in it), or pass its "
+                                 f"directory with a {MANIFEST} mapping it", given)
             files.append(RepoFile(given, role, ROLE_FORMAT[role]))
         else:
             raise InputError("no such file or directory", given)

@@ -24,6 +24,15 @@ def check(version: str, path: str, line: int | None) -> VersionDecl:
     return VersionDecl(version.strip(), path, line)
 
 
+def newest_patch(major: str | int, minor: str | int) -> str:
+    """The release kcliff reads for a file that names only a Kafka minor version (MSK's 3.9.x, the Kafka
+    of a Confluent Platform release): that minor's newest patch release kcliff knows (patch releases can
+    add keys: 3.9.2 has one 3.9.0 lacks), else M.m.0; readers say so in a note."""
+    prefix = f"{int(major)}.{int(minor)}."
+    known = [r for r in kafka_configs.catalogue().releases if r.startswith(prefix)]
+    return known[-1] if known else f"{prefix}0"
+
+
 def one_version(versions: list[VersionDecl]) -> VersionDecl | None:
     """The repo's Kafka version; files (or Kafka resources) that name different ones are bad input (one
     cluster, one version)."""
