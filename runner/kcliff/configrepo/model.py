@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ..errors import InputError
@@ -102,6 +103,14 @@ class Entry:
         return f"{self.path}:{self.line}" if self.line else self.path
 
 
+class NoteLevel(StrEnum):
+    """How loud a Note is: a `note` is listed with --verbose; a `warning` is reported in every output of
+    lint (a ::warning annotation, a SARIF warning result, an input-warning JSON finding; input_findings.py)."""
+
+    NOTE = "note"
+    WARNING = "warning"
+
+
 @dataclass(frozen=True)
 class Note:
     """Something kcliff read but does not act on (a key it does not model, a file it skipped)."""
@@ -109,6 +118,7 @@ class Note:
     path: str
     line: int | None
     message: str
+    level: NoteLevel = NoteLevel.NOTE
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
