@@ -175,7 +175,8 @@ def test_docs_list_every_rule():
 
 
 def test_every_bad_rule_of_a_rules_file_is_reported_at_once(tmp_path):
-    good = "{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: broker/num.io.threads, equals: 1}]}"
+    good = ("{id: x, title: t, severity: error, mechanism: m, fix: f, "
+            "when: [{setting: broker/num.io.threads, equals: 1}]}")
     path = tmp_path / "rules.yaml"
     path.write_text("schema: kcliff.cliffs\nversion: 1\nrules:\n"
                     f"  - {good}\n"

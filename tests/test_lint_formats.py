@@ -14,7 +14,7 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from kcliff import __version__, cliffs
+from kcliff import __version__, cli, cliffs, configrepo
 from kcliff.lint_json import LintReport
 
 from conftest import ROOT, run_kcliff
@@ -194,6 +194,16 @@ def test_bad_input_exits_2_and_the_document_holds_it_on_its_line(tmp_path, valid
     assert location["region"]["startLine"] == line
 
 
+def test_a_bad_input_naming_no_file_is_a_sarif_notification(tmp_path, validator):
+    """Code scanning places every result on a file's line: a path that is no file is told as a notification."""
+    done = run_kcliff("lint", "--format", "sarif", "no-such-dir", cwd=tmp_path)
+    assert done.returncode == 2 and "kcliff: error: no-such-dir: no such file or directory" in done.stderr
+    run = valid(validator, json.loads(done.stdout))["runs"][0]
+    assert run["results"] == [] and "kcliff/bad-input" not in [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert run["invocations"] == [{"executionSuccessful": False, "exitCode": 2, "toolExecutionNotifications": [
+        {"level": "error", "message": {"text": "no-such-dir: no such file or directory"}}]}]
+
+
 def test_output_needs_a_document_format_and_a_writable_file(tmp_path):
     root = checkout(tmp_path, cliff=False)
     text = run_kcliff("lint", "--output", str(tmp_path / "x"), CONFIG, cwd=root)
@@ -203,3 +213,37 @@ def test_output_needs_a_document_format_and_a_writable_file(tmp_path):
     done = run_kcliff("lint", "--format", "sarif", "--output", str(blocked / "kcliff.sarif"), CONFIG, cwd=root)
     assert done.returncode == 2 and f"{blocked / 'kcliff.sarif'}: cannot write the sarif document" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_warning_level_note_is_a_warning_in_every_output(tmp_path, validator, monkeypatch, capsys):
+    """No reader writes warning-level notes yet (the release-aware validation of #26 will): one is added
+    to what the real reader found, and each format shows it as a warning on its line."""
+    root = checkout(tmp_path, cliff=False)
+    monkeypatch.chdir(root)
+    server = f"{CONFIG}/brokers/server.properties"
+    read = configrepo.load
+
+    def with_a_warning(paths, repo_root=None):
+        repo = read(paths, repo_root)
+        warning = configrepo.Note(server, 2, "a key of Kafka 3.9 that 4.2 removed", configrepo.NoteLevel.WARNING)
+        repo.notes.append(warning)
+        return repo
+
+    monkeypatch.setattr(configrepo, "load", with_a_warning)
+    assert cli.main(["lint", CONFIG]) == 0
+    assert f"{server}:2: warning: a key of Kafka 3.9 that 4.2 removed" in capsys.readouterr().out
+    assert cli.main(["lint", "--format", "github", CONFIG]) == 0
+    assert (f"::warning file={server},line=2,title=kcliff%3A input warning::a key of Kafka 3.9 that 4.2 removed"
+            in capsys.readouterr().out.splitlines())
+    assert cli.main(["lint", "--format", "json", CONFIG]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"]["bad_inputs"] == 0 and doc["findings"] == [
+        {"kind": "input-warning", "severity": "warning", "path": server, "line": 2,
+         "message": "a key of Kafka 3.9 that 4.2 removed"}]
+    assert cli.main(["lint", "--format", "sarif", CONFIG]) == 0
+    run = valid(validator, json.loads(capsys.readouterr().out))["runs"][0]
+    [result] = run["results"]
+    assert (result["ruleId"], result["level"]) == ("kcliff/input-warning", "warning")
+    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["defaultConfiguration"]["level"] == "warning"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 2
+    assert run["invocations"][0]["executionSuccessful"] is True

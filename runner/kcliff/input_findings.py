@@ -62,12 +62,16 @@ class InputFinding(BaseModel):
         GitHub cannot show, such as the base branch's in check), it belongs to the run and says where."""
         if on_file and self.path:
             return annotation(self.severity, self.path, self.line, self.title, self.message)
-        where = self.text_location()
-        return annotation(self.severity, "", None, self.title, f"{where}: {self.message}" if where else self.message)
+        return annotation(self.severity, "", None, self.title, self.located())
 
     def text_location(self) -> str:
         where = self.source or self.path or ""
         return f"{where}:{self.line}" if where and self.line else where
+
+    def located(self) -> str:
+        """`path:line: message`, the path as kcliff read it; the message alone when it names no file."""
+        where = self.text_location()
+        return f"{where}: {self.message}" if where else self.message
 
     def text(self) -> str:
         """`path:line: warning: message`, the path as kcliff read it (as the rule matches are printed)."""

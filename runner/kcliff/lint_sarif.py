@@ -161,7 +161,8 @@ def document(rules: list[Rule], evidence: Mapping[str, str], findings: list[Find
     tool notifications at their level; `srcroot` is what relative paths are relative to; `inputs` are
     the bad inputs and input warnings."""
     inputs = inputs or []
-    kinds = [kind for kind in InputKind if any(f.kind is kind for f in inputs)]
+    located = [f for f in inputs if f.path and f.names_a_file()]  # the rest: notifications
+    kinds = [kind for kind in InputKind if any(f.kind is kind for f in located)]
     descriptors = [descriptor(rule, evidence.get(rule.id, "")) for rule in rules]
     descriptors += [input_descriptor(kind) for kind in kinds]
     index = {d.id: i for i, d in enumerate(descriptors)}
@@ -170,9 +171,9 @@ def document(rules: list[Rule], evidence: Mapping[str, str], findings: list[Find
     results = [Result(rule_id=f.rule, rule_index=index[f.rule], level=f.severity, message=Message(text=f.message),
                       locations=[_location(f.path, f.line, f.source)],
                       partial_fingerprints={FINGERPRINT: fingerprint(f)}) for f in findings]
-    results += [input_result(f, index) for f in inputs if f.path and f.names_a_file()]
-    notifications = [Notification(level=f.severity, message=Message(text=f.text()))
-                     for f in inputs if not (f.path and f.names_a_file())]
+    results += [input_result(f, index) for f in located]
+    notifications = [Notification(level=f.severity, message=Message(text=f.located()))
+                     for f in inputs if f not in located]
     notifications += [Notification(level=n.level, message=Message(text=n.message),
                                    locations=[_location(n.path, n.line, None)]) for n in notes or []]
     bad = any(f.kind is InputKind.BAD_INPUT for f in inputs)
