@@ -183,3 +183,44 @@ def test_an_unchanged_head_is_measured_when_asked(tmp_path, monkeypatch):
     monkeypatch.setattr(check, "measure", lambda args, self_test, pair, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(repo), "--head", str(repo), "--measure-unchanged"]) == 0
     assert len(measured) == 1
+
+
+# --- bad input on either side ------------------------------------------------------------------------
+
+def test_bad_input_of_both_sides_is_reported_at_once_the_heads_on_its_line(tmp_path, monkeypatch, capsys):
+    server = BASE_REPO["kafka/server.properties"]
+    base = make_repo(tmp_path / "base", {"kafka/server.properties": server.replace("num.io.threads=8",
+                                                                                   "num.io.threads=0")})
+    producer = BASE_REPO["clients/producer.properties"].replace("linger.ms=5", "linger.msec=5")
+    head = make_repo(tmp_path / "head", {"clients/producer.properties": producer})
+    out = tmp_path / "verdict.json"
+
+    def no_cluster(*args):
+        raise AssertionError("measured despite bad input")
+
+    monkeypatch.setattr(check, "measure", no_cluster)
+    argv = ["check", "--base", str(base), "--head", str(head), "--repo-root", str(head), "--format", "github",
+            "--json", str(out), "--workdir", str(tmp_path / "w")]
+    assert cli.main(argv) == 2
+    printed = capsys.readouterr()
+    annotations = [line for line in printed.out.splitlines() if line.startswith("::")]
+    assert annotations == [
+        "::error file=clients/producer.properties,line=3,title=kcliff%3A bad input::unknown producer setting "
+        "'linger.msec': did you mean 'linger.ms'?",
+        f"::error title=kcliff%3A bad input::{base}/kafka/server.properties:4: broker setting 'num.io.threads': "
+        "0 is out of range: expected an integer >= 1 and <= 64"], printed.out
+    errors = printed.err.splitlines()
+    assert f"kcliff: error: {head}/clients/producer.properties:3: unknown producer setting 'linger.msec': " \
+           "did you mean 'linger.ms'?" in errors
+    assert any(e.startswith(f"kcliff: error: {base}/kafka/server.properties:4: ") for e in errors), errors
+    assert not out.exists() and not (tmp_path / "w").exists()  # no verdict was reached, nothing started
+
+    # the same bad input on both sides: annotated once, on the head's line
+    make_repo(head, {"kafka/server.properties": server.replace("num.io.threads=8", "num.io.threads=0"),
+                     "clients/producer.properties": BASE_REPO["clients/producer.properties"]})
+    assert cli.main(argv) == 2
+    printed = capsys.readouterr()
+    assert [line for line in printed.out.splitlines() if line.startswith("::")] == [
+        "::error file=kafka/server.properties,line=4,title=kcliff%3A bad input::broker setting 'num.io.threads': "
+        "0 is out of range: expected an integer >= 1 and <= 64"], printed.out
+    assert len([e for e in printed.err.splitlines() if e.startswith("kcliff: error: ")]) == 2, printed.err

@@ -172,3 +172,20 @@ def test_docs_list_every_rule():
     text = (Path(__file__).resolve().parents[1] / "docs" / "gate.md").read_text(encoding="utf-8")
     missing = [r.id for r in RULES if f"`{r.id}`" not in text]
     assert not missing, f"docs/gate.md does not list rules {missing}"
+
+
+def test_every_bad_rule_of_a_rules_file_is_reported_at_once(tmp_path):
+    good = ("{id: x, title: t, severity: error, mechanism: m, fix: f, "
+            "when: [{setting: broker/num.io.threads, equals: 1}]}")
+    path = tmp_path / "rules.yaml"
+    path.write_text("schema: kcliff.cliffs\nversion: 1\nrules:\n"
+                    f"  - {good}\n"
+                    f"  - {good.replace('id: x', 'id: y').replace('equals', 'eq')}\n"
+                    f"  - {good.replace('id: x', 'id: z').replace('error', 'fatal')}\n"
+                    f"  - {good}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        cliffs.load_rules(path)
+    found = [(p.line, p.message) for p in err.value.problems]
+    assert [line for line, _ in found] == [5, 6, 7], found
+    assert "unknown operator 'eq'" in found[0][1] and "severity must be one of" in found[1][1]
+    assert found[2][1] == "duplicate rule id 'x'"

@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from kcliff.commands.lint import annotation, escape_data, escape_property
+from kcliff.github_annotations import annotation, escape_data, escape_property
 
 from conftest import run_kcliff
 from test_baseline import synthetic_results

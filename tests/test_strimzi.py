@@ -312,3 +312,15 @@ def test_lint_of_a_bad_strimzi_file_exits_2_naming_file_and_line(tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{topics_yaml}:{line_of(topics_yaml, 'segment.byte:')}: unknown topic setting 'segment.byte'" in done.stderr
     assert "did you mean 'segment.bytes'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_bad_resource_of_a_file_is_reported_at_once(tmp_path):
+    text = (TOPIC.format(name="orders") + "  topicName: 'orders events'\n---\n"
+            + TOPIC.format(name="audit").replace("partitions: 6", "partitions: '6'") + "---\n"
+            + kafka("num.io.threads: 8"))
+    path = write(tmp_path, "strimzi.yaml", text)
+    error = load_error(tmp_path)
+    found = [(p.path, p.line, p.message) for p in error.problems]
+    assert [(p, line) for p, line, _ in found] == [(str(path), line_of(path, "topicName")),
+                                                  (str(path), line_of(path, "partitions: '6'"))], found
+    assert "not one Kafka accepts" in found[0][2] and "must be an integer" in found[1][2]

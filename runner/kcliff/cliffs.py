@@ -17,7 +17,7 @@ from typing import Any, Iterable, Protocol
 from . import kafka_configs, resources, settings, yamlio
 from .configrepo import ConfigRepo, Entry
 from .configrepo.validate import DURABILITY
-from .errors import InputError
+from .errors import InputError, Problems
 from .kafka_dist import DEFAULT_VERSION
 
 RULES_SCHEMA = "kcliff.cliffs"
@@ -201,12 +201,17 @@ def load_rules(path: str | Path | None = None) -> list[Rule]:
     items = data.get("rules")
     if not isinstance(items, list) or not items:
         raise InputError("'rules' must be a non-empty list", where, yamlio.key_line(data, "rules") or 1)
-    rules = [_parse_rule(r, where, items, i) for i, r in enumerate(items)]
+    found = Problems()  # every bad rule of the file, reported together
+    rules: list[Rule] = []
+    for i, raw in enumerate(items):
+        with found.catch():
+            rules.append(_parse_rule(raw, where, items, i))
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:
-            raise InputError(f"duplicate rule id '{rule.id}'", where, rule.line)
+            found.add(InputError(f"duplicate rule id '{rule.id}'", where, rule.line))
         seen.add(rule.id)
+    found.raise_all()
     return rules
 
 

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 
 from .discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name
 from .diff import SettingChange, kafka_version, setting_changes, version_change
-from .model import Entry, Note, RawEntry, ReadResult, RepoFile, TopicDecl
+from .model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl
 
 if TYPE_CHECKING:  # imported on first use (__getattr__): kcliff.scenario pulls in pydantic, which lint never needs
     from .repo_scenario import RepoScenario, measured_entries, to_scenario
 
 __all__ = [
-    "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "RawEntry", "ReadResult", "RepoFile", "RepoScenario",
-    "SettingChange", "TopicDecl", "checkout_root", "discover", "load", "measured_entries", "role_from_name",
-    "kafka_version", "setting_changes", "to_scenario", "version_change",
+    "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "NoteLevel", "RawEntry", "ReadResult", "RepoFile",
+    "RepoScenario", "SettingChange", "TopicDecl", "checkout_root", "discover", "load", "measured_entries",
+    "role_from_name", "kafka_version", "setting_changes", "to_scenario", "version_change",
 ]
 
 

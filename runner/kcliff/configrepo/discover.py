@@ -19,10 +19,10 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .. import kafka_configs, kafka_dist, yamlio
-from ..errors import InputError, raise_all
+from ..errors import InputError, Problems, raise_all
 from . import cfk, spring_boot, strimzi, terraform
 from .model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from .properties import PropertiesReader
@@ -182,49 +182,59 @@ def _manifest(root: Path) -> tuple[list[RepoFile], Measure]:
     where = str(path)
     if not isinstance(data, dict):
         raise InputError(f"expected a mapping with {', '.join(MANIFEST_KEYS)}", where, 1)
+    found = Problems()  # every bad key and file entry of the manifest, reported together
     for key in data:
         if key not in MANIFEST_KEYS:
-            raise InputError(f"unknown key '{key}': expected one of {', '.join(MANIFEST_KEYS)}", where,
-                             yamlio.key_line(data, key))
+            found.add(InputError(f"unknown key '{key}': expected one of {', '.join(MANIFEST_KEYS)}", where,
+                                 yamlio.key_line(data, key)))
     if data.get("version", 1) != 1:
-        raise InputError(f"version {data.get('version')!r} is not one this kcliff reads (1)", where,
-                         yamlio.key_line(data, "version"))
+        found.add(InputError(f"version {data.get('version')!r} is not one this kcliff reads (1)", where,
+                             yamlio.key_line(data, "version")))
     items = data.get("files")
     if not isinstance(items, list) or not items:
-        raise InputError("'files' must be a non-empty list of {path, role}", where, yamlio.key_line(data, "files") or 1)
+        found.add(InputError("'files' must be a non-empty list of {path, role}", where,
+                             yamlio.key_line(data, "files") or 1))
+        items = []
     files: list[RepoFile] = []
     for index, item in enumerate(items):
-        line = yamlio.key_line(items, index)
-        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
-            raise InputError("each file entry needs 'path' (a path or glob relative to this file) and 'role'", where, line)
-        extra = [k for k in item if k not in ("path", "role", "format")]
-        if extra:
-            raise InputError(f"unknown key '{extra[0]}': expected path, role, format", where, line)
-        fmt = item.get("format")
-        if fmt is not None and fmt not in READERS:
-            raise InputError(f"format {fmt!r}: expected one of {', '.join(READERS)}", where, line)
-        role = item.get("role", READERS[fmt].roles[0] if fmt and len(READERS[fmt].roles) == 1 else None)
-        if role not in ROLE_FORMAT:
-            raise InputError(f"role {role!r}: expected one of {', '.join(ROLE_FORMAT)}", where, line)
-        fmt = fmt or ROLE_FORMAT[role]
-        if role not in READERS[fmt].roles:
-            raise InputError(f"role {role!r} with format {fmt!r}: that format reads "
-                             f"{', '.join(READERS[fmt].roles)}", where, line)
-        pattern = item["path"]
-        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-            raise InputError(f"path {pattern!r} must stay inside the repo (relative, no '..')", where, line)
-        matches = sorted(p for p in root.glob(pattern) if p.is_file())
-        if not matches:
-            raise InputError(f"path {pattern!r} matches no file under {root}", where, line)
-        for match in matches:
-            refuse_links_out(match, root)
-        files.extend(RepoFile(str(p), role, fmt) for p in matches)
+        with found.catch():
+            files.extend(_manifest_files(root, item, where, yamlio.key_line(items, index)))
     measure = data.get("measure") or {}
     if not isinstance(measure, dict) or any(k not in ("topic", "producer", "consumer") for k in measure):
-        raise InputError("'measure' takes topic, producer and consumer", where, yamlio.key_line(data, "measure"))
+        found.add(InputError("'measure' takes topic, producer and consumer", where, yamlio.key_line(data, "measure")))
+        measure = {}
+    found.raise_all()
     producer, consumer = measure.get("producer"), measure.get("consumer")
     return files, Measure(measure.get("topic"), str(root / producer) if producer else None,
                           str(root / consumer) if consumer else None)
+
+
+def _manifest_files(root: Path, item: Any, where: str, line: int | None) -> list[RepoFile]:
+    """The files one entry of kcliff.yaml's `files:` names, or an InputError on its line."""
+    if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+        raise InputError("each file entry needs 'path' (a path or glob relative to this file) and 'role'", where, line)
+    extra = [k for k in item if k not in ("path", "role", "format")]
+    if extra:
+        raise InputError(f"unknown key '{extra[0]}': expected path, role, format", where, line)
+    fmt = item.get("format")
+    if fmt is not None and fmt not in READERS:
+        raise InputError(f"format {fmt!r}: expected one of {', '.join(READERS)}", where, line)
+    role = item.get("role", READERS[fmt].roles[0] if fmt and len(READERS[fmt].roles) == 1 else None)
+    if role not in ROLE_FORMAT:
+        raise InputError(f"role {role!r}: expected one of {', '.join(ROLE_FORMAT)}", where, line)
+    fmt = fmt or ROLE_FORMAT[role]
+    if role not in READERS[fmt].roles:
+        raise InputError(f"role {role!r} with format {fmt!r}: that format reads "
+                         f"{', '.join(READERS[fmt].roles)}", where, line)
+    pattern = item["path"]
+    if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        raise InputError(f"path {pattern!r} must stay inside the repo (relative, no '..')", where, line)
+    matches = sorted(p for p in root.glob(pattern) if p.is_file())
+    if not matches:
+        raise InputError(f"path {pattern!r} matches no file under {root}", where, line)
+    for match in matches:
+        refuse_links_out(match, root)
+    return [RepoFile(str(p), role, fmt) for p in matches]
 
 
 def _repo_root_of(path: Path, root: Path | None) -> Path | None:

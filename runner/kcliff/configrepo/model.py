@@ -113,8 +113,11 @@ class Entry:
 
 
 class NoteLevel(StrEnum):
-    NOTE = "note"  # read and not acted on: listed with --verbose
-    WARNING = "warning"  # Kafka would ignore it (a key of another release): always shown
+    """How loud a Note is: a `note` is listed with --verbose; a `warning` is reported in every output of
+    lint (a ::warning annotation, a SARIF warning result, an input-warning JSON finding; input_findings.py)."""
+
+    NOTE = "note"
+    WARNING = "warning"
 
 
 @dataclass(frozen=True)

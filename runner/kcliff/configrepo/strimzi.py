@@ -9,7 +9,8 @@ Other resources in the same files (ConfigMaps, KafkaUsers, ...) are skipped with
 follow Strimzi 1.2.0 (kafka.strimzi.io/v1; the v1beta2 of Strimzi 0.x is read the same way): keys
 Strimzi manages itself are noted on their line (Strimzi drops them with a warning), never read as
 settings and never "unknown setting" errors; what Strimzi or Kafka would refuse (a bad topic name,
-a partition count that is not a positive integer) is an InputError on its line.
+a partition count that is not a positive integer) is an InputError on its line, each resource's
+reported together (InputErrors).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import kafka_dist, yamlio
-from ..errors import InputError
+from ..errors import InputError, Problems
 from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl, require_topic_name
 from .version_file import check as check_version, one_version
 
@@ -215,6 +216,9 @@ class StrimziReader:
 
     def read(self, path: Path, role: str) -> ReadResult:
         out = _Reading(str(path))
+        found = Problems()  # every bad resource of the file, reported together
         for doc in yamlio.load_all(path):
-            _document(doc, out)
+            with found.catch():
+                _document(doc, out)
+        found.raise_all()
         return out.result()
