@@ -154,9 +154,9 @@ EVERY_FINDING = {
         ("topics.yaml", 23, "each topic needs a 'name'"),
     ],
     "repo-five-bad-inputs": [
-        ("producer.properties", 19, "producer setting 'acks': expected one of all, -1, 0, 1, got 'everyone'"),
+        ("producer.properties", 19, "producer setting 'acks': 'everyone' is not valid: expected one of all, -1, 0, 1"),
         ("producer.properties", 28, "producer setting 'linger.ms': -10 is out of range"),
-        ("producer.properties", 29, "producer setting 'compression.type': expected one of none, gzip"),
+        ("producer.properties", 29, "producer setting 'compression.type': 'zstandard' is not valid: expected one of none, gzip"),
         ("producer.properties", 35, "unknown producer setting 'batch.timeout.ms'"),
         ("topics.yaml", 19, "topic name 'orders events v2' is not one Kafka accepts"),
     ],

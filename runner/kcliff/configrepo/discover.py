@@ -330,6 +330,6 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
         problems.append(exc)
     release = read_at(version)
     entries, more_notes, invalid = validate(raw_entries, release)
-    raise_all(problems + invalid)
+    raise_all(sorted(problems + invalid, key=lambda p: (p.path or "", p.line or 0)))
     return ConfigRepo(read, entries, topics, _release_notes(release, version) + notes + more_notes, measure,
                       version, release)

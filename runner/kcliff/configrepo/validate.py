@@ -130,8 +130,7 @@ def _elsewhere(raw: RawEntry, release: Release) -> Entry | Note:
     if reader:
         return Note(raw.path, raw.line, f"{raw.scope} key '{raw.name}' is read by {reader}, not defined by Apache "
                                         "Kafka's config; not checked")
-    raise InputError(f"unknown {raw.scope} setting '{raw.name}': {_hint(raw, release)} (no Kafka release from "
-                     f"{catalogue.releases[0]} to {catalogue.newest} defines it)", raw.path, raw.line)
+    raise InputError(f"unknown {raw.scope} setting '{raw.name}': {_hint(raw, release)}", raw.path, raw.line)
 
 
 def _hint(raw: RawEntry, release: Release) -> str:
@@ -146,7 +145,10 @@ def _hint(raw: RawEntry, release: Release) -> str:
     if other:
         return f"'{raw.name}' is a {other[0]} setting, not a {raw.scope} one"
     close = catalogue.suggest(raw.name, raw.scope)
-    return f"did you mean '{close}'?" if close else "check the spelling against Kafka's documentation"
+    if close:
+        return f"did you mean '{close}'?"
+    catalogue = kafka_configs.catalogue()
+    return f"no Kafka release from {catalogue.releases[0]} to {catalogue.newest} defines it"
 
 
 def validate_entry(raw: RawEntry, release: Release) -> Entry | Note:
