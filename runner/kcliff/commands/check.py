@@ -128,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
         canary_ids += [s.id for s in scenarios.values() if s.cliff and s.reads() and s.id not in canary_ids]
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
-    doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], upgrade)
+    version = configrepo.kafka_version(base_repo.kafka_version, args.kafka_version)
+    doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], version,
+                  upgrade)
     busy = environment.busy_note(doc.environment)
     outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect)
     changes = [upgrade] if upgrade else []
@@ -204,11 +206,12 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
              for c in changes] or [lint.annotation("error", "", None, title, effect)])
 
 
-def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario],
+def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,
             upgrade: configrepo.SettingChange | None = None) -> ResultsDoc:
-    """The reference and canaries as `kcliff run` measures them, then base and head interleaved; with
-    an `upgrade`, the base and the self-test on a cluster of the base's version, the head on one of its own."""
-    config = options.cluster_config(args)
+    """The reference and canaries as `kcliff run` measures them, then base and head interleaved on a cluster
+    of the base's Kafka `version` (the repo's, else --kafka-version); with an `upgrade`, the head on a
+    cluster of its own version."""
+    config = dataclasses.replace(options.cluster_config(args), kafka_version=version)
     if upgrade is not None:
         options.require(config.backend != "external" and not config.kafka_home,
                         f"the head changes the Kafka version ({upgrade.base} -> {upgrade.head}): kcliff starts a "
