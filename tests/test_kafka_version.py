@@ -33,8 +33,8 @@ def test_the_version_file_is_read_with_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("text,line,says", [
-    ("4.3\n", 1, "expected a 4.x release"),
-    ("3.9.1\n", 1, "expected a 4.x release"),
+    ("4.3\n", 1, "expected a release number such as"),
+    ("3.2.3\n", 1, "Kafka 3.2.3 is before 3.3.0, the first release kcliff can run as a KRaft cluster"),
     ("4.2.0\n4.3.1\n", 2, "found 2 non-comment lines"),
     ("# nothing\n", None, "found 0 non-comment lines"),
 ])
@@ -44,6 +44,11 @@ def test_a_bad_version_file_exits_2_naming_the_line(tmp_path, text, line, says):
     where = f"{repo / 'kafka-version'}:{line}:" if line else f"{repo / 'kafka-version'}:"
     assert done.returncode == 2 and where in done.stderr and says in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_3x_release_from_3_3_is_read(tmp_path):
+    found = configrepo.load([str(with_version(tmp_path / "r", "3.9.2\n"))]).kafka_version
+    assert found is not None and found.version == "3.9.2"
 
 
 def test_two_files_naming_different_versions_are_refused(tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import kafka_dist
+from .. import kafka_dist, kafka_release
 from ..errors import InputError
 from .model import ReadResult, VersionDecl
 
@@ -16,11 +16,10 @@ FILE_NAMES = ("kafka-version", "kafka-version.txt")
 
 
 def check(version: str, path: str, line: int | None) -> VersionDecl:
-    """The version as kcliff can run it: a Kafka 4.x release number (KRaft only, as kcliff's clusters)."""
-    parts = version.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts) or int(parts[0]) < 4:
-        raise InputError(f"Kafka version {version!r}: expected a 4.x release such as {kafka_dist.DEFAULT_VERSION} "
-                         "(kcliff runs KRaft clusters from Kafka's Maven jars)", path, line)
+    """The version as kcliff can run it: a release kcliff can start as a KRaft cluster (3.3 on)."""
+    why = kafka_release.measurable(version)
+    if why is not None:
+        raise InputError(why, path, line)
     return VersionDecl(version, path, line)
 
 
