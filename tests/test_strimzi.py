@@ -159,7 +159,7 @@ def test_unknown_keys_and_bad_values_are_bad_input_on_their_line(tmp_path, confi
 
 
 @pytest.mark.parametrize("text, at, words", [
-    (kafka(version="3.9.0"), "version:", "expected a 4.x release"),
+    (kafka(version="3.2.3"), "version:", "before 3.3.0, the first release kcliff can run as a KRaft cluster"),
     (kafka().replace("kafka.strimzi.io/v1", "kafka.strimzi.io/v1alpha1"), "apiVersion", "kafka.strimzi.io/v1"),
     (kafka().replace("name: orders", "name: Orders_Cluster"), "name:", "not a Kubernetes object name"),
     (kafka() + "---\n" + kafka(version="4.1.1", name="other"), "version: 4.1.1", "Kafka version 4.1.1 here"),
