@@ -76,6 +76,15 @@ def test_a_repo_naming_its_kafka_version_is_measured_at_that_version(tmp_path, m
     assert versions == [("3.9.2", None)]  # not --kafka-version's default: the repo says what it runs
 
 
+def test_a_repo_on_a_release_before_kraft_is_linted_and_not_measured(tmp_path, monkeypatch):
+    version = {"kafka-version": "2.8.2\n"}
+    base = make_repo(tmp_path / "base", version)
+    head = make_repo(tmp_path / "head", {**version, "topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
+    monkeypatch.setattr(check, "measure", lambda *args, **kwargs: pytest.fail("measured Kafka 2.8.2"))
+    assert cli.main(["lint", str(head)]) == 0
+    assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 2
+
+
 def test_a_consumer_change_is_measured_on_the_read_side_too(tmp_path, monkeypatch):
     base = make_repo(tmp_path / "base", {"clients/consumer.properties": "max.poll.records=500\n"})
     head = make_repo(tmp_path / "head", {"clients/consumer.properties": "max.poll.records=100\n"})

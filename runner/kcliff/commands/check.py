@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from .. import cliffs, configrepo, environment, input_findings, model, procs, report_md, sequential, verdict
+from .. import (cliffs, configrepo, environment, input_findings, kafka_release, model, procs, report_md, sequential,
+               verdict)
 from ..admin import Admin
 from ..backends.open import BACKENDS, open_cluster
 from ..configrepo.repo_scenario import RepoScenario, to_scenario
@@ -129,6 +130,11 @@ def run(args: argparse.Namespace) -> int:
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     version = configrepo.kafka_version(base_repo.kafka_version, args.kafka_version)
+    for side, decl in (("base", base_repo.kafka_version), ("head", head_repo.kafka_version)):
+        why = kafka_release.measurable(decl.version) if decl else None
+        if decl and why:
+            raise InputError(f"{why}: the {side} cannot be measured (`kcliff lint` still checks it)", decl.path,
+                             decl.line)
     doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], version,
                   upgrade)
     busy = environment.busy_note(doc.environment)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from .. import kafka_configs, kafka_dist, yamlio
+from .. import kafka_configs, kafka_dist, kafka_release, yamlio
 from ..errors import InputError, Problems, raise_all
 from . import cfk, spring_boot, strimzi, terraform
 from .model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
@@ -304,6 +304,20 @@ def _release_notes(release: Release, version: VersionDecl | None) -> list[Note]:
                  "definitions", NoteLevel.WARNING)]
 
 
+def _measurement_notes(release: Release, version: VersionDecl | None, entries: list[Entry]) -> list[Note]:
+    """What kcliff cannot measure of this repo: a release before KRaft, a ZooKeeper-mode broker."""
+    path, line = (version.path, version.line) if version else ("", None)
+    why = kafka_release.measurable(release.version)
+    if why is not None:
+        return [Note(path, line, f"{why}: kcliff lints this repo, `kcliff check` cannot measure it", NoteLevel.WARNING)]
+    zookeeper = next((e for e in entries if e.scope == "broker" and e.name == "zookeeper.connect"), None)
+    if zookeeper is None:
+        return []
+    return [Note(zookeeper.path, zookeeper.line, f"a ZooKeeper-mode broker on Kafka {release.version}: `kcliff check` "
+                                                 f"measures its settings on a KRaft cluster of {release.version}, where "
+                                                 "the ZooKeeper keys do nothing")]
+
+
 def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     """Discover, read and validate every file: InputErrors with every bad key or value (file:line)."""
     files, notes, measure = discover(paths, root)
@@ -331,5 +345,5 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     release = read_at(version)
     entries, more_notes, invalid = validate(raw_entries, release)
     raise_all(sorted(problems + invalid, key=lambda p: (p.path or "", p.line or 0)))
-    return ConfigRepo(read, entries, topics, _release_notes(release, version) + notes + more_notes, measure,
-                      version, release)
+    notes = _release_notes(release, version) + _measurement_notes(release, version, entries) + notes + more_notes
+    return ConfigRepo(read, entries, topics, notes, measure, version, release)
