@@ -11,8 +11,12 @@ from pathlib import Path
 import pytest
 
 from kcliff import kafka_release, measure, read_side, settings
+from kcliff.backends import compose
 from kcliff.backends.base import Cluster
+from kcliff.errors import InputError
 from kcliff.kafka_release import Logging, LogRole
+
+from conftest import run_kcliff
 
 HELP = Path(__file__).resolve().parent / "data" / "tool-help"
 RELEASES = ["3.3.2", "3.9.2", "4.0.0", "4.1.0", "4.2.0", "4.4.0"]
@@ -172,3 +176,15 @@ def test_a_stop_rule_without_quiet_records_judges_lines_only():
     assert (rule(line, 10.0) or "").startswith("cliff:")
     ticking = measure.cliff_stop_rule(10.0, 0.5, 0)
     assert ticking(line, 5.0) is None and (ticking(None, 9.5) or "").startswith("cliff:")
+
+
+def test_a_release_before_3_3_is_refused_before_anything_starts(tmp_path):
+    done = run_kcliff("run", "--kafka-version", "3.2.3", "--only", "reference", "--no-baselines",
+                      "--workdir", str(tmp_path / "w"), timeout=120)
+    assert done.returncode == 2 and "Kafka 3.2.3 is before 3.3.0" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not list(tmp_path.rglob("broker.log"))  # no broker was started
+
+
+def test_the_compose_backend_refuses_3x_with_its_reason(tmp_path):
+    with pytest.raises(InputError, match="the compose backend runs Kafka 4.x only.*use --backend local"):
+        compose.start_compose_cluster(tmp_path, "3.9.2")
