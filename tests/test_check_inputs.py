@@ -9,6 +9,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from kcliff import cli, configrepo
 from kcliff.commands import check
 from kcliff.model import ResultsDoc
