@@ -19,16 +19,16 @@ its CRDs or Kafka would refuse is bad input on its line; every one found in the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .. import kafka_dist, yamlio
-from ..errors import InputError, raise_all
-from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl, require_topic_name
+from ..errors import InputError
+from .kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
+from .model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
 from .properties import parse_text
-from .strimzi import RESOURCE_NAME
-from .version_file import check as check_version, newest_patch, one_version
+from .reading import ResourceReading
+from .version_file import check as check_version, newest_patch
 
 GROUP = "platform.confluent.io"
 API_VERSIONS = ("v1beta1",)
@@ -51,10 +51,6 @@ def holds_resources(path: Path) -> bool:
         return False
 
 
-def _line(node: Any, key: Any) -> int | None:
-    return yamlio.key_line(node, key) or yamlio.node_line(node)
-
-
 def kafka_of_platform(image: str) -> tuple[str, str] | None:
     """(Kafka minor version, Confluent Platform version) of a broker image such as
     confluentinc/cp-server:7.6.0, or None when the image is not one whose Kafka is known."""
@@ -67,35 +63,6 @@ def kafka_of_platform(image: str) -> tuple[str, str] | None:
     return f"{KAFKA_MAJOR[int(tag['major'])]}.{tag['minor']}", f"{tag['major']}.{tag['minor']}"
 
 
-@dataclass
-class _Reading:
-    path: str
-    entries: list[RawEntry] = field(default_factory=list)
-    topics: list[TopicDecl] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    versions: list[VersionDecl] = field(default_factory=list)
-    resources: list[Resource] = field(default_factory=list)
-    problems: list[InputError] = field(default_factory=list)
-    seen: dict[str, int | None] = field(default_factory=dict)
-
-    def note(self, line: int | None, message: str) -> None:
-        self.notes.append(Note(self.path, line, message))
-
-    def once(self, what: str, line: int | None) -> None:
-        if what in self.seen:
-            raise InputError(f"{what} is defined twice in this file (first at line {self.seen[what]})", self.path, line)
-        self.seen[what] = line
-
-
-def _mapping(node: Any, key: str, where: str, path: str, required: bool = False) -> Any:
-    value = node.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, dict):
-        raise InputError(f"{where}.{key} must be a mapping", path, _line(node, key))
-    return value
-
-
 def confluent_server_note(key: str) -> str | None:
     """Why kcliff does not read `key` when it is Confluent Server's own setting (cp-server, Confluent
     Cloud: schema validation, tiered storage, the balancer), else None."""
@@ -104,7 +71,7 @@ def confluent_server_note(key: str) -> str | None:
     return None
 
 
-def _setting(scope: str, key: str, value: Any, line: int | None, label: str, out: _Reading,
+def _setting(scope: str, key: str, value: Any, line: int | None, label: str, out: ResourceReading,
              topic: str | None = None) -> None:
     if (why := confluent_server_note(key)) is not None:
         out.note(line, f"{label}: {why}")
@@ -115,10 +82,10 @@ def _setting(scope: str, key: str, value: Any, line: int | None, label: str, out
         out.entries.append(RawEntry(scope, key, value, out.path, line, topic, label))
 
 
-def _version(spec: Any, label: str, out: _Reading) -> None:
+def _version(spec: Any, label: str, out: ResourceReading) -> None:
     image = spec.get("image")
     application = image.get("application") if isinstance(image, dict) else None
-    line = _line(image, "application") if isinstance(image, dict) else _line(spec, "image")
+    line = line_of(image, "application") if isinstance(image, dict) else line_of(spec, "image")
     if not isinstance(application, str):
         out.note(line, f"{label}: spec.image.application is not set, so CFK's default image runs; kcliff measures "
                        f"Kafka {kafka_dist.DEFAULT_VERSION}")
@@ -138,26 +105,26 @@ def _version(spec: Any, label: str, out: _Reading) -> None:
         out.problems.append(exc)
 
 
-def _kafka(doc: Any, name: str, out: _Reading) -> None:
+def _kafka(doc: Any, name: str, out: ResourceReading) -> None:
     path, label = out.path, f"Kafka {name}"
-    spec = _mapping(doc, "spec", "Kafka", path, required=True)
+    spec = mapping(doc, "spec", "Kafka", path)
     _version(spec, label, out)
     shape = [key for key in ("replicas", "dataVolumeCapacity", "storageClass", "podTemplate") if key in spec]
     if shape:
-        out.note(_line(spec, shape[0]), f"{label}: spec.{', spec.'.join(shape)}: the cluster's shape, not a setting "
+        out.note(line_of(spec, shape[0]), f"{label}: spec.{', spec.'.join(shape)}: the cluster's shape, not a setting "
                                         "kcliff measures (it measures its own 3 combined broker+controller nodes)")
-    overrides = _mapping(spec, "configOverrides", "spec", path) or {}
+    overrides = mapping(spec, "configOverrides", "spec", path, required=False) or {}
     for other in ("jvm", "log4j", "log4j2"):
         if other in overrides:
-            out.note(_line(overrides, other), f"{label}: spec.configOverrides.{other}: not Kafka settings; not read")
+            out.note(line_of(overrides, other), f"{label}: spec.configOverrides.{other}: not Kafka settings; not read")
     server = overrides.get("server")
     if server is None:
-        out.resources.append(Resource(label, _line(spec, "configOverrides") if overrides else yamlio.node_line(spec)))
+        out.resources.append(Resource(label, line_of(spec, "configOverrides") if overrides else yamlio.node_line(spec)))
         return
     if not isinstance(server, list):
         raise InputError("spec.configOverrides.server must be a list of \"key=value\" strings", path,
-                         _line(overrides, "server"))
-    out.resources.append(Resource(label, _line(overrides, "server")))
+                         line_of(overrides, "server"))
+    out.resources.append(Resource(label, line_of(overrides, "server")))
     for index, item in enumerate(server):
         line = yamlio.key_line(server, index)
         if not isinstance(item, str):
@@ -179,37 +146,29 @@ def _kafka(doc: Any, name: str, out: _Reading) -> None:
         _setting("broker", key, value, line, label, out)
 
 
-def _count(spec: Any, key: str, path: str, most: int) -> int:
-    value = spec[key]
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-        raise InputError(f"spec.{key} must be an integer from 1 to {most} (the CRD's type), got {value!r}",
-                         path, _line(spec, key))
-    return value
-
-
-def _topic(doc: Any, name: str, out: _Reading) -> None:
+def _topic(doc: Any, name: str, out: ResourceReading) -> None:
     path, label = out.path, f"KafkaTopic {name}"
-    spec = _mapping(doc, "spec", "KafkaTopic", path) or {}
+    spec = mapping(doc, "spec", "KafkaTopic", path, required=False) or {}
     topic = spec.get("name", name)
-    where = _line(spec, "name") if "name" in spec else _line(doc["metadata"], "name")
+    where = line_of(spec, "name") if "name" in spec else line_of(doc["metadata"], "name")
     topic = require_topic_name(topic, path, where)
     out.once(f"topic {topic}", where)
     problem = None
     if "partitionCount" in spec:
-        partitions = _count(spec, "partitionCount", path, 2**31 - 1)
-        out.entries.append(RawEntry("topic", "partitions", partitions, path, _line(spec, "partitionCount"), topic,
+        partitions = count(spec, "partitionCount", "spec", path, 2**31 - 1)
+        out.entries.append(RawEntry("topic", "partitions", partitions, path, line_of(spec, "partitionCount"), topic,
                                     label))
     else:
         problem = (f"{label}: spec.partitionCount is not set, so CFK's default applies, which kcliff does not "
                    "assume; set spec.partitionCount to measure this topic")
     out.topics.append(TopicDecl(topic, path, where, problem))
     if "replicas" in spec:
-        out.entries.append(RawEntry("topic", "replication.factor", _count(spec, "replicas", path, 32767), path,
-                                    _line(spec, "replicas"), topic, label))
-    configs = _mapping(spec, "configs", "spec", path) or {}
-    out.resources.append(Resource(label, _line(spec, "configs") if configs else _line(doc, "spec")))
+        out.entries.append(RawEntry("topic", "replication.factor", count(spec, "replicas", "spec", path, 32767), path,
+                                    line_of(spec, "replicas"), topic, label))
+    configs = mapping(spec, "configs", "spec", path, required=False) or {}
+    out.resources.append(Resource(label, line_of(spec, "configs") if configs else line_of(doc, "spec")))
     for key, value in configs.items():
-        key, line = str(key), _line(configs, key)
+        key, line = str(key), line_of(configs, key)
         if key in ("partitions", "replicas", "replication.factor"):
             out.problems.append(InputError(f"'{key}' is not a topic config Kafka accepts: set spec.partitionCount or "
                                            "spec.replicas", path, line))
@@ -217,33 +176,24 @@ def _topic(doc: Any, name: str, out: _Reading) -> None:
         _setting("topic", key, value, line, label, out, topic)
 
 
-KINDS: dict[str, Callable[[Any, str, _Reading], None]] = {"Kafka": _kafka, "KafkaTopic": _topic}
+KINDS: dict[str, Callable[[Any, str, ResourceReading], None]] = {"Kafka": _kafka, "KafkaTopic": _topic}
 
 
-def _document(doc: Any, out: _Reading) -> None:
+def _document(doc: Any, out: ResourceReading) -> None:
     path, line = out.path, yamlio.node_line(doc)
-    if not isinstance(doc, dict) or not isinstance(doc.get("apiVersion"), str) or not isinstance(doc.get("kind"), str):
-        raise InputError("expected a Kubernetes resource: a mapping with apiVersion and kind", path, line)
-    group, _, version = doc["apiVersion"].partition("/")
-    kind = doc["kind"]
+    group, version, kind = api_of(doc, path)
     if group != GROUP:
         out.note(line, f"{kind} ({doc['apiVersion']}) holds no settings kcliff reads; skipped")
         return
     if version not in API_VERSIONS:
         raise InputError(f"apiVersion {doc['apiVersion']}: expected {GROUP}/v1beta1 (Confluent for Kubernetes)",
-                         path, _line(doc, "apiVersion"))
+                         path, line_of(doc, "apiVersion"))
     if kind not in KINDS:
         named = doc.get("metadata", {}).get("name") if isinstance(doc.get("metadata"), dict) else None
         out.note(line, f"{kind}{f' {named}' if named else ''}: a Confluent Platform component, not the Kafka brokers or a topic; its settings "
                        "(configOverrides too) are not Kafka broker settings; skipped")
         return
-    metadata = _mapping(doc, "metadata", kind, path, required=True)
-    name = metadata.get("name")
-    if not isinstance(name, str) or len(name) > 253 or not RESOURCE_NAME.fullmatch(name):
-        raise InputError(f"{kind} metadata.name {name!r} is not a Kubernetes object name (lower-case letters, digits, "
-                         "'-' and '.', starting and ending with a letter or digit)", path, _line(metadata, "name"))
-    out.once(f"{kind} {name}", _line(metadata, "name"))
-    KINDS[kind](doc, name, out)
+    KINDS[kind](doc, claim_name(doc, kind, out), out)
 
 
 class CfkReader:
@@ -251,11 +201,4 @@ class CfkReader:
     roles = ("cfk",)
 
     def read(self, path: Path, role: str) -> ReadResult:
-        out = _Reading(str(path))
-        for doc in yamlio.load_all(path):
-            try:
-                _document(doc, out)
-            except InputError as exc:  # this document stops here; the file's others are still read
-                out.problems.append(exc)
-        raise_all(out.problems)
-        return ReadResult(out.entries, out.topics, out.notes, one_version(out.versions), out.resources)
+        return read_documents(path, _document)

@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import kafka_configs
-from ..errors import InputError, raise_all
+from ..errors import InputError
 from .cfk import confluent_server_note
-from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl, require_topic_name
+from .model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
 from .properties import parse_text
-from .version_file import check as check_version, newest_patch, one_version
+from .reading import ResourceReading
+from .version_file import check as check_version, newest_patch
 
 if TYPE_CHECKING:  # python-hcl2 and lark load only when a .tf file is read: lint's start stays fast
     from hcl2.rules.abstract import LarkElement
@@ -207,24 +208,6 @@ class _Resource:
         return f"{self.type}.{self.name}"  # the resource's Terraform address
 
 
-@dataclass
-class _Reading:
-    path: str
-    entries: list[RawEntry] = field(default_factory=list)
-    topics: list[TopicDecl] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    versions: list[VersionDecl] = field(default_factory=list)
-    resources: list[Resource] = field(default_factory=list)
-    problems: list[InputError] = field(default_factory=list)
-    seen: dict[str, int | None] = field(default_factory=dict)
-
-    def note(self, line: int | None, message: str) -> None:
-        self.notes.append(Note(self.path, line, message))
-
-    def problem(self, message: str, line: int | None) -> None:
-        self.problems.append(InputError(message, self.path, line))
-
-
 def _parse(text: str, path: str) -> StartRule:
     import hcl2
     from lark.exceptions import UnexpectedInput
@@ -241,7 +224,7 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else "cannot parse"
 
 
-def _resources(start: StartRule, out: _Reading) -> list[_Resource]:
+def _resources(start: StartRule, out: ResourceReading) -> list[_Resource]:
     from hcl2.rules.base import AttributeRule, BlockRule
     from hcl2.utils import SerializationOptions
 
@@ -268,7 +251,7 @@ def _resources(start: StartRule, out: _Reading) -> list[_Resource]:
     return found
 
 
-def _expanded(res: _Resource, out: _Reading) -> bool:
+def _expanded(res: _Resource, out: ResourceReading) -> bool:
     """A resource Terraform repeats per item (for_each, count): its instances are not literals."""
     for meta_argument in ("for_each", "count"):
         if meta_argument in res.attributes:
@@ -291,7 +274,7 @@ def _count(e: Expr, what: str, most: int) -> str | None:
     return str(value)
 
 
-def _topic(res: _Resource, out: _Reading) -> None:
+def _topic(res: _Resource, out: ResourceReading) -> None:
     shape = SHAPES[res.type]
     if shape.name not in res.attributes:
         out.problem(f"{res.label}: '{shape.name}' is required (the topic's name)", res.line)
@@ -301,11 +284,7 @@ def _topic(res: _Resource, out: _Reading) -> None:
         out.note(name_expr.line, f"{res.label}: {not_literal(shape.name, name_expr)}, so this topic is not read")
         return
     topic = require_topic_name(name_expr.value, out.path, name_expr.line)
-    if f"topic {topic}" in out.seen:
-        out.problem(f"topic {topic} is defined twice in this file (first at line {out.seen[f'topic {topic}']})",
-                    name_expr.line)
-        return
-    out.seen[f"topic {topic}"] = name_expr.line
+    out.once(f"topic {topic}", name_expr.line)  # raises: read() records it, this resource stops here
     problem = None
     if shape.partitions in res.attributes:
         e = expr(res.attributes[shape.partitions].expression)
@@ -335,7 +314,7 @@ def _topic(res: _Resource, out: _Reading) -> None:
         _config_map(res, topic, out)
 
 
-def _setting(res: _Resource, topic: str, key: str, e: Expr, out: _Reading) -> None:
+def _setting(res: _Resource, topic: str, key: str, e: Expr, out: ResourceReading) -> None:
     """One topic config as the provider passes it to Kafka, or a note when it is not a literal."""
     where = f"{res.label}: config '{key}'"
     if key in ("partitions", "replication.factor"):
@@ -352,7 +331,7 @@ def _setting(res: _Resource, topic: str, key: str, e: Expr, out: _Reading) -> No
         out.entries.append(RawEntry("topic", key, kafka_string(e.value), out.path, e.line, topic, res.label))
 
 
-def _config_map(res: _Resource, topic: str, out: _Reading) -> None:
+def _config_map(res: _Resource, topic: str, out: ResourceReading) -> None:
     """`config = { "segment.ms" = "20000" }`: Kafka's topic config names, as the provider passes them."""
     from hcl2.rules.containers import ObjectElemKeyRule, ObjectRule
     from hcl2.rules.literal_rules import IdentifierRule
@@ -381,7 +360,7 @@ def _config_map(res: _Resource, topic: str, out: _Reading) -> None:
                            "does not guess it")
 
 
-def _aiven_config(res: _Resource, topic: str, out: _Reading) -> None:
+def _aiven_config(res: _Resource, topic: str, out: ResourceReading) -> None:
     """Aiven's `config { flush_ms = 10 }` block: snake_case arguments the provider maps to Kafka's names."""
     from hcl2.rules.base import AttributeRule, BlockRule
     from hcl2.utils import SerializationOptions
@@ -418,7 +397,7 @@ def _aiven_config(res: _Resource, topic: str, out: _Reading) -> None:
             _setting(res, topic, AIVEN_CONFIG[argument], e, out)
 
 
-def _msk_version(text: str, where: str, line: int | None, out: _Reading) -> tuple[int, int, int] | None:
+def _msk_version(text: str, where: str, line: int | None, out: ResourceReading) -> tuple[int, int, int] | None:
     """An MSK kafka_versions entry as an Apache Kafka release: 3.6.0 as written; 3.9.x (MSK picks the
     patch release) as that minor's first release, with a note."""
     match = MSK_VERSION.fullmatch(text)
@@ -435,7 +414,7 @@ def _msk_version(text: str, where: str, line: int | None, out: _Reading) -> tupl
     return int(major), int(minor), int(patch)
 
 
-def _msk(res: _Resource, out: _Reading) -> None:
+def _msk(res: _Resource, out: ResourceReading) -> None:
     if "kafka_versions" in res.attributes:
         e = expr(res.attributes["kafka_versions"].expression)
         if not e.literal:
@@ -461,7 +440,7 @@ def _msk(res: _Resource, out: _Reading) -> None:
     _server_properties(res, expr(attribute.expression), out)
 
 
-def _server_properties(res: _Resource, e: Expr, out: _Reading) -> None:
+def _server_properties(res: _Resource, e: Expr, out: ResourceReading) -> None:
     """The broker .properties text, each key on the .tf line it is written on (a heredoc's lines follow
     the line of its `<<EOF`; a one-line string's keys all sit on that line)."""
     heredoc = e.heredoc
@@ -489,7 +468,7 @@ def _server_properties(res: _Resource, e: Expr, out: _Reading) -> None:
         out.entries.append(RawEntry("broker", _unescape(key), _unescape(value), out.path, line, resource=res.label))
 
 
-HANDLERS: dict[str, Callable[[_Resource, _Reading], None]] = {
+HANDLERS: dict[str, Callable[[_Resource, ResourceReading], None]] = {
     **{t: _topic for t in TOPIC_TYPES}, "aws_msk_configuration": _msk}
 
 
@@ -498,7 +477,7 @@ class TerraformReader:
     roles = ("terraform",)
 
     def read(self, path: Path, role: str) -> ReadResult:
-        out = _Reading(str(path))
+        out = ResourceReading(str(path))
         for res in _resources(_parse(read_text(path), str(path)), out):
             if _expanded(res, out):
                 continue
@@ -506,5 +485,4 @@ class TerraformReader:
                 HANDLERS[res.type](res, out)
             except InputError as exc:  # the resource stops here; the file's other resources are still read
                 out.problems.append(exc)
-        raise_all(out.problems)
-        return ReadResult(out.entries, out.topics, out.notes, one_version(out.versions), out.resources)
+        return out.result()
