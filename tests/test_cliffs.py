@@ -74,6 +74,19 @@ def test_kafka_defaults_written_out_match_no_rule(tmp_path):
     ({"producer.properties": "compression.type=lz4\n", "topics.yaml": "- name: t\n  configs: {compression.type: zstd}\n"},
      [("compression-mismatch", "topics.yaml", 2)]),
     ({"producer.properties": "acks=1\n"}, [("acks-not-all", "producer.properties", 1)]),
+    ({"server.properties": "log.roll.ms=100\n"}, [("log-roll-tiny", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs: {segment.ms: 100}\n"}, [("topic-segment-roll-tiny", "topics.yaml", 2)]),
+    ({"server.properties": "log.segment.bytes=1048576\n"}, [("segment-bytes-tiny", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs: {segment.bytes: 1048576}\n"},
+     [("topic-segment-bytes-tiny", "topics.yaml", 2)]),
+    ({"server.properties": "log.flush.scheduler.interval.ms=100\n"},
+     [("flush-scheduler-frequent", "server.properties", 1)]),
+    ({"server.properties": "queued.max.requests=1\n"}, [("queued-requests-tiny", "server.properties", 1)]),
+    ({"server.properties": "replica.lag.time.max.ms=500\n"}, [("replica-lag-tiny", "server.properties", 1)]),
+    ({"server.properties": "unclean.leader.election.enable=true\n"},
+     [("unclean-leader-election", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs: {unclean.leader.election.enable: true}\n"},
+     [("topic-unclean-leader-election", "topics.yaml", 2)]),
     ({"server.properties": "min.insync.replicas=1\n"}, [("broker-min-isr-one", "server.properties", 1)]),
     ({"topics.yaml": "- name: t\n  configs: {min.insync.replicas: 1}\n"}, [("topic-min-isr-one", "topics.yaml", 2)]),
     ({"topics.yaml": "- name: t\n  replication_factor: 2\n"}, [("replication-below-three", "topics.yaml", 2)]),
@@ -105,6 +118,10 @@ def test_every_rule_has_an_example_above():
     {"producer.properties": "compression.type=zstd\n", "server.properties": "compression.type=zstd\n"},
     {"producer.properties": "acks=-1\n"},                                # -1 == all
     {"server.properties": "log.flush.interval.messages=10000\n"},
+    {"server.properties": "log.roll.ms=3600000\nlog.segment.bytes=536870912\nqueued.max.requests=500\n"
+                          "replica.lag.time.max.ms=30000\nunclean.leader.election.enable=false\n"},
+    {"server.properties": "log.flush.interval.ms=1\n", "topics.yaml": "- name: t\n  configs: {flush.ms: 1}\n"},
+    {"topics.yaml": "- name: t\n  configs: {segment.ms: 86400000, segment.bytes: 268435456}\n"},
     {"consumer.properties": "max.poll.records=100\nfetch.max.bytes=1048576\nreceive.buffer.bytes=-1\n"},
     {"consumer.properties": "enable.auto.commit=false\nauto.commit.interval.ms=0\n"},  # commits are the app's
 ])
