@@ -80,6 +80,8 @@ CATALOGUE: tuple[Setting, ...] = (
     _int("log.flush.interval.messages", "broker", LONG_MAX, "dynamic", 1, LONG_MAX),
     _int("log.flush.interval.ms", "broker", None, "dynamic", 0, LONG_MAX),
     _int("log.segment.bytes", "broker", 1073741824, "dynamic", 1048576, INT_MAX),
+    # no default of its own: log.roll.hours (168) applies; Kafka validates it only as the topics' segment.ms (>= 1)
+    _int("log.roll.ms", "broker", None, "dynamic", 1, LONG_MAX),
     Setting("compression.type", "broker", "enum", "producer", "dynamic", choices=_BROKER_COMPRESSION),
     _int("message.max.bytes", "broker", 1048588, "dynamic", 0, INT_MAX),
     _int("num.io.threads", "broker", 8, "stepped", 1, 64),
@@ -94,11 +96,15 @@ CATALOGUE: tuple[Setting, ...] = (
     _int("replica.fetch.min.bytes", "broker", 1, "restart", 1, INT_MAX),
     _int("replica.fetch.wait.max.ms", "broker", 500, "restart", 0, INT_MAX),
     _int("log.flush.scheduler.interval.ms", "broker", LONG_MAX, "restart", 0, LONG_MAX),
+    _int("queued.max.requests", "broker", 500, "restart", 1, INT_MAX),
+    # Kafka refuses to start when it is below replica.fetch.wait.max.ms (KafkaConfig's check)
+    _int("replica.lag.time.max.ms", "broker", 30000, "restart", 0, LONG_MAX),
     # topic
     _int("partitions", "topic", 6, "topic", 1, 1000),
     _int("flush.messages", "topic", LONG_MAX, "topic", 1, LONG_MAX),
     _int("flush.ms", "topic", LONG_MAX, "topic", 0, LONG_MAX),
     _int("segment.bytes", "topic", 1073741824, "topic", 1048576, INT_MAX),
+    _int("segment.ms", "topic", 604800000, "topic", 1, LONG_MAX),
     Setting("compression.type", "topic", "enum", "producer", "topic", choices=_BROKER_COMPRESSION),
     _int("max.message.bytes", "topic", 1048588, "topic", 0, INT_MAX),
     _int("retention.bytes", "topic", -1, "topic", -1, LONG_MAX),
