@@ -1,12 +1,18 @@
 """The bad-input corpus (tests/bad_inputs/): every file through the real CLI gives exit 2, one
 message naming the file (and line where there is one) and what would be valid, no traceback, and
-nothing written, started or executed."""
+nothing written, started or executed. A repo holding five bad inputs gets five findings in one run,
+in text, GitHub annotations, JSON and SARIF (#26, "every finding at once")."""
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
 from conftest import ROOT, run_kcliff
+from test_lint_formats import sarif_validator, valid
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 PWNED = Path("/tmp/kcliff-pwned")
@@ -45,7 +51,7 @@ CASES = [
     ("repo-unknown-key", LINT, 3, "did you mean 'log.flush.interval.messages'"),
     ("repo-negative", LINT, 2, "out of range"),
     ("repo-binary-props", LINT, None, "NUL bytes"),
-    ("repo-shell-value", LINT, 2, "expected an integer"),
+    ("repo-shell-value", LINT, 2, "expected a 32-bit integer"),
     ("repo-subst-value", LINT, 1, "expected one of"),
     ("repo-topics-malformed", LINT, 3, "invalid YAML"),
     ("repo-topics-wrong-type", LINT, 2, "expected an integer"),
@@ -130,6 +136,81 @@ def test_bad_arguments_are_refused(args, words, tmp_path):
 
 def test_corpus_has_at_least_thirty_cases():
     assert len(CASES) >= 30
-    used = {(CORPUS / rel) for rel, *_ in CASES}
+    used = {(CORPUS / rel) for rel, *_ in CASES} | {CORPUS / rel for rel in EVERY_FINDING}
     files = {p for p in CORPUS.rglob("*") if p.is_file()}
     assert all(f in used or f.parent in used for f in files), "a corpus file no case uses"
+
+
+# --- every finding at once -----------------------------------------------------------------------
+
+# corpus repo -> its bad inputs: (file, line, words of the message). Five in each, as lint must report
+# them in one run: reading errors (topics.yaml) and validation errors (producer.properties) alike.
+EVERY_FINDING = {
+    "repo-five-bad-topics": [
+        ("topics.yaml", 12, "unknown topic key 'partiton'"),
+        ("topics.yaml", 17, "topic name 'payments events' is not one Kafka accepts"),
+        ("topics.yaml", 20, "topic 'payments' is defined twice (first at line 4)"),
+        ("topics.yaml", 23, "unknown topic key 'topic'"),
+        ("topics.yaml", 23, "each topic needs a 'name'"),
+    ],
+    "repo-five-bad-inputs": [
+        ("producer.properties", 19, "producer setting 'acks': 'everyone' is not valid: expected one of all, -1, 0, 1"),
+        ("producer.properties", 28, "producer setting 'linger.ms': -10 is out of range"),
+        ("producer.properties", 29, "producer setting 'compression.type': 'zstandard' is not valid: expected one of none, gzip"),
+        ("producer.properties", 35, "unknown producer setting 'batch.timeout.ms'"),
+        ("topics.yaml", 19, "topic name 'orders events v2' is not one Kafka accepts"),
+    ],
+}
+CONFIG = "kafka"  # where each repo lies in its checkout
+
+
+def lint(root: Path, *args: str):
+    done = run_kcliff("lint", *args, CONFIG, cwd=root)
+    assert done.returncode == 2 and "Traceback" not in done.stderr + done.stdout, (done.stdout, done.stderr)
+    return done
+
+
+def assert_every_finding(tmp_path: Path, repo: str) -> None:
+    """Five bad inputs, five findings in each of text, GitHub annotations, JSON and SARIF, one run each."""
+    root = tmp_path / "checkout"
+    shutil.copytree(CORPUS / repo, root / CONFIG)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    expected = EVERY_FINDING[repo]
+    where = sorted((f"{CONFIG}/{name}", line) for name, line, _ in expected)
+
+    text = lint(root)
+    errors = [line.removeprefix("kcliff: error: ") for line in text.stderr.splitlines()]
+    assert text.stdout == "" and len(errors) == 5, text.stderr
+    assert all(any(e.startswith(f"{CONFIG}/{name}:{line}: ") and words in e for e in errors)
+               for name, line, words in expected), errors
+
+    github = lint(root, "--format", "github").stdout.splitlines()
+    assert len(github) == 5 and all(a.startswith("::error file=") for a in github), github
+    assert all(any(a.startswith(f"::error file={CONFIG}/{name},line={line},title=kcliff%3A bad input::") and words in a
+                   for a in github) for name, line, words in expected), github
+
+    doc = json.loads(lint(root, "--format", "json").stdout)
+    assert doc["exit_code"] == 2 and doc["counts"]["bad_inputs"] == 5 and len(doc["findings"]) == 5
+    assert {f["kind"] for f in doc["findings"]} == {"bad-input"}
+    assert sorted((f["path"], f["line"]) for f in doc["findings"]) == where
+    assert all(any(words in f["message"] for f in doc["findings"]) for _, _, words in expected)
+
+    out = tmp_path / "kcliff.sarif"
+    assert lint(root, "--format", "sarif", "--output", str(out)).stdout == ""
+    run = valid(sarif_validator(), json.loads(out.read_text(encoding="utf-8")))["runs"][0]
+    results = run["results"]
+    assert len(results) == 5 and {r["ruleId"] for r in results} == {"kcliff/bad-input"}
+    assert {r["level"] for r in results} == {"error"}
+    assert run["invocations"][0]["executionSuccessful"] is False and run["invocations"][0]["exitCode"] == 2
+    assert run["tool"]["driver"]["rules"][results[0]["ruleIndex"]]["id"] == "kcliff/bad-input"
+    located = sorted((unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
+                      r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results)
+    assert located == where
+
+
+def test_five_bad_topics_in_one_file_are_five_findings_in_every_format(tmp_path):
+    assert_every_finding(tmp_path, "repo-five-bad-topics")
+
+
+def test_five_bad_inputs_across_two_files_are_five_findings_in_every_format(tmp_path):
+    assert_every_finding(tmp_path, "repo-five-bad-inputs")

@@ -9,6 +9,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from kcliff import cli, configrepo
 from kcliff.commands import check
 from kcliff.model import ResultsDoc
@@ -59,17 +61,37 @@ def test_a_changed_measured_setting_is_not_taken_for_unchanged(tmp_path, monkeyp
     base = make_repo(tmp_path / "base")
     head = make_repo(tmp_path / "head", {"topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     assert [sc.id for sc in measured[0]] == ["base", "head"]
     assert all(sc.workloads == ("produce",) for sc in measured[0])  # no consumer change: the producer only
+
+
+def test_a_repo_naming_its_kafka_version_is_measured_at_that_version(tmp_path, monkeypatch):
+    version = {"kafka-version": "# the brokers' release\n3.9.2\n"}
+    base = make_repo(tmp_path / "base", version)
+    head = make_repo(tmp_path / "head", {**version, "topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
+    versions = []
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: versions.append(
+        (version, upgrade)) or synthetic_doc(1.0))
+    assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
+    assert versions == [("3.9.2", None)]  # not --kafka-version's default: the repo says what it runs
+
+
+def test_a_repo_on_a_release_before_kraft_is_linted_and_not_measured(tmp_path, monkeypatch):
+    version = {"kafka-version": "2.8.2\n"}
+    base = make_repo(tmp_path / "base", version)
+    head = make_repo(tmp_path / "head", {**version, "topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
+    monkeypatch.setattr(check, "measure", lambda *args, **kwargs: pytest.fail("measured Kafka 2.8.2"))
+    assert cli.main(["lint", str(head)]) == 0
+    assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 2
 
 
 def test_a_consumer_change_is_measured_on_the_read_side_too(tmp_path, monkeypatch):
     base = make_repo(tmp_path / "base", {"clients/consumer.properties": "max.poll.records=500\n"})
     head = make_repo(tmp_path / "head", {"clients/consumer.properties": "max.poll.records=100\n"})
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     base_sc, head_sc = measured[0]
     assert (base_sc.consumer, head_sc.consumer) == ({"max.poll.records": 500}, {"max.poll.records": 100})
@@ -102,7 +124,7 @@ def test_a_measured_regression_is_annotated_on_each_changed_line(tmp_path, monke
     base = make_repo(tmp_path / "base")
     producer = BASE_REPO["clients/producer.properties"].replace("batch.size=65536", "batch.size=8192")
     head = make_repo(tmp_path / "head", {"clients/producer.properties": producer + "compression.type=lz4\n"})
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, upgrade=None: synthetic_doc(0.41))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: synthetic_doc(0.41))
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github",
                      "--repo-root", str(head)])
     assert code == 1
@@ -121,7 +143,7 @@ def linger_check(tmp_path: Path, monkeypatch, capsys, linger: str, head_factor: 
     base = make_repo(tmp_path / "base")
     head = make_repo(tmp_path / "head", {"clients/producer.properties":
                                          BASE_REPO["clients/producer.properties"].replace("linger.ms=5", linger)})
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, upgrade=None: synthetic_doc(head_factor))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: synthetic_doc(head_factor))
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github"])
     return code, [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
 
@@ -180,6 +202,47 @@ def test_a_measured_cliff_of_the_head_is_annotated_too(tmp_path, monkeypatch, ca
 def test_an_unchanged_head_is_measured_when_asked(tmp_path, monkeypatch):
     repo = make_repo(tmp_path / "repo")
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(repo), "--head", str(repo), "--measure-unchanged"]) == 0
     assert len(measured) == 1
+
+
+# --- bad input on either side ------------------------------------------------------------------------
+
+def test_bad_input_of_both_sides_is_reported_at_once_the_heads_on_its_line(tmp_path, monkeypatch, capsys):
+    server = BASE_REPO["kafka/server.properties"]
+    base = make_repo(tmp_path / "base", {"kafka/server.properties": server.replace("num.io.threads=8",
+                                                                                   "num.io.threads=0")})
+    producer = BASE_REPO["clients/producer.properties"].replace("linger.ms=5", "linger.msec=5")
+    head = make_repo(tmp_path / "head", {"clients/producer.properties": producer})
+    out = tmp_path / "verdict.json"
+
+    def no_cluster(*args):
+        raise AssertionError("measured despite bad input")
+
+    monkeypatch.setattr(check, "measure", no_cluster)
+    argv = ["check", "--base", str(base), "--head", str(head), "--repo-root", str(head), "--format", "github",
+            "--json", str(out), "--workdir", str(tmp_path / "w")]
+    assert cli.main(argv) == 2
+    printed = capsys.readouterr()
+    annotations = [line for line in printed.out.splitlines() if line.startswith("::")]
+    assert annotations == [
+        "::error file=clients/producer.properties,line=3,title=kcliff%3A bad input::unknown producer setting "
+        "'linger.msec': did you mean 'linger.ms'?",
+        f"::error title=kcliff%3A bad input::{base}/kafka/server.properties:4: broker setting 'num.io.threads': "
+        "0 is out of range: expected at least 1 (Kafka 4.2.0)"], printed.out
+    errors = printed.err.splitlines()
+    assert f"kcliff: error: {head}/clients/producer.properties:3: unknown producer setting 'linger.msec': " \
+           "did you mean 'linger.ms'?" in errors
+    assert any(e.startswith(f"kcliff: error: {base}/kafka/server.properties:4: ") for e in errors), errors
+    assert not out.exists() and not (tmp_path / "w").exists()  # no verdict was reached, nothing started
+
+    # the same bad input on both sides: annotated once, on the head's line
+    make_repo(head, {"kafka/server.properties": server.replace("num.io.threads=8", "num.io.threads=0"),
+                     "clients/producer.properties": BASE_REPO["clients/producer.properties"]})
+    assert cli.main(argv) == 2
+    printed = capsys.readouterr()
+    assert [line for line in printed.out.splitlines() if line.startswith("::")] == [
+        "::error file=kafka/server.properties,line=4,title=kcliff%3A bad input::broker setting 'num.io.threads': "
+        "0 is out of range: expected at least 1 (Kafka 4.2.0)"], printed.out
+    assert len([e for e in printed.err.splitlines() if e.startswith("kcliff: error: ")]) == 2, printed.err

@@ -74,6 +74,19 @@ def test_kafka_defaults_written_out_match_no_rule(tmp_path):
     ({"producer.properties": "compression.type=lz4\n", "topics.yaml": "- name: t\n  configs: {compression.type: zstd}\n"},
      [("compression-mismatch", "topics.yaml", 2)]),
     ({"producer.properties": "acks=1\n"}, [("acks-not-all", "producer.properties", 1)]),
+    ({"server.properties": "log.roll.ms=100\n"}, [("log-roll-tiny", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs: {segment.ms: 100}\n"}, [("topic-segment-roll-tiny", "topics.yaml", 2)]),
+    ({"server.properties": "log.segment.bytes=1048576\n"}, [("segment-bytes-tiny", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs: {segment.bytes: 1048576}\n"},
+     [("topic-segment-bytes-tiny", "topics.yaml", 2)]),
+    ({"server.properties": "log.flush.scheduler.interval.ms=100\n"},
+     [("flush-scheduler-frequent", "server.properties", 1)]),
+    ({"server.properties": "queued.max.requests=1\n"}, [("queued-requests-tiny", "server.properties", 1)]),
+    ({"server.properties": "replica.lag.time.max.ms=500\n"}, [("replica-lag-tiny", "server.properties", 1)]),
+    ({"server.properties": "unclean.leader.election.enable=true\n"},
+     [("unclean-leader-election", "server.properties", 1)]),
+    ({"topics.yaml": "- name: t\n  configs: {unclean.leader.election.enable: true}\n"},
+     [("topic-unclean-leader-election", "topics.yaml", 2)]),
     ({"server.properties": "min.insync.replicas=1\n"}, [("broker-min-isr-one", "server.properties", 1)]),
     ({"topics.yaml": "- name: t\n  configs: {min.insync.replicas: 1}\n"}, [("topic-min-isr-one", "topics.yaml", 2)]),
     ({"topics.yaml": "- name: t\n  replication_factor: 2\n"}, [("replication-below-three", "topics.yaml", 2)]),
@@ -105,6 +118,10 @@ def test_every_rule_has_an_example_above():
     {"producer.properties": "compression.type=zstd\n", "server.properties": "compression.type=zstd\n"},
     {"producer.properties": "acks=-1\n"},                                # -1 == all
     {"server.properties": "log.flush.interval.messages=10000\n"},
+    {"server.properties": "log.roll.ms=3600000\nlog.segment.bytes=536870912\nqueued.max.requests=500\n"
+                          "replica.lag.time.max.ms=30000\nunclean.leader.election.enable=false\n"},
+    {"server.properties": "log.flush.interval.ms=1\n", "topics.yaml": "- name: t\n  configs: {flush.ms: 1}\n"},
+    {"topics.yaml": "- name: t\n  configs: {segment.ms: 86400000, segment.bytes: 268435456}\n"},
     {"consumer.properties": "max.poll.records=100\nfetch.max.bytes=1048576\nreceive.buffer.bytes=-1\n"},
     {"consumer.properties": "enable.auto.commit=false\nauto.commit.interval.ms=0\n"},  # commits are the app's
 ])
@@ -140,7 +157,7 @@ def test_each_producer_is_checked_against_each_topic(tmp_path):
 
 @pytest.mark.parametrize("rule, words", [
     ("{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: broker/num.io.thread, equals: 1}]}",
-     "did you mean 'num.io.threads'"),
+     "did you mean 'broker/num.io.threads'"),
     ("{id: x, title: t, severity: error, mechanism: m, fix: f, when: [{setting: broker/num.io.threads, eq: 1}]}",
      "unknown operator 'eq'"),
     ("{id: x, title: t, severity: fatal, mechanism: m, fix: f, when: [{setting: broker/num.io.threads, equals: 1}]}",
@@ -172,3 +189,20 @@ def test_docs_list_every_rule():
     text = (Path(__file__).resolve().parents[1] / "docs" / "gate.md").read_text(encoding="utf-8")
     missing = [r.id for r in RULES if f"`{r.id}`" not in text]
     assert not missing, f"docs/gate.md does not list rules {missing}"
+
+
+def test_every_bad_rule_of_a_rules_file_is_reported_at_once(tmp_path):
+    good = ("{id: x, title: t, severity: error, mechanism: m, fix: f, "
+            "when: [{setting: broker/num.io.threads, equals: 1}]}")
+    path = tmp_path / "rules.yaml"
+    path.write_text("schema: kcliff.cliffs\nversion: 1\nrules:\n"
+                    f"  - {good}\n"
+                    f"  - {good.replace('id: x', 'id: y').replace('equals', 'eq')}\n"
+                    f"  - {good.replace('id: x', 'id: z').replace('error', 'fatal')}\n"
+                    f"  - {good}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        cliffs.load_rules(path)
+    found = [(p.line, p.message) for p in err.value.problems]
+    assert [line for line, _ in found] == [5, 6, 7], found
+    assert "unknown operator 'eq'" in found[0][1] and "severity must be one of" in found[1][1]
+    assert found[2][1] == "duplicate rule id 'x'"

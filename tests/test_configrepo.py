@@ -81,7 +81,7 @@ def test_repeated_key_uses_the_last_value_and_notes_it(tmp_path):
 def test_latin1_file_is_read(tmp_path):
     (tmp_path / "producer.properties").write_bytes("client.id=caf\xe9\nlinger.ms=7\n".encode("iso-8859-1"))
     repo = configrepo.load([str(tmp_path)])
-    assert [(e.name, e.value) for e in repo.entries] == [("linger.ms", 7)]
+    assert [(e.name, e.value) for e in repo.entries] == [("client.id", "caf\xe9"), ("linger.ms", 7)]
 
 
 def test_kafka_style_server_properties_types_modelled_keys_and_notes_the_rest(tmp_path):
@@ -267,3 +267,29 @@ def test_choice_of_topic_and_producer(tmp_path):
     assert chosen.producer == {"linger.ms": 2} and chosen.topic == {"partitions": 9}
     with pytest.raises(InputError, match="topic 'z' is not in the repo"):
         configrepo.to_scenario(repo, topic="z")
+
+
+def test_every_bad_topic_of_a_topics_file_is_reported_at_once(tmp_path):
+    write(tmp_path, "topics.yaml", "- name: 'my topic'\n- name: a\n  partiton: 3\n  config: {}\n- name: a\n"
+                                   "- partitions: 3\n- name: b\n  configs: [1]\n")
+    with pytest.raises(InputError) as err:
+        configrepo.load([str(tmp_path)])
+    found = [(p.line, p.message) for p in err.value.problems]
+    assert [line for line, _ in found] == [1, 3, 4, 5, 6, 8], found
+    words = ["is not one Kafka accepts", "unknown topic key 'partiton'", "unknown topic key 'config'",
+             "defined twice", "needs a 'name'", "'configs' must be a mapping"]
+    assert all(w in message for w, (_, message) in zip(words, found)), found
+
+
+def test_every_bad_entry_of_the_manifest_is_reported_at_once(tmp_path):
+    write(tmp_path, "a.conf", "num.io.threads=4\n")
+    write(tmp_path, "kcliff.yaml", "version: 1\nfile: a.conf\nfiles:\n"
+                                   "  - {path: 'nothing/*.properties', role: broker}\n"
+                                   "  - {path: a.conf, role: brokers}\n  - {path: a.conf, role: broker}\n"
+                                   "measure: {topics: t}\n")
+    with pytest.raises(InputError) as err:
+        configrepo.load([str(tmp_path)])
+    found = [(p.line, p.message) for p in err.value.problems]
+    assert [line for line, _ in found] == [2, 4, 5, 7], found
+    words = ["unknown key 'file'", "matches no file", "role 'brokers'", "'measure' takes topic"]
+    assert all(w in message for w, (_, message) in zip(words, found)), found

@@ -33,8 +33,8 @@ def test_the_version_file_is_read_with_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("text,line,says", [
-    ("4.3\n", 1, "expected a 4.x release"),
-    ("3.9.1\n", 1, "expected a 4.x release"),
+    ("4.3\n", 1, "expected a release number such as 4.2.0"),
+    ("4.3.1-rc0\n", 1, "expected a release number such as 4.2.0"),
     ("4.2.0\n4.3.1\n", 2, "found 2 non-comment lines"),
     ("# nothing\n", None, "found 0 non-comment lines"),
 ])
@@ -44,6 +44,11 @@ def test_a_bad_version_file_exits_2_naming_the_line(tmp_path, text, line, says):
     where = f"{repo / 'kafka-version'}:{line}:" if line else f"{repo / 'kafka-version'}:"
     assert done.returncode == 2 and where in done.stderr and says in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_3x_release_from_3_3_is_read(tmp_path):
+    found = configrepo.load([str(with_version(tmp_path / "r", "3.9.2\n"))]).kafka_version
+    assert found is not None and found.version == "3.9.2"
 
 
 def test_two_files_naming_different_versions_are_refused(tmp_path):
@@ -67,7 +72,7 @@ def test_an_upgrade_alone_is_measured_and_annotated_on_the_version_line(tmp_path
     base, head = make_repo(tmp_path / "base"), with_version(tmp_path / "head", "4.3.1\n")
     upgrades = []
     monkeypatch.setattr(check, "measure",
-                        lambda args, self_test, pair, upgrade=None: upgrades.append(upgrade) or synthetic_doc(0.41))
+                        lambda args, self_test, pair, version, upgrade=None: upgrades.append(upgrade) or synthetic_doc(0.41))
     out = tmp_path / "verdict.json"
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head),
                      "--json", str(out)])
@@ -96,7 +101,7 @@ def test_a_strimzi_upgrade_is_annotated_on_spec_kafka_version(tmp_path, monkeypa
     line = next(i for i, text in enumerate(kafka.read_text().splitlines(), 1) if "version: 4.3.1" in text)
     upgrades = []
     monkeypatch.setattr(check, "measure",
-                        lambda args, self_test, pair, upgrade=None: upgrades.append(upgrade) or synthetic_doc(0.41))
+                        lambda args, self_test, pair, version, upgrade=None: upgrades.append(upgrade) or synthetic_doc(0.41))
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head)])
     assert code == 1 and (upgrades[0].base, upgrades[0].head) == ("4.2.0", "4.3.1")
     errors = [text for text in capsys.readouterr().out.splitlines() if text.startswith("::error")]

@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from kcliff.commands.lint import annotation, escape_data, escape_property
+from kcliff.github_annotations import annotation, escape_data, escape_property
 
 from conftest import run_kcliff
 from test_baseline import synthetic_results
@@ -79,7 +79,7 @@ def test_consumer_file_is_linted_on_its_line_and_typed_as_kafka_types_it(tmp_pat
     for text, words in (("max.pol.records=5\n", "unknown consumer setting 'max.pol.records': did you mean "
                                                  "'max.poll.records'?"),
                         ("fetch.max.bytes=-3\n", "consumer setting 'fetch.max.bytes': -3 is out of range: "
-                                                  "expected an integer >= 0")):
+                                                  "expected at least 0 (Kafka 4.2.0)")):
         (tmp_path / "clients" / "consumer.properties").write_text(text, encoding="utf-8")
         bad = run_kcliff("lint", ".", cwd=tmp_path)
         assert bad.returncode == 2 and f"clients/consumer.properties:1: {words}" in bad.stderr, bad.stderr

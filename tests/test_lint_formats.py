@@ -1,7 +1,7 @@
 """`kcliff lint --format sarif` and `--format json` through the real CLI, on a copy of the example
 config repo with a cliff put in: the SARIF validates against the published OASIS SARIF 2.1.0 schema
 (scripts/setup-sarif-schema.sh fetches it) and points at the file and line the annotations name;
-the JSON has its documented shape; bad input exits 2 and writes no document in either format."""
+the JSON has its documented shape; bad input exits 2 and both documents hold every bad input."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from kcliff import __version__, cliffs
+from kcliff import __version__, cli, cliffs, configrepo
 from kcliff.lint_json import LintReport
 
 from conftest import ROOT, run_kcliff
@@ -28,6 +28,11 @@ SERVER = f"{CONFIG}/brokers/server.properties"
 
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.protocols.Validator:
+    return sarif_validator()
+
+
+def sarif_validator() -> jsonschema.protocols.Validator:
+    """The published SARIF 2.1.0 schema's validator (test_bad_inputs.py validates with it too)."""
     if not SCHEMA.exists():
         pytest.fail(f"{SCHEMA} missing: run scripts/setup-sarif-schema.sh (make unit and make test do)")
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
@@ -129,14 +134,15 @@ def test_json_has_its_documented_shape(tmp_path):
     assert done.returncode == 1, done.stderr
     doc = json.loads(done.stdout)
     assert list(doc) == ["schema", "schema_version", "kcliff_version", "exit_code", "counts", "findings"]
-    assert (doc["schema"], doc["schema_version"], doc["kcliff_version"]) == ("kcliff.lint", 1, __version__)
+    assert (doc["schema"], doc["schema_version"], doc["kcliff_version"]) == ("kcliff.lint", 2, __version__)
     assert doc["exit_code"] == done.returncode
     assert doc["counts"]["errors"] == 1 and doc["counts"]["warnings"] == 1 and doc["counts"]["files"] == 4
+    assert doc["counts"]["bad_inputs"] == 0
     assert doc["counts"]["notes"] > 0 and "notes" not in doc  # listed only with --verbose
     flush = next(f for f in doc["findings"] if f["rule"] == "flush-every-message")
     rule = next(r for r in cliffs.load_rules() if r.id == "flush-every-message")
     assert flush == {
-        "rule": rule.id, "severity": "error", "title": rule.title, "path": SERVER,
+        "kind": "cliff", "rule": rule.id, "severity": "error", "title": rule.title, "path": SERVER,
         "line": line_of(root / SERVER, CLIFF), "setting": "broker/log.flush.interval.messages", "topic": None,
         "condition": f"broker {CLIFF}", "message": flush["message"], "fix": rule.fix,
         "canary": "flush-1", "evidence": flush["evidence"]}
@@ -147,7 +153,7 @@ def test_json_has_its_documented_shape(tmp_path):
                          str(root / CONFIG), cwd=tmp_path)
     assert verbose.returncode == 1 and verbose.stdout == ""
     notes = json.loads((tmp_path / "lint.json").read_text(encoding="utf-8"))["notes"]
-    assert len(notes) == doc["counts"]["notes"] and set(notes[0]) == {"path", "line", "message"}
+    assert len(notes) == doc["counts"]["notes"] and set(notes[0]) == {"path", "line", "message", "level"}
     assert notes[0]["path"].startswith(f"{CONFIG}/")
 
 
@@ -160,17 +166,42 @@ def test_a_warning_fails_the_json_run_with_fail_on_warning(tmp_path):
 
 
 @pytest.mark.parametrize("fmt, output", [("sarif", True), ("json", False)])
-def test_bad_input_exits_2_naming_the_line_and_writes_no_document(tmp_path, fmt, output):
+def test_bad_input_exits_2_and_the_document_holds_it_on_its_line(tmp_path, validator, fmt, output):
     root = checkout(tmp_path, cliff=False)
     producer = root / CONFIG / "producers" / "app-producer.properties"
     append(producer, "linger.msec=5")
     out = tmp_path / f"kcliff.{fmt}"
     done = run_kcliff("lint", "--format", fmt, *(["--output", str(out)] if output else []), CONFIG, cwd=root)
-    assert done.returncode == 2 and done.stdout == "" and not out.exists()
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     line = line_of(producer, "linger.msec=5")
-    assert f"{CONFIG}/producers/app-producer.properties:{line}: unknown producer setting 'linger.msec': " \
-           "did you mean 'linger.ms'?" in done.stderr
-    assert "Traceback" not in done.stderr
+    message = "unknown producer setting 'linger.msec': did you mean 'linger.ms'?"
+    assert f"{CONFIG}/producers/app-producer.properties:{line}: {message}" in done.stderr
+    doc = json.loads(out.read_text(encoding="utf-8") if output else done.stdout)
+    if fmt == "json":
+        assert doc["exit_code"] == 2 and doc["counts"]["bad_inputs"] == 1 and doc["counts"]["files"] is None
+        assert doc["findings"] == [{"kind": "bad-input", "severity": "error", "line": line, "message": message,
+                                    "path": f"{CONFIG}/producers/app-producer.properties"}]
+        LintReport.model_validate(doc)
+        return
+    run = valid(validator, doc)["runs"][0]
+    assert run["invocations"] == [{"executionSuccessful": False, "exitCode": 2}]
+    [result] = run["results"]
+    rule = run["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert result["ruleId"] == rule["id"] == "kcliff/bad-input" and result["level"] == "error"
+    assert rule["defaultConfiguration"]["level"] == "error" and result["message"]["text"] == message
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "kafka%20config/producers/app-producer.properties"
+    assert location["region"]["startLine"] == line
+
+
+def test_a_bad_input_naming_no_file_is_a_sarif_notification(tmp_path, validator):
+    """Code scanning places every result on a file's line: a path that is no file is told as a notification."""
+    done = run_kcliff("lint", "--format", "sarif", "no-such-dir", cwd=tmp_path)
+    assert done.returncode == 2 and "kcliff: error: no-such-dir: no such file or directory" in done.stderr
+    run = valid(validator, json.loads(done.stdout))["runs"][0]
+    assert run["results"] == [] and "kcliff/bad-input" not in [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert run["invocations"] == [{"executionSuccessful": False, "exitCode": 2, "toolExecutionNotifications": [
+        {"level": "error", "message": {"text": "no-such-dir: no such file or directory"}}]}]
 
 
 def test_output_needs_a_document_format_and_a_writable_file(tmp_path):
@@ -182,3 +213,37 @@ def test_output_needs_a_document_format_and_a_writable_file(tmp_path):
     done = run_kcliff("lint", "--format", "sarif", "--output", str(blocked / "kcliff.sarif"), CONFIG, cwd=root)
     assert done.returncode == 2 and f"{blocked / 'kcliff.sarif'}: cannot write the sarif document" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_warning_level_note_is_a_warning_in_every_output(tmp_path, validator, monkeypatch, capsys):
+    """No reader writes warning-level notes yet (the release-aware validation of #26 will): one is added
+    to what the real reader found, and each format shows it as a warning on its line."""
+    root = checkout(tmp_path, cliff=False)
+    monkeypatch.chdir(root)
+    server = f"{CONFIG}/brokers/server.properties"
+    read = configrepo.load
+
+    def with_a_warning(paths, repo_root=None):
+        repo = read(paths, repo_root)
+        warning = configrepo.Note(server, 2, "a key of Kafka 3.9 that 4.2 removed", configrepo.NoteLevel.WARNING)
+        repo.notes.append(warning)
+        return repo
+
+    monkeypatch.setattr(configrepo, "load", with_a_warning)
+    assert cli.main(["lint", CONFIG]) == 0
+    assert f"{server}:2: warning: a key of Kafka 3.9 that 4.2 removed" in capsys.readouterr().out
+    assert cli.main(["lint", "--format", "github", CONFIG]) == 0
+    assert (f"::warning file={server},line=2,title=kcliff%3A input warning::a key of Kafka 3.9 that 4.2 removed"
+            in capsys.readouterr().out.splitlines())
+    assert cli.main(["lint", "--format", "json", CONFIG]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"]["bad_inputs"] == 0 and doc["findings"] == [
+        {"kind": "input-warning", "severity": "warning", "path": server, "line": 2,
+         "message": "a key of Kafka 3.9 that 4.2 removed"}]
+    assert cli.main(["lint", "--format", "sarif", CONFIG]) == 0
+    run = valid(validator, json.loads(capsys.readouterr().out))["runs"][0]
+    [result] = run["results"]
+    assert (result["ruleId"], result["level"]) == ("kcliff/input-warning", "warning")
+    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["defaultConfiguration"]["level"] == "warning"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 2
+    assert run["invocations"][0]["executionSuccessful"] is True

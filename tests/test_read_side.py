@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from kcliff import export, read_output, read_side, table
+from kcliff import export, kafka_release, read_output, read_side, table
 from kcliff.model import CONSUMED, E2E_P99, THROUGHPUT, Entry, ReadRun, ResultsDoc, Run, StopKind
 
 DATA = Path(__file__).resolve().parent / "data" / "read-side"
@@ -39,6 +39,7 @@ def test_latency_figures_are_read_from_the_tools_last_lines():
 
 class FakeCluster:
     tool_bootstrap = "127.0.0.1:1,127.0.0.1:2"
+    release = kafka_release.of("4.2.0")  # the tools the recorded output came from
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         return ["java", main_class, *args]

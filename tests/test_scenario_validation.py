@@ -146,3 +146,28 @@ def test_a_canary_round_trip_must_be_milliseconds(tmp_path, kcliff):
     done = kcliff("run", "--suite", str(path), "--workdir", str(tmp_path / "w"), timeout=60)
     assert done.returncode == 2 and f"{path}:7:" in done.stderr
     assert "cliff.min_client_rtt_ms must be milliseconds between 0 and 1000" in done.stderr
+
+
+def test_every_bad_setting_and_scenario_of_a_suite_is_reported_at_once(tmp_path):
+    path = tmp_path / "suite.yaml"
+    path.write_text(textwrap.dedent("""\
+        scenarios:
+          - id: a
+            producer:
+              linger.msec: 5
+              batch.size: big
+            broker:
+              log.flush.interval.messages: 0
+          - id: Has Spaces
+          - id: c
+            cliff: {stands_for: x, max_ratio: 2}
+          - id: d
+        """))
+    with pytest.raises(InputError) as caught:
+        load_file(path)
+    problems = caught.value.problems
+    assert sorted(p.line for p in problems) == [4, 5, 7, 8, 10], str(caught.value)
+    assert all(p.path == str(path) for p in problems)
+    words = ["did you mean 'linger.ms'", "expected an integer", "out of range", "scenario id must match",
+             "between 0 and 1"]
+    assert all(any(w in p.message for p in problems) for w in words), str(caught.value)

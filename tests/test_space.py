@@ -211,3 +211,14 @@ def test_seed_with_a_value_that_is_not_a_level(tmp_path):
 ])
 def test_bad_top_level(tmp_path, text, message):
     assert message in load_error(tmp_path, text).message
+
+
+def test_every_bad_level_of_every_setting_is_reported_at_once(tmp_path):
+    text = (SMALL.replace("{value: 20, reason: batch up}", "{value: -5, reason: batch up}")
+            .replace("{value: lz4, reason: fast codec}", "{value: brotli, reason: not a codec}")
+            .replace("{value: 6, reason: two per broker}", "{value: 6}"))
+    error = load_error(tmp_path, text)
+    found = [(p.line, p.message) for p in error.problems]
+    assert [line for line, _ in found] == [line_of(text, "value: 6}"), line_of(text, "value: -5"),
+                                           line_of(text, "value: brotli")], found
+    assert "needs a 'reason:'" in found[0][1] and "out of range" in found[1][1] and "brotli" in found[2][1]

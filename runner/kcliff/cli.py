@@ -31,17 +31,22 @@ COMMANDS = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of `command` alone when it names one: registering a command imports
+    its module, and some pull in pandas, scipy or confluent_kafka, which `kcliff lint` must not wait for."""
     parser = argparse.ArgumentParser(prog="kcliff", description="Performance regression testing for Kafka configs")
     parser.add_argument("--version", action="version", version=f"kcliff {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (command,) if command in COMMANDS else COMMANDS:
         importlib.import_module(f".commands.{name}", __package__).register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    # kcliff's own options take no value, so the first other word names the command; --help, a typo or
+    # no command at all get the parser of every command, which lists them
+    parser = build_parser(next((word for word in argv if not word.startswith("-")), None))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Protocol
 
-from . import resources, settings, yamlio
+from . import kafka_configs, resources, settings, yamlio
 from .configrepo import ConfigRepo, Entry
 from .configrepo.validate import DURABILITY
-from .errors import InputError
+from .errors import InputError, Problems
+from .kafka_dist import DEFAULT_VERSION
 
 RULES_SCHEMA = "kcliff.cliffs"
 RULES_VERSION = 1
@@ -27,23 +28,23 @@ RULE_KEYS = ("id", "title", "severity", "when", "mechanism", "fix", "evidence")
 _NUMERIC = {"less_than": operator.lt, "at_most": operator.le, "greater_than": operator.gt, "at_least": operator.ge}
 OPERATORS = ("equals", "not_equals", "in", "not_in", *_NUMERIC, "differs_from")
 
-# A topic config without its own value takes the broker's (Kafka's "server default property").
-# Clauses opt in with `inherit: true`; without it a topic clause sees only the topic's own value, so
-# a broker-wide flush=1 is reported once, by the broker rule, not again by the topic rule.
-TOPIC_FALLBACK = {
-    "flush.messages": "log.flush.interval.messages",
-    "flush.ms": "log.flush.interval.ms",
-    "compression.type": "compression.type",
-    "min.insync.replicas": "min.insync.replicas",
-    "segment.bytes": "log.segment.bytes",
-    "max.message.bytes": "message.max.bytes",
-    "replication.factor": "default.replication.factor",
-}
-# Kafka 4.2 defaults for the durability keys (the catalogue holds kcliff's invariants instead).
-DURABILITY_DEFAULTS = {("producer", "acks"): "all", ("broker", "min.insync.replicas"): 1,
-                       ("broker", "default.replication.factor"): 1}
+# A topic config without its own value takes the broker's (Kafka's topic config synonyms, per release:
+# kafka_configs). Clauses opt in with `inherit: true`; without it a topic clause sees only the topic's own
+# value, so a broker-wide flush=1 is reported once, by the broker rule, not again by the topic rule.
+# The replication factor is a topic's creation field, not a config; its broker default is kcliff's to name.
+FIELD_FALLBACK = {"replication.factor": "default.replication.factor"}
 # Spellings Kafka treats as the same value.
 _SAME = {("compression.type", "none"): "uncompressed", ("acks", "-1"): "all"}
+
+
+def broker_default_of(topic_name: str, release: str) -> str | None:
+    """The broker key a topic setting falls back to at this release."""
+    return FIELD_FALLBACK.get(topic_name) or kafka_configs.catalogue().broker_synonym(topic_name, release)
+
+
+def _inherits(topic_name: str) -> bool:
+    catalogue = kafka_configs.catalogue()
+    return topic_name in FIELD_FALLBACK or any(catalogue.broker_synonym(topic_name, r) for r in catalogue.releases)
 
 
 def default_rules_path() -> Path:
@@ -113,7 +114,9 @@ class Match:
 
 
 def _known(scope: str, name: str) -> bool:
-    return settings.lookup(scope, name) is not None or name in DURABILITY.get(scope, {})
+    """A setting a rule may read: any release's Kafka key, or a field of kcliff's topic definitions."""
+    return (settings.lookup(scope, name) is not None or name in DURABILITY.get(scope, {})
+            or bool(kafka_configs.catalogue().releases_of(scope, name)))
 
 
 def _parse_ref(text: Any, path: str, node: Any, key: str) -> tuple[str, str]:
@@ -122,8 +125,9 @@ def _parse_ref(text: Any, path: str, node: Any, key: str) -> tuple[str, str]:
                          yamlio.key_line(node, key))
     scope, name = text.split("/", 1)
     if scope not in settings.ALL_SCOPES or not _known(scope, name):
-        hint = (settings.suggest(scope, name) if scope in settings.ALL_SCOPES
-                else f"scopes: {', '.join(settings.ALL_SCOPES)}")
+        close = kafka_configs.catalogue().suggest(name, scope) if scope in settings.ALL_SCOPES else None
+        hint = (f"did you mean '{scope}/{close}'?" if close else "no Kafka release defines it") \
+            if scope in settings.ALL_SCOPES else f"scopes: {', '.join(settings.ALL_SCOPES)}"
         raise InputError(f"unknown setting {text!r} in rule: {hint}", path, yamlio.key_line(node, key))
     return scope, name
 
@@ -135,9 +139,9 @@ def _parse_clause(raw: Any, path: str, parent: Any, index: int) -> Clause:
     scope, name = _parse_ref(raw["setting"], path, raw, "setting")
     ops: list[tuple[str, Any]] = []
     inherit = raw.get("inherit", False)
-    if not isinstance(inherit, bool) or (inherit and (scope != "topic" or name not in TOPIC_FALLBACK)):
-        raise InputError(f"'inherit: true' applies to topic settings with a broker default "
-                         f"({', '.join(sorted(TOPIC_FALLBACK))})", path, yamlio.key_line(raw, "inherit"))
+    if not isinstance(inherit, bool) or (inherit and (scope != "topic" or not _inherits(name))):
+        raise InputError("'inherit: true' applies to topic settings with a broker default (Kafka's topic config "
+                         "synonyms, e.g. flush.messages, segment.ms)", path, yamlio.key_line(raw, "inherit"))
     for op, operand in raw.items():
         if op in ("setting", "inherit"):
             continue
@@ -197,12 +201,17 @@ def load_rules(path: str | Path | None = None) -> list[Rule]:
     items = data.get("rules")
     if not isinstance(items, list) or not items:
         raise InputError("'rules' must be a non-empty list", where, yamlio.key_line(data, "rules") or 1)
-    rules = [_parse_rule(r, where, items, i) for i, r in enumerate(items)]
+    found = Problems()  # every bad rule of the file, reported together
+    rules: list[Rule] = []
+    for i, raw in enumerate(items):
+        with found.catch():
+            rules.append(_parse_rule(raw, where, items, i))
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:
-            raise InputError(f"duplicate rule id '{rule.id}'", where, rule.line)
+            found.add(InputError(f"duplicate rule id '{rule.id}'", where, rule.line))
         seen.add(rule.id)
+    found.raise_all()
     return rules
 
 
@@ -213,21 +222,28 @@ class Lookup(Protocol):
     def __call__(self, scope: str, name: str, inherit: bool = False) -> tuple[Any, Entry | None]: ...
 
 
-def _context(*files: list[Entry]) -> Lookup:
+def _context(release: str, *files: list[Entry]) -> Lookup:
     explicit = {(e.scope, e.name): e for entries in files for e in entries}
 
     def lookup(scope: str, name: str, inherit: bool = False) -> tuple[Any, Entry | None]:
         entry = explicit.get((scope, name))
         if entry is not None:
             return entry.value, entry
-        if inherit and scope == "topic" and name in TOPIC_FALLBACK:
-            return lookup("broker", TOPIC_FALLBACK[name])
-        if (scope, name) in DURABILITY_DEFAULTS:
-            return DURABILITY_DEFAULTS[(scope, name)], None
-        known = settings.lookup(scope, name)
-        return (known.default if known else None), None
+        broker = broker_default_of(name, release) if inherit and scope == "topic" else None
+        if broker:
+            return lookup("broker", broker)
+        return default_value(scope, name, release), None
 
     return lookup
+
+
+def default_value(scope: str, name: str, release: str) -> Any:
+    """Kafka's default at this release (typed as entries are), else kcliff's for its topic fields."""
+    definition = kafka_configs.catalogue().lookup(scope, name, release)
+    if definition is not None:
+        return definition.default
+    known = settings.lookup(scope, name)
+    return known.default if known else None
 
 
 def _same(name: str, value: Any) -> object:
@@ -281,24 +297,20 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
         files + [(e.path, e.resource) for e in repo.in_scope("broker")])) or [(None, None)]
     producer_files: list[str | None] = list(repo.files_with_role("producer")) or [None]
     consumer_files: list[str | None] = list(repo.files_with_role("consumer")) or [None]
-    topics: list[str | None] = [t.name for t in repo.topics] or [None]
+    # a topic is its file's: environments' files may each define a topic of the same name
+    topics: list[tuple[str, str] | None] = list(dict.fromkeys((t.path, t.name) for t in repo.topics)) or [None]
+    release = repo.release.definitions if repo.release else kafka_configs.catalogue().release_for(DEFAULT_VERSION)
     found: dict[tuple[str, str, int | None], Match] = {}
     for broker, pfile, cfile, topic in itertools.product(brokers, producer_files, consumer_files, topics):
-        lookup = _context([e for e in repo.in_scope("broker") if (e.path, e.resource) == broker],
+        lookup = _context(release, [e for e in repo.in_scope("broker") if (e.path, e.resource) == broker],
                           [e for e in repo.in_scope("producer") if e.path == pfile],
                           [e for e in repo.in_scope("consumer") if e.path == cfile],
-                          [e for e in repo.in_scope("topic") if e.topic == topic and topic is not None])
+                          [e for e in repo.in_scope("topic") if topic is not None and (e.path, e.topic) == topic])
         for rule in rules:
-            m = match_rule(rule, lookup, topic)
+            m = match_rule(rule, lookup, topic[1] if topic else None)
             if m is not None:
                 found.setdefault((rule.id, m.path, m.line), m)
     return sorted(found.values(), key=lambda m: (m.path, m.line or 0, m.rule.id))
-
-
-def worst_severity(matches: list[Match]) -> str | None:
-    if any(m.rule.severity == "error" for m in matches):
-        return "error"
-    return "warning" if matches else None
 
 
 def tally(severities: Iterable[str]) -> tuple[int, int]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+import contextlib
+from typing import Iterable, Iterator
 
 
 class InputError(Exception):
@@ -56,3 +57,28 @@ def raise_all(problems: list[InputError]) -> None:
 
 class ClusterError(Exception):
     """The cluster could not be brought up, reached or configured."""
+
+
+class Problems:
+    """The bad inputs of one pass, collected as it goes on: `with problems.catch(): ...` records what a
+    step raised (every problem of an InputErrors) and carries on after the block; `raise_all()` at the
+    end raises what was found, so a reader reports every bad item rather than the first."""
+
+    def __init__(self) -> None:
+        self.found: list[InputError] = []
+
+    @contextlib.contextmanager
+    def catch(self) -> Iterator[None]:
+        try:
+            yield
+        except InputError as exc:
+            self.found.extend(exc.problems)
+
+    def add(self, problem: InputError) -> None:
+        self.found.extend(problem.problems)
+
+    def __bool__(self) -> bool:
+        return bool(self.found)
+
+    def raise_all(self) -> None:
+        raise_all(self.found)

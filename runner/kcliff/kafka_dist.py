@@ -9,8 +9,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import class_archive
+from . import class_archive, kafka_release
 from .errors import InputError
+from .kafka_release import KafkaRelease, LogRole
 from .resources import DATA
 
 DEFAULT_VERSION = "4.2.0"
@@ -27,7 +28,21 @@ def cache_dir() -> Path:
 def check_version(version: str) -> str:
     if not _VERSION.match(version):
         raise InputError(f"Kafka version must look like 4.2.0, got {version!r}")
+    why = kafka_release.measurable(version)
+    if why is not None:
+        raise InputError(why)
     return version
+
+
+def release_of(libs: Path) -> KafkaRelease:
+    """The release whose jars `libs` holds (a distribution's libs/, or the cache's)."""
+    found = kafka_release.of_libs(libs)
+    if found is None:
+        raise InputError(f"no kafka-clients jar in {libs}: cannot tell which Kafka release it is")
+    why = kafka_release.measurable(found.version)
+    if why is not None:
+        raise InputError(f"{why} ({libs})")
+    return found
 
 
 def libs_dir(version: str, kafka_home: str | None = None) -> Path:
@@ -37,6 +52,7 @@ def libs_dir(version: str, kafka_home: str | None = None) -> Path:
         libs = Path(home) / "libs"
         if not any(libs.glob("kafka_*.jar")):
             raise InputError(f"no Kafka distribution at {home}: expected kafka_*.jar under {libs}")
+        release_of(libs)
         return libs
     return cache_dir() / f"kafka-{check_version(version)}" / "libs"
 
@@ -50,8 +66,10 @@ def ensure(version: str = DEFAULT_VERSION, kafka_home: str | None = None) -> Pat
         raise InputError("Maven (mvn) is needed to fetch Kafka's jars; install it or pass --kafka-home")
     libs.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=libs.parent) as tmp:
+        logging = kafka_release.of(version).logging.value
         argv = ["mvn", "-q", "-B", "-f", str(DATA / "kafka-pom.xml"), "dependency:copy-dependencies",
-                f"-Dkafka.version={version}", f"-DoutputDirectory={tmp}/libs", "-Dmdep.includeScope=runtime"]
+                f"-Dkafka.version={version}", f"-Dkcliff.logging={logging}", f"-DoutputDirectory={tmp}/libs",
+                "-Dmdep.includeScope=runtime"]
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=FETCH_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -87,15 +105,16 @@ def java_version() -> str:
     return version
 
 
-def java_command(libs: Path, main_class: str, heap_mb: int, log_config: Path | None = None,
+def java_command(libs: Path, main_class: str, heap_mb: int, role: LogRole = LogRole.TOOLS,
                  cpus: str | None = None, archived: bool = False) -> list[str]:
-    """argv for one JVM running `main_class`; optionally pinned to `cpus` with taskset, and
-    `archived`: started from an archive of its classes (class_archive.py; the client tools)."""
+    """argv for one JVM running `main_class`, logging as `role` in the way its release does;
+    optionally pinned to `cpus` with taskset, and `archived`: started from an archive of its
+    classes (class_archive.py; the client tools)."""
     argv = []
     if cpus and shutil.which("taskset"):
         argv += ["taskset", "-c", cpus]
     jvm = [f"-Xms{min(heap_mb, 512)}m", f"-Xmx{heap_mb}m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
-           f"-Dlog4j2.configurationFile={log_config or DATA / 'log4j2-tools.xml'}"]
+           release_of(libs).log_option(role)]
     path = classpath(libs)
     if archived:
         jvm = class_archive.jvm_options(cache_dir() / "class-archives", jvm, path, main_class) + jvm

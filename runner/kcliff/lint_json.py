@@ -1,21 +1,24 @@
 """`kcliff lint --format json`: the `kcliff.lint` document (docs/gate.md, "Machine-readable lint").
 
 Its findings are also what `--format sarif` is built from (lint_sarif.py), so both formats say the
-same thing as the text output and the GitHub annotations: one Finding per rule match.
+same thing as the text output and the GitHub annotations: one Finding (kind "cliff") per rule match,
+and one InputFinding (kind "bad-input" or "input-warning", input_findings.py) per bad input or
+warning-level note. On bad input the document holds every bad input and exit_code 2.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
 from . import cliffs
 from .cliffs import Match
+from .input_findings import InputFinding, InputKind, Severity
 
 SCHEMA = "kcliff.lint"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: findings carry a kind, and bad inputs are findings (exit_code 2)
 
 
 class _Model(BaseModel):
@@ -23,6 +26,7 @@ class _Model(BaseModel):
 
 
 class Finding(_Model):
+    kind: Literal["cliff"] = "cliff"  # a cliff rule matched (InputFindingDoc: bad-input, input-warning)
     rule: str
     severity: str  # a rule severity: error | warning (cliffs.SEVERITIES)
     title: str
@@ -52,29 +56,50 @@ class Note(_Model):
     path: str
     line: int | None
     message: str
+    level: str = "note"  # configrepo.NoteLevel: note, or warning (also an input-warning finding)
 
 
 class Counts(_Model):
-    errors: int
+    errors: int  # cliff rules matched, by severity
     warnings: int
-    files: int
+    bad_inputs: int  # each also a finding; lint exits 2 and the rules were not evaluated
+    files: int | None  # None: the repo could not be read through (bad input)
     notes: int
+
+
+class InputFindingDoc(_Model):
+    """A bad input or input warning (input_findings.InputFinding) as a JSON finding."""
+
+    kind: Literal[InputKind.BAD_INPUT, InputKind.INPUT_WARNING]
+    severity: Severity
+    path: str | None
+    line: int | None
+    message: str
+
+    @classmethod
+    def of(cls, finding: InputFinding) -> InputFindingDoc:
+        return cls(kind=finding.kind, severity=finding.severity, path=finding.path, line=finding.line,
+                   message=finding.message)
 
 
 class LintReport(_Model):
     schema_: str = Field(SCHEMA, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
     schema_version: int = SCHEMA_VERSION
     kcliff_version: str = __version__
-    exit_code: int  # lint's own: 0 clean, 1 a finding at or above --fail-on
+    exit_code: int  # lint's own: 0 clean, 1 a finding at or above --fail-on, 2 bad input
     counts: Counts
-    findings: list[Finding]
+    findings: list[Annotated[Finding | InputFindingDoc, Field(discriminator="kind")]]
     notes: list[Note] | None = None  # only with --verbose; the key is absent otherwise
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude={"notes"} if self.notes is None else None)
 
 
-def report(findings: list[Finding], notes: list[Note], files: int, exit_code: int, verbose: bool) -> LintReport:
+def report(findings: list[Finding], inputs: list[InputFinding], notes: list[Note], files: int | None,
+           exit_code: int, verbose: bool) -> LintReport:
+    """The document: the rule matches, then the bad inputs and input warnings."""
     errors, warnings = cliffs.tally(f.severity for f in findings)
-    counts = Counts(errors=errors, warnings=warnings, files=files, notes=len(notes))
-    return LintReport(exit_code=exit_code, counts=counts, findings=findings, notes=notes if verbose else None)
+    bad = sum(1 for f in inputs if f.kind is InputKind.BAD_INPUT)
+    counts = Counts(errors=errors, warnings=warnings, bad_inputs=bad, files=files, notes=len(notes))
+    return LintReport(exit_code=exit_code, counts=counts, findings=[*findings, *map(InputFindingDoc.of, inputs)],
+                      notes=notes if verbose else None)

@@ -1,7 +1,10 @@
 """`kcliff lint --format sarif`: SARIF 2.1.0 for GitHub code scanning (docs/gate.md, "Machine-readable lint").
 
 One run whose driver lists every loaded cliff rule; one result per finding, on the file (relative to
-the repository root, as the annotations name it) and line. The models cover only what kcliff
+the repository root, as the annotations name it) and line. Bad inputs and input warnings are results
+of the rules `kcliff/bad-input` and `kcliff/input-warning` (listed after the cliff rules when used);
+one that names no file becomes a tool execution notification, since code scanning places every
+result on a file's line. The models cover only what kcliff
 writes, with the SARIF property names; tests/test_lint_formats.py validates the output against the
 published OASIS schema. (sarif-om and sarif-pydantic model all of SARIF but ship no type
 information, so under mypy --strict they would only be Any.)
@@ -20,6 +23,7 @@ from pydantic.alias_generators import to_camel
 
 from . import __version__
 from .cliffs import Rule
+from .input_findings import SEVERITY, InputFinding, InputKind
 from .lint_json import Finding, Note
 
 SARIF_VERSION = "2.1.0"
@@ -69,9 +73,9 @@ class RuleProperties(_Sarif):
     tags: list[str]
     precision: str
     problem_severity: str = Field(alias="problem.severity")
-    canary: str | None
-    study: str
-    settings: list[str]
+    canary: str | None = None  # a cliff rule's evidence and settings; the input rules have none
+    study: str | None = None
+    settings: list[str] | None = None
 
 
 class ReportingDescriptor(_Sarif):
@@ -112,7 +116,8 @@ class Notification(_Sarif):
 
 
 class Invocation(_Sarif):
-    execution_successful: bool
+    execution_successful: bool  # false on bad input: the cliff rules were not evaluated
+    exit_code: int | None = None
     tool_execution_notifications: list[Notification] | None = None
 
 
@@ -133,21 +138,48 @@ class Log(_Sarif):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+# The rules bad inputs and input warnings are results of (input_findings.py): id, short and full description, help.
+INPUT_RULES = {
+    InputKind.BAD_INPUT: (
+        "kcliff/bad-input", "Bad input: a key, value or file kcliff cannot read",
+        "A setting Kafka would refuse (an unknown key, a value of the wrong type or out of range, a combination the "
+        "producer refuses) or a file kcliff cannot read. kcliff exits 2 and evaluates no cliff rule until every "
+        "input reads.",
+        "Change the input as the message says: it names what would be valid (the closest known key, the accepted "
+        "values or range). The cliff rules run again once every input reads."),
+    InputKind.INPUT_WARNING: (
+        "kcliff/input-warning", "Input warning: a setting kcliff reads with a warning",
+        "A setting Kafka accepts that may not do what the file means it to (a key of another Kafka release than "
+        "the repo's, for example).",
+        "Read the message: it says what kcliff found and what to change if it is not what you meant."),
+}
+
+
 def document(rules: list[Rule], evidence: Mapping[str, str], findings: list[Finding], notes: list[Note] | None,
-             srcroot: Path) -> Log:
+             srcroot: Path, inputs: list[InputFinding] | None = None, exit_code: int | None = None) -> Log:
     """The SARIF log. `evidence` is each rule's evidence text by rule id; `notes` (with --verbose) become
-    note-level tool notifications; `srcroot` is what relative paths are relative to."""
-    index = {rule.id: i for i, rule in enumerate(rules)}
+    tool notifications at their level; `srcroot` is what relative paths are relative to; `inputs` are
+    the bad inputs and input warnings."""
+    inputs = inputs or []
+    located = [f for f in inputs if f.path and f.names_a_file()]  # the rest: notifications
+    kinds = [kind for kind in InputKind if any(f.kind is kind for f in located)]
+    descriptors = [descriptor(rule, evidence.get(rule.id, "")) for rule in rules]
+    descriptors += [input_descriptor(kind) for kind in kinds]
+    index = {d.id: i for i, d in enumerate(descriptors)}
     driver = ToolComponent(name="kcliff", version=__version__, semantic_version=__version__,
-                           information_uri=project_url(),
-                           rules=[descriptor(rule, evidence.get(rule.id, "")) for rule in rules])
+                           information_uri=project_url(), rules=descriptors)
     results = [Result(rule_id=f.rule, rule_index=index[f.rule], level=f.severity, message=Message(text=f.message),
                       locations=[_location(f.path, f.line, f.source)],
                       partial_fingerprints={FINGERPRINT: fingerprint(f)}) for f in findings]
-    notifications = [Notification(level="note", message=Message(text=n.message),
-                                  locations=[_location(n.path, n.line, None)]) for n in notes or []]
+    results += [input_result(f, index) for f in located]
+    notifications = [Notification(level=f.severity, message=Message(text=f.located()))
+                     for f in inputs if f not in located]
+    notifications += [Notification(level=n.level, message=Message(text=n.message),
+                                   locations=[_location(n.path, n.line, None)]) for n in notes or []]
+    bad = any(f.kind is InputKind.BAD_INPUT for f in inputs)
     run = Run(tool=Tool(driver=driver),
-              invocations=[Invocation(execution_successful=True, tool_execution_notifications=notifications or None)],
+              invocations=[Invocation(execution_successful=not bad, exit_code=exit_code,
+                                      tool_execution_notifications=notifications or None)],
               original_uri_base_ids={SRCROOT: ArtifactLocation(uri=srcroot.resolve().as_uri().rstrip("/") + "/")},
               results=results)
     return Log(runs=[run])
@@ -176,6 +208,29 @@ def descriptor(rule: Rule, evidence: str) -> ReportingDescriptor:
         properties=RuleProperties(tags=["kafka", "performance", *scopes], precision=PRECISION[rule.severity],
                                   problem_severity=rule.severity, canary=rule.canary, study=rule.study,
                                   settings=[c.ref() for c in rule.clauses]))
+
+
+def input_descriptor(kind: InputKind) -> ReportingDescriptor:
+    rule_id, title, full, fix = INPUT_RULES[kind]
+    level = SEVERITY[kind]
+    return ReportingDescriptor(
+        id=rule_id, name=rule_id.removeprefix("kcliff/"), short_description=Message(text=title),
+        full_description=Message(text=full), help=Message(text=f"{full} {fix}", markdown=f"{full}\n\n**Fix:** {fix}"),
+        default_configuration=ReportingConfiguration(level=level),
+        properties=RuleProperties(tags=["kafka", "configuration", str(kind)],
+                                  precision="very-high" if kind is InputKind.BAD_INPUT else "high",
+                                  problem_severity=level))
+
+
+def input_result(finding: InputFinding, index: Mapping[str, int]) -> Result:
+    """A bad input or input warning on its file's line (the first line when the problem is the whole
+    file: code scanning needs a line)."""
+    rule_id = INPUT_RULES[finding.kind][0]
+    key = "\0".join((rule_id, finding.path or "", finding.message))
+    return Result(rule_id=rule_id, rule_index=index[rule_id], level=finding.severity,
+                  message=Message(text=finding.message),
+                  locations=[_location(finding.path or "", finding.line or 1, finding.source)],
+                  partial_fingerprints={FINGERPRINT: hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]})
 
 
 def fingerprint(finding: Finding) -> str:

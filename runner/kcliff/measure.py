@@ -7,13 +7,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import procs, settings
+from . import kafka_release, procs, settings
 from .backends.base import Cluster
 from .model import Run, StopKind
 from .perf_output import PerfLine, parse_line, summary
 
-PERF_CLASS = "org.apache.kafka.tools.ProducerPerformance"
-REPORTING_INTERVAL_MS = 1000
+PERF_CLASS = kafka_release.PRODUCER_CLASS
+REPORTING_INTERVAL_MS = 1000  # where the release lets it be set (4.2 on); before, every 5 s
 # The perf tool prints a line only when a record is acknowledged (failed sends print nothing), so
 # silence this long means the brokers accept nothing: a stall, never a slow cliff (those print every second).
 STALL_S = 45.0
@@ -32,14 +32,15 @@ def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, ob
               throughput: int | None = None, quiet: int | None = None) -> list[str]:
     """The perf tool's argv; `producer` is the scenario's producer settings as applied (invariants
     included), each passed as one argv element: no shell ever sees a value. `quiet` is how many
-    records the tool leaves out of its figures (default steady_state_after(records))."""
+    records the tool leaves out of its figures (default steady_state_after(records)); a release
+    without --warmup-records leaves none out (kafka_release)."""
+    release = cluster.release
+    quiet = steady_state_after(records) if quiet is None else quiet
     props = {**producer, "bootstrap.servers": cluster.tool_bootstrap}
-    return cluster.tool_command(PERF_CLASS, [
-        "--topic", topic, "--num-records", str(records), "--record-size", str(settings.RECORD_SIZE),
-        "--throughput", str(throughput or -1), "--reporting-interval", str(REPORTING_INTERVAL_MS),
-        "--warmup-records", str(steady_state_after(records) if quiet is None else quiet),
-        "--command-property", *[f"{k}={settings.as_kafka_value(v)}" for k, v in props.items()],
-    ])
+    return cluster.tool_command(PERF_CLASS, release.producer_args(
+        topic, records, settings.RECORD_SIZE, throughput or -1,
+        [f"{k}={settings.as_kafka_value(v)}" for k, v in props.items()], REPORTING_INTERVAL_MS,
+        quiet if release.producer_warmup else 0))
 
 
 def steady_state_after(records: int) -> int:
@@ -134,12 +135,14 @@ def unreported_records(quiet: int, producer: dict[str, object]) -> int:
 
 
 def cliff_stop_rule(reference_mb_per_sec: float, threshold: float, unreported: int,
-                    min_span_s: float = 4.0) -> StopRule:
+                    min_span_s: float = 4.0, quiet_ticks: bool = True) -> StopRule:
     """Stop once even the most the brokers can have acknowledged since the first interim line (all
     records reported, plus `unreported`) is below threshold x the reference's rate over at least
     `min_span_s`, and no interim line so far reached that rate. Asked on quiet ticks too: on a cliff
     the tool goes silent while its warm-up records drain. The fastest line counts because a slow
-    start is not a cliff (docs/measurements.md, "Early stop")."""
+    start is not a cliff (docs/measurements.md, "Early stop"). `quiet_ticks=False`, for a tool that
+    keeps no records quiet: a quiet tick says nothing then, and with a 5 s reporting interval (before
+    Kafka 4.2) the records since the last line would be counted as never acknowledged."""
     limit = threshold * reference_mb_per_sec
     first: float | None = None
     reported = 0
@@ -151,6 +154,8 @@ def cliff_stop_rule(reference_mb_per_sec: float, threshold: float, unreported: i
             reported += line.records
             fastest = max(fastest, line.mb_per_sec)
             first = elapsed if first is None else first
+        elif not quiet_ticks:
+            return None
         if first is None or elapsed - first < min_span_s or fastest >= limit:
             return None
         most = (reported + unreported) * settings.RECORD_SIZE / 2 ** 20 / (elapsed - first)

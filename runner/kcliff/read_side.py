@@ -14,8 +14,6 @@ from . import procs, read_output, settings
 from .backends.base import Cluster
 from .model import ReadRun, ReadWorkload, StopKind
 
-CONSUMER_CLASS = "org.apache.kafka.tools.ConsumerPerformance"
-LATENCY_CLASS = "org.apache.kafka.tools.EndToEndLatency"
 REPORTING_INTERVAL_MS = 100  # the tool prints no summary with per-interval reports: the rate spans them
 # The consumer tool sets these itself (a 2 MiB receive buffer, 1 MiB per partition) unless told:
 # kcliff passes the scenario's value, else Kafka's default, so a consumer is measured as configured.
@@ -26,18 +24,22 @@ CONSUME_MAX_S = 120.0     # a consumer's longest run when there is no reference 
 CONSUME_MIN_CAP_S = 8.0   # never cut a consumer sooner: JVM start and the group join take seconds
 
 
-def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], timeout_s: float) -> list[str]:
-    """A fresh group reading `records` records from the earliest offset, reporting every tenth of a second."""
-    args = ["--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(records),
-            "--group", f"kcliff-{uuid.uuid4().hex[:8]}", "--show-detailed-stats",
-            "--reporting-interval", str(REPORTING_INTERVAL_MS), "--timeout", str(int(timeout_s * 1000))]
+def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], timeout_s: float,
+                  config_path: Path | None = None) -> list[str]:
+    """A fresh group reading `records` records from the earliest offset, reporting every tenth of a
+    second. Settings the tool has no flag for go in as properties; a release that takes them only
+    from a file (before 4.2) gets them written to `config_path`."""
+    flags = []
     for name, flag in TOOL_FLAGS.items():
         value = consumer.get(name, settings.require("consumer", name).default)
-        args += [flag, settings.as_kafka_value(value)]
-    others = [f"{k}={settings.as_kafka_value(v)}" for k, v in consumer.items() if k not in TOOL_FLAGS]
-    if others:
-        args += ["--command-property", *others]
-    return cluster.tool_command(CONSUMER_CLASS, args)
+        flags += [flag, settings.as_kafka_value(value)]
+    props = [f"{k}={settings.as_kafka_value(v)}" for k, v in consumer.items() if k not in TOOL_FLAGS]
+    release = cluster.release
+    config = config_path.resolve() if config_path is not None else None
+    args = release.consumer_args(topic, records, cluster.tool_bootstrap, f"kcliff-{uuid.uuid4().hex[:8]}",
+                                 REPORTING_INTERVAL_MS, int(timeout_s * 1000), flags, props, config)
+    files = (config,) if config is not None and str(config) in args else ()
+    return cluster.tool_command(release.consumer_class, args, files)
 
 
 Watch = Callable[[], "tuple[StopKind, str] | None"]  # faults.FaultWatch.check: a dead broker, a full disk
@@ -79,7 +81,8 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
                 log_path: Path, watch: Watch | None = None) -> ReadRun:
     """Read `records` records; a consumer still reading after cap_s is stopped there and keeps the
     rate it had (stopped early: a read-side cliff, like the producer's early stop)."""
-    ran = _follow(consumer_argv(cluster, topic, records, consumer, cap_s), cap_s, log_path, watch)
+    argv = consumer_argv(cluster, topic, records, consumer, cap_s, log_path.with_suffix(".properties"))
+    ran = _follow(argv, cap_s, log_path, watch)
     if ran.fault is not None:
         return _faulted("consume", ran, ran.fault)
     lines, cut, code, elapsed = ran.lines, ran.cut, ran.code, ran.elapsed
@@ -104,14 +107,14 @@ def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer
     """EndToEndLatency on the scenario's topic with acks=all: its one config file holds the producer's
     and the consumer's settings (it forces linger.ms=0 and fetch.max.wait.ms=0 itself)."""
     props = {k: v for k, v in {**producer, **consumer}.items() if k != "acks"}
-    args = ["--bootstrap-server", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(LATENCY_RECORDS),
-            "--producer-acks", "all", "--record-size", str(settings.RECORD_SIZE)]
     files: tuple[Path, ...] = ()
     if props:  # the tool takes settings only from a file
         config_path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items()))
         files = (config_path.resolve(),)
-        args += ["--command-config", str(files[0])]
-    argv = cluster.tool_command(LATENCY_CLASS, args, files)
+    release = cluster.release
+    args = release.latency_args(topic, LATENCY_RECORDS, cluster.tool_bootstrap, "all", settings.RECORD_SIZE,
+                                files[0] if files else None)
+    argv = cluster.tool_command(release.latency_class, args, files)
     ran = _follow(argv, cap_s, log_path, watch)
     if ran.fault is not None:
         return _faulted("end-to-end", ran, ran.fault)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import resources, settings, yamlio
-from .errors import InputError
+from .errors import InputError, Problems
 from .model import METRICS, REFERENCE_ID
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
@@ -111,22 +111,25 @@ def _settings_block(raw: Any, scope: str, path: str, parent: Any) -> dict[str, A
         raise _fail(f"'{scope}' must be a mapping of setting: value", path, parent, scope)
     invariants = settings.INVARIANTS.get(scope, {})
     out: dict[str, Any] = {}
+    found = Problems()  # every bad setting of the block, reported together
     for name, value in raw.items():
         name = str(name)
         if name in invariants:
             if value != invariants[name]:
-                raise _fail(
+                found.add(_fail(
                     f"{scope} setting '{name}' is fixed at {invariants[name]!r} by kcliff's invariants "
                     f"(acks=all, RF 3, min.insync.replicas=2); remove it or set it to {invariants[name]!r}",
-                    path, raw, name)
+                    path, raw, name))
             continue
         known = settings.lookup(scope, name)
         if known is None:
-            raise _fail(f"unknown {scope} setting '{name}': {settings.suggest(scope, name)}", path, raw, name)
+            found.add(_fail(f"unknown {scope} setting '{name}': {settings.suggest(scope, name)}", path, raw, name))
+            continue
         problem = known.check(value)
         if problem:
-            raise _fail(f"{scope} setting '{name}': {problem}", path, raw, name)
+            found.add(_fail(f"{scope} setting '{name}': {problem}", path, raw, name))
         out[name] = value
+    found.raise_all()
     return out
 
 
@@ -159,24 +162,31 @@ def _cliff(raw: Any, path: str, parent: Any) -> Cliff | None:
 def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -> Scenario:
     if not isinstance(raw, dict):
         raise _fail("a scenario must be a mapping with id, description, broker, topic, producer", path, parent, index)
+    found = Problems()  # every bad key, id and setting of the scenario, reported together
     for key in raw:
         if key not in SCENARIO_KEYS:
             hint = settings.suggest("broker", str(key)) if "." in str(key) else ""
-            raise _fail(f"unknown scenario key '{key}': expected one of {', '.join(SCENARIO_KEYS)}"
-                        + (f" (settings go under broker/topic/producer; {hint})" if hint else ""), path, raw, key)
+            found.add(_fail(f"unknown scenario key '{key}': expected one of {', '.join(SCENARIO_KEYS)}"
+                            + (f" (settings go under broker/topic/producer; {hint})" if hint else ""), path, raw, key))
     sid = raw.get("id")
     if not isinstance(sid, str) or not ID_PATTERN.match(sid):
-        raise _fail(f"scenario id must match {ID_PATTERN.pattern} (lower case, digits, . _ -), got {sid!r}",
-                    path, raw if "id" in raw else parent, "id" if "id" in raw else index)
+        found.add(_fail(f"scenario id must match {ID_PATTERN.pattern} (lower case, digits, . _ -), got {sid!r}",
+                        path, raw if "id" in raw else parent, "id" if "id" in raw else index))
     description = raw.get("description", "")
     if not isinstance(description, str):
-        raise _fail("description must be text", path, raw, "description")
-    blocks = {scope: _settings_block(raw.get(scope), scope, path, raw) for scope in settings.ALL_SCOPES}
+        found.add(_fail("description must be text", path, raw, "description"))
+    blocks: dict[str, dict[str, Any]] = {}
+    for scope in settings.ALL_SCOPES:
+        with found.catch():
+            blocks[scope] = _settings_block(raw.get(scope), scope, path, raw)
+    cliff = None
+    with found.catch():
+        cliff = _cliff(raw.get("cliff"), path, raw)
+    found.raise_all()
     _check_combination(blocks, path, raw)
-    cliff = _cliff(raw.get("cliff"), path, raw)
     workloads = _workloads(raw, path, blocks["consumer"], cliff)
     line = yamlio.node_line(raw)
-    return Scenario(sid, description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
+    return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
                     blocks["consumer"], workloads, cliff, path, line)
 
 
@@ -228,19 +238,28 @@ def load_file(path: str | Path) -> list[Scenario]:
     items = data["scenarios"]
     if not isinstance(items, list) or not items:
         raise _fail("'scenarios' must be a non-empty list of scenarios", path_s, data, "scenarios")
-    found = [parse_scenario(item, path_s, items, i) for i, item in enumerate(items)]
-    check_unique(found)
+    problems = Problems()  # every bad scenario of the suite, reported together
+    found: list[Scenario] = []
+    for i, item in enumerate(items):
+        with problems.catch():
+            found.append(parse_scenario(item, path_s, items, i))
+    with problems.catch():
+        check_unique(found)
+    problems.raise_all()
     return found
 
 
 def check_unique(scenarios: list[Scenario]) -> None:
     seen: dict[str, Scenario] = {}
+    found = Problems()
     for sc in scenarios:
         if sc.id in seen:
             first = seen[sc.id]
-            raise InputError(f"duplicate scenario id '{sc.id}' (first defined at {first.source}:{first.line})",
-                             sc.source, sc.line)
+            found.add(InputError(f"duplicate scenario id '{sc.id}' (first defined at {first.source}:{first.line})",
+                                 sc.source, sc.line))
+            continue
         seen[sc.id] = sc
+    found.raise_all()
 
 
 def scenarios_dir() -> Path:
@@ -265,9 +284,14 @@ def resolve_suite(name: str, base: Path | None = None) -> Path:
 def load_suites(names: list[str], with_reference: bool = True, base: Path | None = None) -> list[Scenario]:
     """Reference first (measured in the same run), then each suite's scenarios in file order."""
     found: list[Scenario] = []
+    problems = Problems()  # every bad suite file's problems, reported together
     if with_reference:
-        found.extend(load_file(resolve_suite(REFERENCE_ID, base)))
+        with problems.catch():
+            found.extend(load_file(resolve_suite(REFERENCE_ID, base)))
     for name in names:
-        found.extend(sc for sc in load_file(resolve_suite(name, base)) if sc.id != REFERENCE_ID or not with_reference)
+        with problems.catch():
+            found.extend(sc for sc in load_file(resolve_suite(name, base))
+                         if sc.id != REFERENCE_ID or not with_reference)
+    problems.raise_all()
     check_unique(found)
     return found

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import settings, yamlio
-from .errors import InputError
+from .errors import InputError, Problems
 
 TOP_KEYS = ("description", "settings", "constraints", "seeds")
 SETTING_KEYS = ("scope", "name", "short", "levels")
@@ -119,9 +119,11 @@ def load(path: str | Path) -> Space:
     data = yamlio.load(path)
     if not isinstance(data, dict):
         raise InputError("a space file is a mapping with description, settings, constraints, seeds", path_s, 1)
+    problems = Problems()
     for key in data:
         if key not in TOP_KEYS:
-            raise _error(f"unknown key '{key}': expected one of {', '.join(TOP_KEYS)}", path_s, data, key)
+            problems.add(_error(f"unknown key '{key}': expected one of {', '.join(TOP_KEYS)}", path_s, data, key))
+    problems.raise_all()
     description = data.get("description", "")
     if not isinstance(description, str):
         raise _error("description must be text", path_s, data, "description")
@@ -167,17 +169,20 @@ def _parse_settings(raw: Any, path: str, parent: Any) -> tuple[SpaceSetting, ...
     found: list[SpaceSetting] = []
     first_line: dict[tuple[str, str], int | None] = {}
     shorts: dict[str, int | None] = {}
+    problems = Problems()  # every bad setting of the space, reported together
     for i, entry in enumerate(raw):
-        item = _parse_setting(entry, path, raw, i)
-        if (item.scope, item.name) in first_line:
-            raise InputError(f"duplicate setting {item.label} (first at line {first_line[item.scope, item.name]})",
-                             path, item.line)
-        if item.short in shorts:
-            raise _error(f"duplicate short label '{item.short}' (first at line {shorts[item.short]}); "
-                         "give each setting its own 'short:'", path, entry, "short" if "short" in entry else "name")
-        first_line[item.scope, item.name] = item.line
-        shorts[item.short] = item.line
-        found.append(item)
+        with problems.catch():
+            item = _parse_setting(entry, path, raw, i)
+            if (item.scope, item.name) in first_line:
+                raise InputError(f"duplicate setting {item.label} (first at line {first_line[item.scope, item.name]})",
+                                 path, item.line)
+            if item.short in shorts:
+                raise _error(f"duplicate short label '{item.short}' (first at line {shorts[item.short]}); "
+                             "give each setting its own 'short:'", path, entry, "short" if "short" in entry else "name")
+            first_line[item.scope, item.name] = item.line
+            shorts[item.short] = item.line
+            found.append(item)
+    problems.raise_all()
     return tuple(found)
 
 
@@ -218,26 +223,29 @@ def _parse_levels(raw: Any, known: settings.Setting, path: str, entry: dict[str,
                      path, entry, "levels")
     levels: list[Level] = []
     seen: dict[Any, int | None] = {}
+    problems = Problems()  # every bad level, reported together
     for i, item in enumerate(raw):
-        line = yamlio.key_line(raw, i)
-        if not isinstance(item, dict) or "value" not in item:
-            raise InputError(f"{label}: each level is a mapping with value and reason, got {item!r}", path, line)
-        for key in item:
-            if key not in LEVEL_KEYS:
-                raise _error(f"unknown key '{key}' in a level: expected value, reason", path, item, key)
-        value = plain(item["value"])
-        problem = known.check(value)
-        if problem:
-            raise InputError(f"{label}: {problem}", path, line)
-        marker = (type(value).__name__, value)
-        if marker in seen:
-            raise InputError(f"{label}: duplicate level {value!r} (first at line {seen[marker]})", path, line)
-        seen[marker] = line
-        reason = item.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            raise InputError(f"{label}: level {value!r} needs a 'reason:' (why this level is worth running)",
-                             path, line)
-        levels.append(Level(value, reason.strip(), line))
+        with problems.catch():
+            line = yamlio.key_line(raw, i)
+            if not isinstance(item, dict) or "value" not in item:
+                raise InputError(f"{label}: each level is a mapping with value and reason, got {item!r}", path, line)
+            for key in item:
+                if key not in LEVEL_KEYS:
+                    raise _error(f"unknown key '{key}' in a level: expected value, reason", path, item, key)
+            value = plain(item["value"])
+            problem = known.check(value)
+            if problem:
+                raise InputError(f"{label}: {problem}", path, line)
+            marker = (type(value).__name__, value)
+            if marker in seen:
+                raise InputError(f"{label}: duplicate level {value!r} (first at line {seen[marker]})", path, line)
+            seen[marker] = line
+            reason = item.get("reason")
+            if not isinstance(reason, str) or not reason.strip():
+                raise InputError(f"{label}: level {value!r} needs a 'reason:' (why this level is worth running)",
+                                 path, line)
+            levels.append(Level(value, reason.strip(), line))
+    problems.raise_all()
     if len(levels) < 2:
         raise _error(f"{label} has one level: a setting that does not vary belongs in every scenario, "
                      "not in the space; give at least two levels", path, entry, "levels")
@@ -290,22 +298,26 @@ def _parse_constraints(raw: Any, space: Space, parent: Any) -> tuple[Constraint,
     if not isinstance(raw, list):
         raise _error("'constraints' must be a list of {forbid: ..., reason: ...}", space.path, parent, "constraints")
     found: list[Constraint] = []
+    problems = Problems()  # every bad constraint, reported together
     for i, entry in enumerate(raw):
-        line = yamlio.key_line(raw, i)
-        if not isinstance(entry, dict):
-            raise InputError("each constraint is a mapping with forbid and reason", space.path, line)
-        for key in entry:
-            if key not in CONSTRAINT_KEYS:
-                raise _error(f"unknown key '{key}' in a constraint: expected forbid, reason", space.path, entry, key)
-        if "forbid" not in entry:
-            raise InputError("constraint needs a 'forbid:' mapping of scope -> {setting: value}", space.path, line)
-        options = _assignment(entry["forbid"], space, space.path, entry, "forbid", "constraint", lists=True)
-        if len({index for opts in options for index, _ in opts}) < 2:
-            raise _error("a constraint on one setting only removes levels: delete those levels instead, "
-                         "or forbid a combination of two or more settings", space.path, entry, "forbid")
-        reason = _text(entry, "reason", "constraint", space.path, raw, i)
-        for combo in itertools.product(*options):
-            found.append(Constraint(tuple(sorted(combo)), reason, line))
+        with problems.catch():
+            line = yamlio.key_line(raw, i)
+            if not isinstance(entry, dict):
+                raise InputError("each constraint is a mapping with forbid and reason", space.path, line)
+            for key in entry:
+                if key not in CONSTRAINT_KEYS:
+                    raise _error(f"unknown key '{key}' in a constraint: expected forbid, reason", space.path,
+                                 entry, key)
+            if "forbid" not in entry:
+                raise InputError("constraint needs a 'forbid:' mapping of scope -> {setting: value}", space.path, line)
+            options = _assignment(entry["forbid"], space, space.path, entry, "forbid", "constraint", lists=True)
+            if len({index for opts in options for index, _ in opts}) < 2:
+                raise _error("a constraint on one setting only removes levels: delete those levels instead, "
+                             "or forbid a combination of two or more settings", space.path, entry, "forbid")
+            reason = _text(entry, "reason", "constraint", space.path, raw, i)
+            for combo in itertools.product(*options):
+                found.append(Constraint(tuple(sorted(combo)), reason, line))
+    problems.raise_all()
     return tuple(found)
 
 
@@ -330,30 +342,34 @@ def _parse_seeds(raw: Any, space: Space, parent: Any) -> tuple[Seed, ...]:
         raise _error("'seeds' must be a list of rows, each with reason and broker/topic/producer values",
                      space.path, parent, "seeds")
     found: list[Seed] = []
+    problems = Problems()  # every bad seed, reported together
     for i, entry in enumerate(raw):
-        line = yamlio.key_line(raw, i)
-        if not isinstance(entry, dict):
-            raise InputError("each seed is a mapping with name, reason and broker/topic/producer", space.path, line)
-        for key in entry:
-            if key not in SEED_KEYS:
-                raise _error(f"unknown key '{key}' in a seed: expected one of {', '.join(SEED_KEYS)}",
-                             space.path, entry, key)
-        name = entry.get("name", f"seed-{i + 1}")
-        if not isinstance(name, str) or not SHORT_PATTERN.match(name):
-            raise _error(f"seed name must match {SHORT_PATTERN.pattern}, got {name!r}", space.path, entry, "name")
-        reason = _text(entry, "reason", "seed", space.path, raw, i)
-        options = _assignment(entry, space, space.path, raw, i, "seed", lists=False, skip=("name", "reason"))
-        cells = tuple(sorted(opt[0] for opt in options))
-        for c in space.constraints:
-            if all(cell in cells for cell in c.cells):
-                raise InputError(f"seed '{name}' breaks the constraint at line {c.line} "
-                                 f"({space.describe(c.cells)}: {c.reason})", space.path, line)
-        if not space.allows(cells):
-            raise InputError(f"seed '{name}' cannot be completed into a row the constraints allow", space.path, line)
-        for other in found:
-            if other.cells == cells:
-                raise InputError(f"seed '{name}' repeats seed '{other.name}' (line {other.line})", space.path, line)
-            if other.name == name:
-                raise InputError(f"duplicate seed name '{name}' (first at line {other.line})", space.path, line)
-        found.append(Seed(name, reason, cells, line))
+        with problems.catch():
+            line = yamlio.key_line(raw, i)
+            if not isinstance(entry, dict):
+                raise InputError("each seed is a mapping with name, reason and broker/topic/producer", space.path, line)
+            for key in entry:
+                if key not in SEED_KEYS:
+                    raise _error(f"unknown key '{key}' in a seed: expected one of {', '.join(SEED_KEYS)}",
+                                 space.path, entry, key)
+            name = entry.get("name", f"seed-{i + 1}")
+            if not isinstance(name, str) or not SHORT_PATTERN.match(name):
+                raise _error(f"seed name must match {SHORT_PATTERN.pattern}, got {name!r}", space.path, entry, "name")
+            reason = _text(entry, "reason", "seed", space.path, raw, i)
+            options = _assignment(entry, space, space.path, raw, i, "seed", lists=False, skip=("name", "reason"))
+            cells = tuple(sorted(opt[0] for opt in options))
+            for c in space.constraints:
+                if all(cell in cells for cell in c.cells):
+                    raise InputError(f"seed '{name}' breaks the constraint at line {c.line} "
+                                     f"({space.describe(c.cells)}: {c.reason})", space.path, line)
+            if not space.allows(cells):
+                raise InputError(f"seed '{name}' cannot be completed into a row the constraints allow", space.path,
+                                 line)
+            for other in found:
+                if other.cells == cells:
+                    raise InputError(f"seed '{name}' repeats seed '{other.name}' (line {other.line})", space.path, line)
+                if other.name == name:
+                    raise InputError(f"duplicate seed name '{name}' (first at line {other.line})", space.path, line)
+            found.append(Seed(name, reason, cells, line))
+    problems.raise_all()
     return tuple(found)

@@ -552,6 +552,7 @@ class SuiteRunner:
         records = self.opts.warmup()
         # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
         quiet = measure.steady_state_after(records) if sc.id == REFERENCE_ID else measure.warmup_quiet(records)
+        quiet = quiet if self.steady_state() else 0
         warm = self._one(sc, topic, records, deadline, "warmup", quiet)
         entry.warmup = warm
         if warm.stop_kind is not StopKind.CLIFF:
@@ -570,14 +571,22 @@ class SuiteRunner:
         if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
             return None
         unreported = measure.unreported_records(quiet, sc.as_applied()["producer"])
-        return measure.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported)
+        return measure.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported, quiet_ticks=quiet > 0)
+
+    def steady_state(self) -> bool:
+        """Runs leave their first records out of their figures (the perf tool's --warmup-records, 4.2
+        on) only where every cluster's tool can: an upgrade check from 3.x measures both sides alike,
+        over whole runs (docs/measurements.md, "Kafka 3.x")."""
+        return all(site.cluster.release.producer_warmup for site in self.sites())
 
     def _one(self, sc: Scenario, topic: str, records: int, deadline: float, label: str,
              quiet: int | None = None) -> Run:
-        """One perf run; `quiet` records are left out of its figures (default: a measured run's fifth)."""
+        """One perf run; `quiet` records are left out of its figures (default: a measured run's fifth,
+        none where a release's tool cannot, see steady_state)."""
         self.progress.run_started(label)
         log = self.logdir / f"{sc.id}-{label.split('/')[0].replace(' ', '')}.log"
-        quiet = measure.steady_state_after(records) if quiet is None else quiet
+        if quiet is None:
+            quiet = measure.steady_state_after(records) if self.steady_state() else 0
         return self.perf_run(self.cluster, topic, records, sc.as_applied()["producer"], deadline, log,
                              self._stop_rule(sc, quiet), on_line=self.progress.live,
                              throughput=sc.throughput_limit, watch=faults.FaultWatch(self.cluster).check,

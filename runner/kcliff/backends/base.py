@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from .. import kafka_dist, kafka_release
+from ..kafka_release import KafkaRelease
+
 # A broker restarted before its dead registration's session ran out is not let in until it does; till
 # then the cluster's metadata still shows the old, dead registration as alive, and a TCP or metadata
 # probe cannot tell that the new process is serving. It logs this line once the controller unfenced it.
@@ -58,6 +61,12 @@ class Cluster(ABC):
     @abstractmethod
     def tool_bootstrap(self) -> str:
         """bootstrap.servers for the perf tool, as `tool_command` runs it."""
+
+    @property
+    def release(self) -> KafkaRelease:
+        """The Kafka release of the tools `tool_command` runs, which says their classes and flags.
+        Every backend that runs tools says its own; a stand-in cluster of a test runs today's default."""
+        return kafka_release.of(kafka_dist.DEFAULT_VERSION)
 
     @abstractmethod
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from .. import kafka_dist, procs, resources, settings
+from .. import kafka_dist, kafka_release, procs, resources, settings
 from ..admin import Admin
 from ..errors import ClusterError, InputError
 from . import latency
@@ -188,6 +188,10 @@ class ComposeCluster(Restartable):
     @property
     def admin_bootstrap(self) -> str:
         return ",".join(f"127.0.0.1:{p}" for p in self.ports)
+
+    @property
+    def release(self) -> kafka_release.KafkaRelease:
+        return kafka_release.of(self.kafka_version)
 
     @property
     def tool_bootstrap(self) -> str:
@@ -461,6 +465,9 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     `kafka_version`); by default apache/kafka, or the locally built stand-in where only that exists.
     The caller must call down() (also on errors); a failed start has already cleaned up."""
     kafka_dist.check_version(kafka_version)
+    if not kafka_release.of(kafka_version).at_least(4, 0):
+        raise InputError(f"Kafka {kafka_version}: the compose backend runs Kafka 4.x only (its stand-in image's "
+                         "scripts and logging are 4.x's, and no 3.x image was tried); use --backend local")
     caps = caps or ComposeCaps.from_env()
     if caps.client_rtt_ms > 0:
         static_toxiproxy()  # before anything starts

@@ -10,6 +10,7 @@ from typing import Any
 from .. import kafka_dist
 from ..admin import Admin
 from ..errors import ClusterError, InputError
+from ..kafka_release import KafkaRelease
 from .base import Cluster
 
 
@@ -29,6 +30,10 @@ class ExternalCluster(Cluster):
     @property
     def tool_bootstrap(self) -> str:
         return self.bootstrap
+
+    @property
+    def release(self) -> KafkaRelease:
+        return kafka_dist.release_of(self.libs)
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         return kafka_dist.java_command(self.libs, main_class, self.producer_heap_mb, cpus=self.producer_cpus,

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import kafka_dist, procs, resources, settings
+from .. import kafka_dist, procs, settings
 from ..admin import Admin
 from ..errors import ClusterError
+from ..kafka_release import BROKER_CLASS, STORAGE_CLASS, KafkaRelease, LogRole
 from .base import STARTED_LINE, Restartable, free_ports
 from .latency import LatencyProxy
 from .storage import broker_env, find_library
@@ -115,6 +116,10 @@ class LocalCluster(Restartable):
         return ",".join(f"127.0.0.1:{n.broker_port}" for n in self.nodes)
 
     @property
+    def release(self) -> KafkaRelease:
+        return kafka_dist.release_of(self.libs)
+
+    @property
     def tool_bootstrap(self) -> str:
         if self.proxy is None:
             return self.admin_bootstrap
@@ -161,7 +166,7 @@ class LocalCluster(Restartable):
         """Format all nodes' storage in parallel (one short JVM each)."""
         running = []
         for node in self.nodes:
-            argv = kafka_dist.java_command(self.libs, "kafka.tools.StorageTool", 256) + [
+            argv = kafka_dist.java_command(self.libs, STORAGE_CLASS, 256) + [
                 "format", "-t", self.cluster_id, "-c", str(node.directory / "server.properties"),
                 "--ignore-formatted"]
             running.append((node, procs.spawn(argv, log=node.directory / "format.log", mark=self.mark)))
@@ -177,11 +182,10 @@ class LocalCluster(Restartable):
                 raise ClusterError(f"formatting node {node.node_id} failed (exit {code}):\n{tail}")
 
     def _launch(self, only: list[int] | None = None) -> None:
-        log_config = resources.DATA / "log4j2-broker.xml"
         for node in self.nodes:
             if only is not None and node.node_id not in only:
                 continue
-            argv = kafka_dist.java_command(self.libs, "kafka.Kafka", self.caps.broker_heap_mb, log_config,
+            argv = kafka_dist.java_command(self.libs, BROKER_CLASS, self.caps.broker_heap_mb, LogRole.BROKER,
                                            self.caps.broker_cpus) + [str(node.directory / "server.properties")]
             node.log_mark = node.log.stat().st_size if node.log.exists() else 0
             node.proc = procs.spawn(argv, log=node.log, register=self.owned, mark=self.mark,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .. import leftovers
+from .. import kafka_dist, leftovers
 from ..progress import Progress
 from .base import Cluster
 from .local import Caps, LocalCluster, shared_dir, start_local_cluster
@@ -50,6 +50,11 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress, name:
                                                  caps=caps)
     else:
         running = LocalCluster.from_state(shared_dir(config.workdir)) if reuse else None
+        wanted = kafka_dist.libs_dir(config.kafka_version, config.kafka_home)
+        if running is not None and running.libs != wanted:  # a repo naming another release gets its own
+            progress.note(f"the cluster left running by `kcliff cluster up` runs the jars in {running.libs}, not "
+                          f"Kafka {config.kafka_version}'s: starting one of that release")
+            running = None
         if running is not None and not running.dead_nodes():
             progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
             if running.emulated_fsync_ms() != config.caps.fsync_delay_ms:

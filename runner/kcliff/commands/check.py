@@ -1,7 +1,8 @@
 """`kcliff check --base DIR --head DIR`: the config pull request gate, measured on a real cluster.
 
-1. Both config repos are read and validated (bad input: exit 2, on its file and line) and the
-   static cliff rules run on the head; a rule the head newly matches is annotated on its line.
+1. Both config repos are read and validated (bad input: every one of both sides reported, the
+   head's annotated on their lines; exit 2) and the static cliff rules run on the head; a rule the
+   head newly matches is annotated on its line.
 2. One cluster measures the reference and the canaries (the sensitivity self-test: a canary that
    does not show its cliff makes the verdict inconclusive), then base and head interleaved
    (each round both, in a random balanced order) so drift on a shared runner hits both alike.
@@ -22,12 +23,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
-from .. import cliffs, configrepo, environment, model, procs, report_md, sequential, verdict
+from .. import (cliffs, configrepo, environment, input_findings, kafka_release, model, procs, report_md, sequential,
+               verdict)
 from ..admin import Admin
 from ..backends.open import BACKENDS, open_cluster
 from ..configrepo.repo_scenario import RepoScenario, to_scenario
+from ..errors import InputError, InputErrors, Problems
 from ..progress import Progress
 from ..model import REFERENCE_ID, Entry, ResultsDoc, RunStatus
 from ..scenario import WORKLOADS, Scenario, load_suites
@@ -83,7 +86,9 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
     those already on the base. Introduced matches are printed (annotations with --format github,
     named relative to `head_root`, the head's checkout)."""
     rules = cliffs.load_rules()
-    base_repo, head_repo = configrepo.load([base_dir]), configrepo.load([head_dir], head_root)
+    base_repo, head_repo = on_both_sides(lambda: configrepo.load([base_dir]),
+                                         lambda: configrepo.load([head_dir], head_root),
+                                         (base_dir, head_dir), fmt, head_root)
     base_matches, head_matches = cliffs.evaluate(base_repo, rules), cliffs.evaluate(head_repo, rules)
     new = cliffs.introduced(base_matches, head_matches)
     for m in new:
@@ -104,8 +109,10 @@ def run(args: argparse.Namespace) -> int:
     if upgrade is not None:
         notes.append(f"Kafka version changed: {upgrade.base} -> {upgrade.head}; base and head each measured on a "
                      "cluster of their own version, the reference and canaries on the base's")
-    base_sc, head_sc = read_side_if_changed(to_scenario(base_repo, "base", f"base: {args.base}"),
-                                            to_scenario(head_repo, "head", f"head: {args.head}"))
+    base_sc, head_sc = read_side_if_changed(*on_both_sides(
+        lambda: to_scenario(base_repo, "base", f"base: {args.base}"),
+        lambda: to_scenario(head_repo, "head", f"head: {args.head}"), (args.base, args.head), args.format,
+        args.repo_root))
     notes += [f"head: {n}" for n in head_sc.notes]
     for scope, values in head_sc.weakened_durability().items():
         notes.append(f"head weakens durability ({scope}: {values}); measured as set")
@@ -122,7 +129,14 @@ def run(args: argparse.Namespace) -> int:
         canary_ids += [s.id for s in scenarios.values() if s.cliff and s.reads() and s.id not in canary_ids]
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
-    doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], upgrade)
+    version = configrepo.kafka_version(base_repo.kafka_version, args.kafka_version)
+    for side, decl in (("base", base_repo.kafka_version), ("head", head_repo.kafka_version)):
+        why = kafka_release.measurable(decl.version) if decl else None
+        if decl and why:
+            raise InputError(f"{why}: the {side} cannot be measured (`kcliff lint` still checks it)", decl.path,
+                             decl.line)
+    doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], version,
+                  upgrade)
     busy = environment.busy_note(doc.environment)
     outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect)
     changes = [upgrade] if upgrade else []
@@ -131,6 +145,39 @@ def run(args: argparse.Namespace) -> int:
     for line in measured_findings(outcome, changes, args.format, args.repo_root):
         print(line)
     return _publish(outcome, args, doc)
+
+
+Side = TypeVar("Side")
+
+
+def on_both_sides(read_base: Callable[[], Side], read_head: Callable[[], Side], dirs: tuple[str, str], fmt: str,
+                  head_root: Path | None) -> tuple[Side, Side]:
+    """Base's and head's result, or every bad input of both sides (InputErrors, exit 2). With --format
+    github the head's are annotated on their lines; the base's belong to the run (its files are not the
+    pull request's) unless the head has the same one, which is annotated on the head's line already."""
+    found = (Problems(), Problems())
+    results: list[Side | None] = [None, None]
+    for side, read in enumerate((read_base, read_head)):
+        with found[side].catch():
+            results[side] = read()
+    base, head = results
+    if base is not None and head is not None:
+        return base, head
+    if fmt == "github":
+        for line in bad_input_annotations(found[0].found, found[1].found, dirs, head_root):
+            print(line)
+    raise InputErrors([*found[0].found, *found[1].found])
+
+
+def bad_input_annotations(base: list[InputError], head: list[InputError], dirs: tuple[str, str],
+                          head_root: Path | None) -> list[str]:
+    def same(problem: InputError, top: str) -> tuple[str, int | None, str]:
+        return os.path.relpath(problem.path or top, top), problem.line, problem.message
+
+    on_head = {same(p, dirs[1]) for p in head}
+    lines = [f.annotation() for f in input_findings.bad_inputs(head, lambda path: lint.github_path(path, head_root))]
+    return lines + [f.annotation(on_file=False) for p in base if same(p, dirs[0]) not in on_head
+                    for f in input_findings.bad_inputs([p], str)]
 
 
 def read_side_if_changed(base: RepoScenario, head: RepoScenario) -> tuple[RepoScenario, RepoScenario]:
@@ -165,11 +212,12 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
              for c in changes] or [lint.annotation("error", "", None, title, effect)])
 
 
-def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario],
+def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,
             upgrade: configrepo.SettingChange | None = None) -> ResultsDoc:
-    """The reference and canaries as `kcliff run` measures them, then base and head interleaved; with
-    an `upgrade`, the base and the self-test on a cluster of the base's version, the head on one of its own."""
-    config = options.cluster_config(args)
+    """The reference and canaries as `kcliff run` measures them, then base and head interleaved on a cluster
+    of the base's Kafka `version` (the repo's, else --kafka-version); with an `upgrade`, the head on a
+    cluster of its own version."""
+    config = dataclasses.replace(options.cluster_config(args), kafka_version=version)
     if upgrade is not None:
         options.require(config.backend != "external" and not config.kafka_home,
                         f"the head changes the Kafka version ({upgrade.base} -> {upgrade.head}): kcliff starts a "

@@ -1,9 +1,10 @@
 """`kcliff lint PATH...`: static cliff rules over a Kafka config repo, in seconds, without a cluster.
 
 Exit codes: 0 clean (warnings allowed unless --fail-on warning), 1 a cliff (error-severity rule)
-matched, 2 bad input (unknown key, bad value, unreadable file) - reported on its file and line.
---format json / sarif write one document (lint_json.py, lint_sarif.py) to stdout or --output FILE,
-with the same exit codes; on bad input they write none (docs/gate.md, "Machine-readable lint").
+matched, 2 bad input (unknown key, bad value, unreadable file) - every one of the run reported on
+its file and line (input_findings.py renders them for each format). --format json / sarif write one
+document (lint_json.py, lint_sarif.py) to stdout or --output FILE, with the same exit codes; on bad
+input it holds every bad input as a finding (docs/gate.md, "Machine-readable lint").
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from .. import cliffs, configrepo, lint_json, lint_sarif
-from ..errors import InputError
-from ..model import write_json
+from .. import cliffs, configrepo, input_findings
+from ..errors import InputError, InputErrors, Problems
+from ..github_annotations import annotation as annotation  # check.py's lint.annotation
 
 DOCUMENTS = ("json", "sarif")  # formats that print one machine-readable document
 
@@ -68,25 +69,6 @@ def github_path(path: str, root: Path | None = None) -> str:
     return path
 
 
-def escape_data(text: str) -> str:
-    """GitHub workflow-command message escaping."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """GitHub workflow-command property (file, title) escaping."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def annotation(level: str, path: str, line: int | None, title: str, message: str) -> str:
-    """A workflow-command annotation; without a path it belongs to the run, not to a file."""
-    props = [f"file={escape_property(path)}"] if path else []
-    if line:
-        props.append(f"line={line}")
-    props.append(f"title={escape_property(title)}")
-    return f"::{level} {','.join(props)}::{escape_data(message)}"
-
-
 def evidence_text(rule: cliffs.Rule, ratios: dict[str, float]) -> str:
     if rule.canary:
         measured = ratios.get(rule.canary)
@@ -110,20 +92,32 @@ def _canary_ratios(path: str) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     if args.output and args.format not in DOCUMENTS:
         raise InputError(f"--output writes a document: use it with --format {' or '.join(DOCUMENTS)}")
-    try:
+    found = Problems()  # every bad input of the run, the rules file's and the repo's, reported together
+    rules: list[cliffs.Rule] = []
+    ratios: dict[str, float] = {}
+    repo: configrepo.ConfigRepo | None = None
+    with found.catch():
         rules = cliffs.load_rules(args.rules)
+    with found.catch():
         ratios = _canary_ratios(args.evidence) if args.evidence else {}
+    with found.catch():
         repo = configrepo.load(args.paths, args.repo_root)
-    except InputError as exc:
+    name: Callable[[str], str] = lambda path: github_path(path, args.repo_root)
+    if found or repo is None:
+        bad = input_findings.bad_inputs(found.found, name)
         if args.format == "github":
-            print(annotation("error", github_path(exc.path or "", args.repo_root), exc.line, "kcliff: bad input",
-                             exc.message))
-        raise
+            for finding in bad:
+                print(finding.annotation())
+        elif args.format in DOCUMENTS:
+            with found.catch():  # an unwritable --output joins the bad inputs
+                _write_document(args, rules, ratios, None, [], bad, 2)
+        raise InputErrors(found.found)  # the CLI prints each on its line (text: nothing else), exit 2
     matches = cliffs.evaluate(repo, rules)
+    warnings = input_findings.input_warnings(repo.notes, name)
     failing = ("error",) if args.fail_on == "error" else ("error", "warning")
     code = 1 if any(m.rule.severity in failing for m in matches) else 0
     if args.format in DOCUMENTS:
-        _write_document(args, rules, ratios, repo, matches, code)
+        _write_document(args, rules, ratios, repo, matches, warnings, code)
         return code
     for m in matches:
         if args.format == "github":
@@ -132,9 +126,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{m.path}:{m.line}: {m.rule.severity}: {m.rule.title} [{m.rule.id}]")
             print(f"    {describe(m, ratios)}")
+    for warning in warnings:
+        print(warning.annotation() if args.format == "github" else warning.text())
     if args.verbose:
         for note in repo.notes:
-            print(f"note: {note}")
+            if note.level is configrepo.NoteLevel.NOTE:  # a warning was printed above
+                print(f"note: {note}")
     print(summary(matches, repo, args.verbose), file=sys.stderr if args.format == "github" else sys.stdout)
     return code
 
@@ -146,19 +143,24 @@ def summary(matches: list[cliffs.Match], repo: configrepo.ConfigRepo, verbose: b
 
 
 def _write_document(args: argparse.Namespace, rules: list[cliffs.Rule], ratios: dict[str, float],
-                    repo: configrepo.ConfigRepo, matches: list[cliffs.Match], code: int) -> None:
-    """The --format json / sarif document, to stdout or --output; the summary goes to stderr."""
+                    repo: configrepo.ConfigRepo | None, matches: list[cliffs.Match],
+                    inputs: list[input_findings.InputFinding], code: int) -> None:
+    """The --format json / sarif document, to stdout or --output; the summary goes to stderr. `inputs`
+    are the bad inputs (then `repo` is None: it could not be read) or the input warnings."""
+    from .. import lint_json, lint_sarif  # pydantic models: the text formats do not wait for pydantic's import
+    from ..model import write_json
+
     findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), describe(m, ratios),
                                      evidence_text(m.rule, ratios)) for m in matches]
-    notes = [lint_json.Note(path=github_path(n.path, args.repo_root), line=n.line, message=n.message)
-             for n in repo.notes]
+    notes = [lint_json.Note(path=github_path(n.path, args.repo_root), line=n.line, message=n.message, level=n.level)
+             for n in (repo.notes if repo else [])]
     doc: lint_json.LintReport | lint_sarif.Log
     if args.format == "sarif":
         srcroot = repo_root(args.paths[0], args.repo_root) or Path.cwd()
         doc = lint_sarif.document(rules, {r.id: evidence_text(r, ratios) for r in rules}, findings,
-                                  notes if args.verbose else None, srcroot)
+                                  notes if args.verbose else None, srcroot, inputs, code)
     else:
-        doc = lint_json.report(findings, notes, len(repo.files), code, args.verbose)
+        doc = lint_json.report(findings, inputs, notes, len(repo.files) if repo else None, code, args.verbose)
     if args.output:
         try:
             write_json(doc.to_json(), args.output)
@@ -166,4 +168,5 @@ def _write_document(args: argparse.Namespace, rules: list[cliffs.Rule], ratios: 
             raise InputError(f"cannot write the {args.format} document: {exc.strerror or exc}", str(args.output))
     else:
         print(json.dumps(doc.to_json(), indent=1))
-    print(summary(matches, repo, args.verbose), file=sys.stderr)
+    if repo is not None:  # on bad input the CLI prints each problem instead
+        print(summary(matches, repo, args.verbose), file=sys.stderr)

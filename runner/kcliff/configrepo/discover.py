@@ -2,8 +2,10 @@
 
 Decided per directory: a kcliff.yaml there alone says which files play which role; otherwise every
 file below it whose name says its role (server/broker, producer, consumer, topics: the whole file
-stem or a part of it separated by '-', '_' or '.') is read, and every YAML file holding Strimzi
-resources (its text names kafka.strimzi.io, whatever its name). A file named on the command line
+stem or a part of it separated by '-', '_' or '.'; Spring Boot's application*.yml/.properties) is
+read, and every file whose text says what it holds, whatever its name: YAML of Strimzi
+(kafka.strimzi.io) or Confluent for Kubernetes (platform.confluent.io) resources, and .tf files
+declaring Terraform's Kafka resources. A file named on the command line
 gets its role the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding the files").
 
 Every file read must resolve inside the config repo directory (and a directory or file named on the
@@ -17,15 +19,15 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from .. import yamlio
-from ..errors import InputError
-from . import strimzi
-from .model import Entry, Note, ReadResult, RepoFile, TopicDecl, VersionDecl
+from .. import kafka_configs, kafka_dist, kafka_release, yamlio
+from ..errors import InputError, Problems, raise_all
+from . import cfk, spring_boot, strimzi, terraform
+from .model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from .properties import PropertiesReader
 from .topics import TopicsYamlReader
-from .validate import validate
+from .validate import Release, validate
 from .version_file import FILE_NAMES as VERSION_FILES, VersionFileReader, one_version
 
 MANIFEST = "kcliff.yaml"
@@ -41,14 +43,19 @@ class Reader(Protocol):
 # format name -> reader. A new format (Terraform's kafka_topic next) is a reader whose read(path, role)
 # returns RawEntry items with their scope; register it here and give it a role.
 READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader(),
-                              "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader()}
+                              "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader(),
+                              "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
+                              "spring-boot": spring_boot.SpringBootReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
-               "kafka-version": "kafka-version", "strimzi": "strimzi"}
+               "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
+               "spring-boot": "spring-boot"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
                  "topics": (".yaml", ".yml")}
 YAML_SUFFIXES = (".yaml", ".yml")
+CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (Strimzi, CFK, Terraform)
+CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 MANIFEST_KEYS = ("version", "files", "measure")
 
@@ -70,18 +77,24 @@ class ConfigRepo:
     notes: list[Note] = field(default_factory=list)
     measure: Measure = field(default_factory=Measure)
     kafka_version: VersionDecl | None = None  # None: the repo does not say; kcliff's default version
+    release: Release | None = None  # the release its keys were checked at (None: not read by load)
 
     def in_scope(self, scope: str) -> list[Entry]:
         return [e for e in self.entries if e.scope == scope]
 
     def files_with_role(self, role: str) -> list[str]:
-        return [f.path for f in self.files if f.role == role]
+        """Files of `role`; for producer and consumer also a file holding both clients' settings (a Spring
+        Boot application file) when it sets that client's."""
+        holding = {e.path for e in self.entries if e.scope == role} if role in CLIENT_ROLES else set()
+        return [f.path for f in self.files if f.role == role or f.path in holding]
 
 
 def role_from_name(path: Path) -> str | None:
     name = path.name.lower()
     if name in VERSION_FILES:
         return "kafka-version"
+    if spring_boot.is_application_file(path):
+        return "spring-boot"
     for role, words in ROLE_WORDS.items():
         suffix = next((s for s in ROLE_SUFFIXES[role] if name.endswith(s)), None)
         if suffix is None:
@@ -97,6 +110,10 @@ def file_role(path: Path) -> str | None:
     Reads the file: call it only once the file is known not to lead out of the repo."""
     if path.suffix.lower() in YAML_SUFFIXES and strimzi.holds_resources(path):
         return "strimzi"
+    if path.suffix.lower() in YAML_SUFFIXES and cfk.holds_resources(path):
+        return "cfk"
+    if path.suffix.lower() == ".tf" and terraform.holds_resources(path):
+        return "terraform"
     return role_from_name(path)
 
 
@@ -146,7 +163,7 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
             continue
         if role_from_name(path):
             refuse_links_out(path, root)
-        elif path.suffix.lower() in YAML_SUFFIXES and not _resolves_inside(path, root.resolve()):
+        elif path.suffix.lower() in CONTENT_SUFFIXES and not _resolves_inside(path, root.resolve()):
             notes.append(Note(str(path), None, "a symbolic link leading out of the repo; not read"))
             continue
         role = file_role(path)
@@ -165,49 +182,59 @@ def _manifest(root: Path) -> tuple[list[RepoFile], Measure]:
     where = str(path)
     if not isinstance(data, dict):
         raise InputError(f"expected a mapping with {', '.join(MANIFEST_KEYS)}", where, 1)
+    found = Problems()  # every bad key and file entry of the manifest, reported together
     for key in data:
         if key not in MANIFEST_KEYS:
-            raise InputError(f"unknown key '{key}': expected one of {', '.join(MANIFEST_KEYS)}", where,
-                             yamlio.key_line(data, key))
+            found.add(InputError(f"unknown key '{key}': expected one of {', '.join(MANIFEST_KEYS)}", where,
+                                 yamlio.key_line(data, key)))
     if data.get("version", 1) != 1:
-        raise InputError(f"version {data.get('version')!r} is not one this kcliff reads (1)", where,
-                         yamlio.key_line(data, "version"))
+        found.add(InputError(f"version {data.get('version')!r} is not one this kcliff reads (1)", where,
+                             yamlio.key_line(data, "version")))
     items = data.get("files")
     if not isinstance(items, list) or not items:
-        raise InputError("'files' must be a non-empty list of {path, role}", where, yamlio.key_line(data, "files") or 1)
+        found.add(InputError("'files' must be a non-empty list of {path, role}", where,
+                             yamlio.key_line(data, "files") or 1))
+        items = []
     files: list[RepoFile] = []
     for index, item in enumerate(items):
-        line = yamlio.key_line(items, index)
-        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
-            raise InputError("each file entry needs 'path' (a path or glob relative to this file) and 'role'", where, line)
-        extra = [k for k in item if k not in ("path", "role", "format")]
-        if extra:
-            raise InputError(f"unknown key '{extra[0]}': expected path, role, format", where, line)
-        fmt = item.get("format")
-        if fmt is not None and fmt not in READERS:
-            raise InputError(f"format {fmt!r}: expected one of {', '.join(READERS)}", where, line)
-        role = item.get("role", READERS[fmt].roles[0] if fmt and len(READERS[fmt].roles) == 1 else None)
-        if role not in ROLE_FORMAT:
-            raise InputError(f"role {role!r}: expected one of {', '.join(ROLE_FORMAT)}", where, line)
-        fmt = fmt or ROLE_FORMAT[role]
-        if role not in READERS[fmt].roles:
-            raise InputError(f"role {role!r} with format {fmt!r}: that format reads "
-                             f"{', '.join(READERS[fmt].roles)}", where, line)
-        pattern = item["path"]
-        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-            raise InputError(f"path {pattern!r} must stay inside the repo (relative, no '..')", where, line)
-        matches = sorted(p for p in root.glob(pattern) if p.is_file())
-        if not matches:
-            raise InputError(f"path {pattern!r} matches no file under {root}", where, line)
-        for match in matches:
-            refuse_links_out(match, root)
-        files.extend(RepoFile(str(p), role, fmt) for p in matches)
+        with found.catch():
+            files.extend(_manifest_files(root, item, where, yamlio.key_line(items, index)))
     measure = data.get("measure") or {}
     if not isinstance(measure, dict) or any(k not in ("topic", "producer", "consumer") for k in measure):
-        raise InputError("'measure' takes topic, producer and consumer", where, yamlio.key_line(data, "measure"))
+        found.add(InputError("'measure' takes topic, producer and consumer", where, yamlio.key_line(data, "measure")))
+        measure = {}
+    found.raise_all()
     producer, consumer = measure.get("producer"), measure.get("consumer")
     return files, Measure(measure.get("topic"), str(root / producer) if producer else None,
                           str(root / consumer) if consumer else None)
+
+
+def _manifest_files(root: Path, item: Any, where: str, line: int | None) -> list[RepoFile]:
+    """The files one entry of kcliff.yaml's `files:` names, or an InputError on its line."""
+    if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+        raise InputError("each file entry needs 'path' (a path or glob relative to this file) and 'role'", where, line)
+    extra = [k for k in item if k not in ("path", "role", "format")]
+    if extra:
+        raise InputError(f"unknown key '{extra[0]}': expected path, role, format", where, line)
+    fmt = item.get("format")
+    if fmt is not None and fmt not in READERS:
+        raise InputError(f"format {fmt!r}: expected one of {', '.join(READERS)}", where, line)
+    role = item.get("role", READERS[fmt].roles[0] if fmt and len(READERS[fmt].roles) == 1 else None)
+    if role not in ROLE_FORMAT:
+        raise InputError(f"role {role!r}: expected one of {', '.join(ROLE_FORMAT)}", where, line)
+    fmt = fmt or ROLE_FORMAT[role]
+    if role not in READERS[fmt].roles:
+        raise InputError(f"role {role!r} with format {fmt!r}: that format reads "
+                         f"{', '.join(READERS[fmt].roles)}", where, line)
+    pattern = item["path"]
+    if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        raise InputError(f"path {pattern!r} must stay inside the repo (relative, no '..')", where, line)
+    matches = sorted(p for p in root.glob(pattern) if p.is_file())
+    if not matches:
+        raise InputError(f"path {pattern!r} matches no file under {root}", where, line)
+    for match in matches:
+        refuse_links_out(match, root)
+    return [RepoFile(str(p), role, fmt) for p in matches]
 
 
 def _repo_root_of(path: Path, root: Path | None) -> Path | None:
@@ -239,15 +266,17 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                 found = _by_convention(path, notes)
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
-                                 "consumer.properties, topics.yaml or YAML files of Strimzi resources (or a "
-                                 f"{MANIFEST} naming them)", given)
+                                 "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
+                                 "Kubernetes resources, Terraform .tf files of Kafka topics or MSK configurations, "
+                                 f"or Spring Boot application files (or a {MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)
             if role is None:
                 raise InputError("cannot tell what this file configures from its name: name it server.properties, "
-                                 "producer.properties, consumer.properties or topics.yaml (or write Strimzi resources "
-                                 f"in it), or pass its directory with a {MANIFEST} mapping it", given)
+                                 "producer.properties, consumer.properties, topics.yaml or application.yml (or write "
+                                 "Strimzi or CFK resources, or Terraform Kafka resources, in it), or pass its "
+                                 f"directory with a {MANIFEST} mapping it", given)
             files.append(RepoFile(given, role, ROLE_FORMAT[role]))
         else:
             raise InputError("no such file or directory", given)
@@ -255,20 +284,66 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
     return unique, notes, measure
 
 
+def read_at(version: VersionDecl | None) -> Release:
+    """The release a repo is read at: the version it names, else kcliff's default."""
+    catalogue = kafka_configs.catalogue()
+    if version is None:
+        return Release(kafka_dist.DEFAULT_VERSION, catalogue.release_for(kafka_dist.DEFAULT_VERSION),
+                       "kcliff's default; the repo names no Kafka version")
+    return Release(version.version, catalogue.release_for(version.version),
+                   f"the repo names Kafka {version.version} at {version.where()}")
+
+
+def _release_notes(release: Release, version: VersionDecl | None) -> list[Note]:
+    """Say so when the repo's release is not one the catalogue holds (older, newer, unreleased)."""
+    if release.version == release.definitions:
+        return []
+    return [Note(version.path if version else "", version.line if version else None,
+                 f"Kafka {release.version} is not among the releases kcliff knows ({kafka_configs.catalogue().releases[0]} "
+                 f"to {kafka_configs.catalogue().newest}): its keys are checked with {release.definitions}'s "
+                 "definitions", NoteLevel.WARNING)]
+
+
+def _measurement_notes(release: Release, version: VersionDecl | None, entries: list[Entry]) -> list[Note]:
+    """What kcliff cannot measure of this repo: a release before KRaft, a ZooKeeper-mode broker."""
+    path, line = (version.path, version.line) if version else ("", None)
+    why = kafka_release.measurable(release.version)
+    if why is not None:
+        return [Note(path, line, f"{why}: kcliff lints this repo, `kcliff check` cannot measure it", NoteLevel.WARNING)]
+    zookeeper = next((e for e in entries if e.scope == "broker" and e.name == "zookeeper.connect"), None)
+    if zookeeper is None:
+        return []
+    return [Note(zookeeper.path, zookeeper.line, f"a ZooKeeper-mode broker on Kafka {release.version}: `kcliff check` "
+                                                 f"measures its settings on a KRaft cluster of {release.version}, where "
+                                                 "the ZooKeeper keys do nothing")]
+
+
 def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
-    """Discover, read and validate: InputError (file:line) for the first bad key or value."""
+    """Discover, read and validate every file: InputErrors with every bad key or value (file:line)."""
     files, notes, measure = discover(paths, root)
     raw_entries = []
     topics: list[TopicDecl] = []
     versions: list[VersionDecl] = []
     read: list[RepoFile] = []
+    problems: list[InputError] = []
     for f in files:
-        result = READERS[f.format].read(Path(f.path), f.role)
+        try:
+            result = READERS[f.format].read(Path(f.path), f.role)
+        except InputError as exc:  # this file is not read; every other one still is
+            problems.append(exc)
+            continue
         raw_entries.extend(result.entries)
         topics.extend(result.topics)
         notes.extend(result.notes)
         versions.extend([result.kafka_version] if result.kafka_version else [])
         read.append(replace(f, resources=tuple(result.resources)))
-    entries, more_notes = validate(raw_entries)
-    return ConfigRepo(read, entries, topics, notes + more_notes, measure, one_version(versions))
-
+    version: VersionDecl | None = None
+    try:
+        version = one_version(versions)
+    except InputError as exc:
+        problems.append(exc)
+    release = read_at(version)
+    entries, more_notes, invalid = validate(raw_entries, release)
+    raise_all(sorted(problems + invalid, key=lambda p: (p.path or "", p.line or 0)))
+    notes = _release_notes(release, version) + _measurement_notes(release, version, entries) + notes + more_notes
+    return ConfigRepo(read, entries, topics, notes, measure, version, release)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ..errors import InputError
@@ -82,24 +83,41 @@ class ReadResult:
     resources: list[Resource] = field(default_factory=list)
 
 
+class EntryKind(StrEnum):
+    """What kcliff does with a validated setting (configrepo/validate.py)."""
+
+    MEASURED = "modelled"  # in kcliff's settings catalogue: applied and measured
+    DURABILITY = "durability"  # acks, min.insync.replicas, replication factors: measured as written, flagged
+    UNMEASURED = "unmeasured"  # a Kafka key kcliff does not measure: typed for the cliff rules only
+
+    @property
+    def measured(self) -> bool:
+        return self is not EntryKind.UNMEASURED
+
+
 @dataclass(frozen=True)
 class Entry:
-    """A validated setting: `value` is typed (int, bool, str) as kcliff applies it.
-
-    `kind` is "modelled" (in kcliff's catalogue, typed and range-checked) or "durability" (acks,
-    min.insync.replicas, replication factors: measured as the repo sets them and flagged)."""
+    """A validated setting: `value` is typed (int, bool, str, list) as Kafka parses it."""
 
     scope: str
     name: str
     value: Any
     path: str
     line: int | None
-    kind: str
+    kind: EntryKind
     topic: str | None = None
     resource: str | None = None
 
     def where(self) -> str:
         return f"{self.path}:{self.line}" if self.line else self.path
+
+
+class NoteLevel(StrEnum):
+    """How loud a Note is: a `note` is listed with --verbose; a `warning` is reported in every output of
+    lint (a ::warning annotation, a SARIF warning result, an input-warning JSON finding; input_findings.py)."""
+
+    NOTE = "note"
+    WARNING = "warning"
 
 
 @dataclass(frozen=True)
@@ -109,6 +127,7 @@ class Note:
     path: str
     line: int | None
     message: str
+    level: NoteLevel = NoteLevel.NOTE
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path

@@ -15,7 +15,7 @@ from .. import settings
 from ..errors import InputError
 from ..scenario import ID_PATTERN, Scenario
 from .discover import ConfigRepo
-from .model import Entry
+from .model import Entry, EntryKind
 
 CLUSTER_BROKERS = 3
 
@@ -50,7 +50,7 @@ def _merge_broker(entries: list[Entry]) -> dict[str, Entry]:
     """kcliff applies broker settings cluster-wide: several broker files must agree on them."""
     merged: dict[str, Entry] = {}
     for e in entries:
-        if e.kind not in ("modelled", "durability"):
+        if not e.kind.measured:
             continue
         first = merged.get(e.name)
         if first is not None and first.value != e.value:
@@ -101,7 +101,7 @@ def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str |
     of every broker file, the measured producer and consumer files and the measured topic."""
     chosen = _chosen(repo, topic, producer, [])
     return [e for e in (*repo.in_scope("broker"), *chosen.producer, *chosen.consumer, *chosen.topic)
-            if e.kind in ("modelled", "durability")]
+            if e.kind.measured]
 
 
 def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = "",
@@ -117,17 +117,17 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
     producer_entries, topic_entries = chosen.producer, chosen.topic
 
     def modelled(entries: list[Entry]) -> dict[str, Any]:
-        return {e.name: e.value for e in entries if e.kind == "modelled"}
+        return {e.name: e.value for e in entries if e.kind is EntryKind.MEASURED}
 
-    broker_durability = {n: e.value for n, e in broker.items() if e.kind == "durability"}
-    topic_durability = {e.name: e.value for e in topic_entries if e.kind == "durability"}
-    producer_durability = {e.name: e.value for e in producer_entries if e.kind == "durability"}
+    broker_durability = {n: e.value for n, e in broker.items() if e.kind is EntryKind.DURABILITY}
+    topic_durability = {e.name: e.value for e in topic_entries if e.kind is EntryKind.DURABILITY}
+    producer_durability = {e.name: e.value for e in producer_entries if e.kind is EntryKind.DURABILITY}
     durability = _durability(broker_durability, topic_durability, producer_durability, notes)
     sources = sorted({f.path for f in repo.files})
     return RepoScenario(
         id=scenario_id,
         description=description or f"config repo: {', '.join(sources)}",
-        broker={n: e.value for n, e in broker.items() if e.kind == "modelled"},
+        broker={n: e.value for n, e in broker.items() if e.kind is EntryKind.MEASURED},
         topic=modelled(topic_entries),
         producer=modelled(producer_entries),
         consumer=modelled(chosen.consumer),

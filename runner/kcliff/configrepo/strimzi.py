@@ -9,20 +9,22 @@ Other resources in the same files (ConfigMaps, KafkaUsers, ...) are skipped with
 follow Strimzi 1.2.0 (kafka.strimzi.io/v1; the v1beta2 of Strimzi 0.x is read the same way): keys
 Strimzi manages itself are noted on their line (Strimzi drops them with a warning), never read as
 settings and never "unknown setting" errors; what Strimzi or Kafka would refuse (a bad topic name,
-a partition count that is not a positive integer) is an InputError on its line.
+a partition count that is not a positive integer) is an InputError on its line, each resource's
+reported together (InputErrors).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import kafka_dist, yamlio
 from ..errors import InputError
-from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl, require_topic_name
-from .version_file import check as check_version, one_version
+from .kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
+from .model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
+from .reading import ResourceReading
+from .version_file import check as check_version
 
 GROUP = "kafka.strimzi.io"
 API_VERSIONS = ("v1", "v1beta2")  # Strimzi 1.x serves v1 only; 0.x repos still write v1beta2
@@ -54,10 +56,6 @@ FORBIDDEN_PREFIX_EXCEPTIONS = (
 # KafkaClusterSpec.ALLOWED_PER_LISTENER_CONFIGS: listener.name.<listener>.<one of these> passes too.
 PER_LISTENER = ("connections.max.reauth.ms", "max.connections", "max.connection.creation.rate")
 
-# Kafka's Topic.validate (clients' org.apache.kafka.common.internals.Topic): what a topic may be named.
-# Kubernetes object names (RFC 1123 subdomain, at most 253 characters): what metadata.name may be.
-RESOURCE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
 
 def holds_resources(path: Path) -> bool:
     """Whether a YAML file holds Strimzi resources (its text names the kafka.strimzi.io group): Strimzi
@@ -78,135 +76,82 @@ def forbidden_prefix(key: str) -> str | None:
     return next((p for p in FORBIDDEN_PREFIXES if key.lower().startswith(p)), None)
 
 
-def _line(node: Any, key: Any) -> int | None:
-    return yamlio.key_line(node, key) or yamlio.node_line(node)
-
-
-def _mapping(node: Any, key: str, where: str, path: str, required: bool = True) -> Any:
-    value = node.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, dict):
-        raise InputError(f"{where}.{key} must be a mapping", path, _line(node, key))
-    return value
-
-
-def _count(node: Any, key: str, where: str, path: str, most: int) -> int:
-    """A count the CRD types as an integer from 1 to `most` (YAML's `3`, not `"3"`)."""
-    value = node[key]
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-        raise InputError(f"{where}.{key} must be an integer from 1 to {most} (the CRD's type), got {value!r}",
-                         path, _line(node, key))
-    return value
-
-
-@dataclass
-class _Reading:
-    """What one file's documents add up to."""
-
-    path: str
-    entries: list[RawEntry] = field(default_factory=list)
-    topics: list[TopicDecl] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    versions: list[VersionDecl] = field(default_factory=list)
-    resources: list[Resource] = field(default_factory=list)
-    seen: dict[str, int | None] = field(default_factory=dict)  # "kind name" or "topic name" -> its line
-
-    def once(self, what: str, line: int | None) -> None:
-        if what in self.seen:
-            raise InputError(f"{what} is defined twice in this file (first at line {self.seen[what]})", self.path, line)
-        self.seen[what] = line
-
-    def result(self) -> ReadResult:
-        return ReadResult(self.entries, self.topics, self.notes, one_version(self.versions), self.resources)
-
-
-def _kafka(doc: Any, name: str, out: _Reading) -> None:
+def _kafka(doc: Any, name: str, out: ResourceReading) -> None:
     path, label = out.path, f"Kafka {name}"
-    kafka = _mapping(_mapping(doc, "spec", "Kafka", path), "kafka", "spec", path)
+    kafka = mapping(mapping(doc, "spec", "Kafka", path), "kafka", "spec", path)
     if "version" in kafka:
-        out.versions.append(check_version(str(kafka["version"]), path, _line(kafka, "version")))
+        out.versions.append(check_version(str(kafka["version"]), path, line_of(kafka, "version")))
     else:
-        out.notes.append(Note(path, yamlio.node_line(kafka), f"{label}: spec.kafka.version is not set, so Strimzi "
-                              f"runs its own default Kafka version; kcliff measures {kafka_dist.DEFAULT_VERSION}"))
+        out.note(yamlio.node_line(kafka), f"{label}: spec.kafka.version is not set, so Strimzi runs its own default "
+                                          f"Kafka version; kcliff measures {kafka_dist.DEFAULT_VERSION}")
     for shape in ("replicas", "storage"):  # Strimzi 0.x's spec.kafka; node pools hold them since
         if shape in kafka:
-            out.notes.append(Note(path, _line(kafka, shape), f"{label}: spec.kafka.{shape} is the cluster's shape, "
-                                  "not a setting kcliff measures (it measures its own 3 combined broker+controller nodes)"))
-    config = _mapping(kafka, "config", "spec.kafka", path, required=False) or {}
-    out.resources.append(Resource(label, _line(kafka, "config") if config else yamlio.node_line(kafka)))
+            out.note(line_of(kafka, shape), f"{label}: spec.kafka.{shape} is the cluster's shape, not a setting kcliff "
+                                          "measures (it measures its own 3 combined broker+controller nodes)")
+    config = mapping(kafka, "config", "spec.kafka", path, required=False) or {}
+    out.resources.append(Resource(label, line_of(kafka, "config") if config else yamlio.node_line(kafka)))
     for key, value in config.items():
-        key, line = str(key), _line(config, key)
+        key, line = str(key), line_of(config, key)
         prefix = forbidden_prefix(key)
         if prefix is not None:
-            out.notes.append(Note(path, line, f"{label}: spec.kafka.config '{key}' is managed by Strimzi (forbidden "
-                                              f"prefix '{prefix}'): Strimzi ignores it, and so does kcliff"))
+            out.note(line, f"{label}: spec.kafka.config '{key}' is managed by Strimzi (forbidden prefix "
+                           f"'{prefix}'): Strimzi ignores it, and so does kcliff")
             continue
         out.entries.append(RawEntry("broker", key, value, path, line, resource=label))
 
 
-def _topic(doc: Any, name: str, out: _Reading) -> None:
+def _topic(doc: Any, name: str, out: ResourceReading) -> None:
     path, label = out.path, f"KafkaTopic {name}"
-    spec = _mapping(doc, "spec", "KafkaTopic", path, required=False) or {}  # every field of it is optional
+    spec = mapping(doc, "spec", "KafkaTopic", path, required=False) or {}  # every field of it is optional
     topic = spec.get("topicName", name)
-    where = _line(spec, "topicName") if "topicName" in spec else _line(doc["metadata"], "name")
+    where = line_of(spec, "topicName") if "topicName" in spec else line_of(doc["metadata"], "name")
     topic = require_topic_name(topic, path, where)
     out.once(f"topic {topic}", where)
     problem = None
     if "partitions" in spec:
-        partitions = _count(spec, "partitions", "spec", path, 2**31 - 1)
-        out.entries.append(RawEntry("topic", "partitions", partitions, path, _line(spec, "partitions"), topic, label))
+        partitions = count(spec, "partitions", "spec", path, 2**31 - 1)
+        out.entries.append(RawEntry("topic", "partitions", partitions, path, line_of(spec, "partitions"), topic, label))
     else:
         problem = (f"{label}: spec.partitions is not set, so Strimzi leaves the partition count to the broker's "
                    "num.partitions, which kcliff does not read; set spec.partitions to measure this topic")
     out.topics.append(TopicDecl(topic, path, where, problem))
     if "replicas" in spec:
-        replicas = _count(spec, "replicas", "spec", path, 32767)
-        out.entries.append(RawEntry("topic", "replication.factor", replicas, path, _line(spec, "replicas"), topic,
+        replicas = count(spec, "replicas", "spec", path, 32767)
+        out.entries.append(RawEntry("topic", "replication.factor", replicas, path, line_of(spec, "replicas"), topic,
                                     label))
-    config = _mapping(spec, "config", "spec", path, required=False) or {}
-    out.resources.append(Resource(label, _line(spec, "config") if config else _line(doc, "spec")))
+    config = mapping(spec, "config", "spec", path, required=False) or {}
+    out.resources.append(Resource(label, line_of(spec, "config") if config else line_of(doc, "spec")))
     for key, value in config.items():
-        key, line = str(key), _line(config, key)
+        key, line = str(key), line_of(config, key)
         if key in ("partitions", "replicas", "replication.factor"):
             raise InputError(f"'{key}' is not a topic config Kafka accepts: set spec.partitions or spec.replicas",
                              path, line)
         out.entries.append(RawEntry("topic", key, value, path, line, topic, label))
 
 
-def _node_pool(doc: Any, name: str, out: _Reading) -> None:
-    spec = _mapping(doc, "spec", "KafkaNodePool", out.path)
+def _node_pool(doc: Any, name: str, out: ResourceReading) -> None:
+    spec = mapping(doc, "spec", "KafkaNodePool", out.path)
     roles, storage = spec.get("roles"), spec.get("storage")
     shape = [f"{spec['replicas']} replicas" if "replicas" in spec else "",
              "roles " + "+".join(map(str, roles)) if isinstance(roles, list) else "",
              f"{storage.get('type')} storage" if isinstance(storage, dict) else ""]
-    out.notes.append(Note(out.path, _line(doc, "spec"), f"KafkaNodePool {name} ({', '.join(filter(None, shape))}): "
-                          "the cluster's shape is not a setting kcliff measures (it measures its own 3 combined "
-                          "broker+controller nodes)"))
+    out.note(line_of(doc, "spec"), f"KafkaNodePool {name} ({', '.join(filter(None, shape))}): the cluster's shape is "
+                                 "not a setting kcliff measures (it measures its own 3 combined broker+controller nodes)")
 
 
 KINDS = {"Kafka": _kafka, "KafkaTopic": _topic, "KafkaNodePool": _node_pool}
 
 
-def _document(doc: Any, out: _Reading) -> None:
+def _document(doc: Any, out: ResourceReading) -> None:
     path, line = out.path, yamlio.node_line(doc)
-    if not isinstance(doc, dict) or not isinstance(doc.get("apiVersion"), str) or not isinstance(doc.get("kind"), str):
-        raise InputError("expected a Kubernetes resource: a mapping with apiVersion and kind", path, line)
-    group, _, version = doc["apiVersion"].partition("/")
-    kind = doc["kind"]
+    group, version, kind = api_of(doc, path)
     if group != GROUP or kind not in KINDS:
-        out.notes.append(Note(path, line, f"{kind} ({doc['apiVersion']}) holds no settings kcliff reads; skipped"))
+        out.note(line, f"{kind} ({doc['apiVersion']}) holds no settings kcliff reads; skipped")
         return
     if version not in API_VERSIONS:
         raise InputError(f"apiVersion {doc['apiVersion']}: expected {GROUP}/v1 (Strimzi 1.x) or {GROUP}/v1beta2 "
-                         "(Strimzi 0.x)", path, _line(doc, "apiVersion"))
-    metadata = _mapping(doc, "metadata", kind, path)
-    name = metadata.get("name")
-    if not isinstance(name, str) or len(name) > 253 or not RESOURCE_NAME.fullmatch(name):
-        raise InputError(f"{kind} metadata.name {name!r} is not a Kubernetes object name (lower-case letters, digits, "
-                         "'-' and '.', starting and ending with a letter or digit)", path, _line(metadata, "name"))
-    out.once(f"{kind} {name}", _line(metadata, "name"))
-    KINDS[kind](doc, name, out)
+                         "(Strimzi 0.x)", path, line_of(doc, "apiVersion"))
+    KINDS[kind](doc, claim_name(doc, kind, out), out)
 
 
 class StrimziReader:
@@ -214,7 +159,4 @@ class StrimziReader:
     roles = ("strimzi",)
 
     def read(self, path: Path, role: str) -> ReadResult:
-        out = _Reading(str(path))
-        for doc in yamlio.load_all(path):
-            _document(doc, out)
-        return out.result()
+        return read_documents(path, _document)

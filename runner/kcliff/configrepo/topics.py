@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import yamlio
-from ..errors import InputError
+from ..errors import InputError, Problems
 from .model import RawEntry, ReadResult, TopicDecl, require_topic_name
 
 TOPIC_KEYS = ("name", "partitions", "replication_factor", "configs")
@@ -37,31 +37,35 @@ def parse_topics(data: Any, path: str) -> ReadResult:
     entries: list[RawEntry] = []
     decls: list[TopicDecl] = []
     seen: dict[str, int | None] = {}
+    found = Problems()  # every bad topic of the file, reported together
     for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise InputError("each topic must be a mapping with name, partitions, configs", path,
-                             yamlio.key_line(items, index))
-        for key in item:
-            if key not in TOPIC_KEYS:
-                raise InputError(f"unknown topic key '{key}': expected one of {', '.join(TOPIC_KEYS)} "
-                                 "(topic configs go under 'configs:')", path, _line(item, key))
-        if "name" not in item:
-            raise InputError("each topic needs a 'name'", path, yamlio.node_line(item))
-        name = require_topic_name(item["name"], path, _line(item, "name"))
-        if name in seen:
-            raise InputError(f"topic '{name}' is defined twice (first at line {seen[name]})", path, _line(item, "name"))
-        seen[name] = _line(item, "name")
-        decls.append(TopicDecl(name, path, seen[name]))
-        for key, setting in (("partitions", "partitions"), ("replication_factor", "replication.factor")):
-            if key in item:
-                entries.append(RawEntry("topic", setting, item[key], path, _line(item, key), name))
-        configs = item.get("configs")
-        if configs is None:
-            continue
-        if not isinstance(configs, dict):
-            raise InputError("'configs' must be a mapping of topic config: value", path, _line(item, "configs"))
-        for key, value in configs.items():
-            entries.append(RawEntry("topic", str(key), value, path, _line(configs, key), name))
+        with found.catch():
+            if not isinstance(item, dict):
+                raise InputError("each topic must be a mapping with name, partitions, configs", path,
+                                 yamlio.key_line(items, index))
+            for key in item:  # every unknown key, and the topic read on
+                if key not in TOPIC_KEYS:
+                    found.add(InputError(f"unknown topic key '{key}': expected one of {', '.join(TOPIC_KEYS)} "
+                                         "(topic configs go under 'configs:')", path, _line(item, key)))
+            if "name" not in item:
+                raise InputError("each topic needs a 'name'", path, yamlio.node_line(item))
+            name = require_topic_name(item["name"], path, _line(item, "name"))
+            if name in seen:
+                raise InputError(f"topic '{name}' is defined twice (first at line {seen[name]})", path,
+                                 _line(item, "name"))
+            seen[name] = _line(item, "name")
+            decls.append(TopicDecl(name, path, seen[name]))
+            for key, setting in (("partitions", "partitions"), ("replication_factor", "replication.factor")):
+                if key in item:
+                    entries.append(RawEntry("topic", setting, item[key], path, _line(item, key), name))
+            configs = item.get("configs")
+            if configs is None:
+                continue
+            if not isinstance(configs, dict):
+                raise InputError("'configs' must be a mapping of topic config: value", path, _line(item, "configs"))
+            for key, value in configs.items():
+                entries.append(RawEntry("topic", str(key), value, path, _line(configs, key), name))
+    found.raise_all()
     return ReadResult(entries=entries, topics=decls)
 
 

@@ -1,23 +1,26 @@
-"""Type and check what the readers found against kcliff's settings catalogue.
+"""Check what the readers found as Kafka does, at the repo's release, and type it.
 
-Every key ends up in one of four places:
-  modelled    in kcliff's catalogue (settings.py): typed, range-checked, measured
+Every key is looked up in Kafka's own definitions of the release the repo runs (kafka_configs.py):
+  measured    a key kcliff's settings catalogue (settings.py) can carry: typed, applied, measured
   durability  acks, min.insync.replicas, replication factors: measured as the repo sets them and
               flagged by the cliff rules when they weaken durability
-  ignored     a Kafka key that does not move producer throughput or latency (listeners, log.dirs,
-              security, ...): reported as a note, never an error
-  unknown     anything else: an InputError naming file:line and the closest known name, because a
-              typo'd key silently does nothing in Kafka and the repo would be measured wrong
-Consumer keys are typed and range-checked the same way, for the cliff rules; they are not measured yet.
+  unmeasured  any other key Kafka knows at that release: parsed and validated as Kafka does, kept for
+              the cliff rules, noted as not measured
+A key of another release is named with the releases that have it (an error for a topic, which Kafka
+refuses to create with an unknown config; a warning for a broker or client file, where Kafka logs and
+ignores it); a key no release knows is an error with the closest key of the whole catalogue; a value
+Kafka's parser or validator refuses is an error. Every problem is collected; the caller raises them
+together.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from .. import settings
+from .. import kafka_configs, settings
 from ..errors import InputError
-from .model import Entry, Note, RawEntry
+from .model import Entry, EntryKind, Note, NoteLevel, RawEntry
 
 ACKS = ("all", "-1", "0", "1")
 
@@ -27,131 +30,162 @@ DURABILITY: dict[str, dict[str, str]] = {
     "broker": {"min.insync.replicas": "int>=1", "default.replication.factor": "int>=1"},
     "topic": {"min.insync.replicas": "int>=1", "replication.factor": "int>=1"},
 }
+# Fields of a topic's definition that are not topic configs (kafka-topics --partitions, RF).
+TOPIC_FIELDS = ("partitions", "replication.factor")
 
-# Kafka keys that do not change how fast a producer can write under acks=all: read, noted, ignored.
-# Deliberately short: anything not here and not in the catalogue is an error, so a typo cannot pass.
-IGNORED: dict[str, tuple[str, ...]] = {
-    "broker": (
-        "node.id", "broker.id", "process.roles", "controller.quorum.voters",
-        "controller.quorum.bootstrap.servers", "controller.listener.names", "listeners",
-        "advertised.listeners", "listener.security.protocol.map", "inter.broker.listener.name",
-        "security.inter.broker.protocol", "log.dirs", "log.dir", "metadata.log.dir", "num.partitions",
-        "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor",
-        "offsets.topic.num.partitions", "transaction.state.log.replication.factor",
-        "transaction.state.log.min.isr", "share.coordinator.state.topic.replication.factor",
-        "share.coordinator.state.topic.min.isr", "log.retention.hours", "log.retention.minutes",
-        "log.retention.ms", "log.retention.bytes", "log.retention.check.interval.ms",
-        "group.initial.rebalance.delay.ms", "auto.create.topics.enable", "delete.topic.enable",
-        "auto.leader.rebalance.enable", "unclean.leader.election.enable", "broker.rack",
-        "authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "metric.reporters",
-        # KRaft timings Strimzi lets a Kafka resource set (its FORBIDDEN_PREFIX_EXCEPTIONS)
-        "broker.session.timeout.ms", "broker.heartbeat.interval.ms", "controller.socket.timeout.ms",
-        "controller.quorum.election.backoff.max.ms", "controller.quorum.election.timeout.ms",
-        "controller.quorum.fetch.timeout.ms",
-    ),
-    "producer": (
-        "bootstrap.servers", "client.id", "key.serializer", "value.serializer", "security.protocol",
-        "retries", "retry.backoff.ms", "retry.backoff.max.ms", "transactional.id", "transaction.timeout.ms",
-        "metadata.max.age.ms", "partitioner.class", "partitioner.ignore.keys",
-        "partitioner.adaptive.partitioning.enable", "interceptor.classes", "metric.reporters",
-        "client.dns.lookup", "max.block.ms", "connections.max.idle.ms", "reconnect.backoff.ms",
-        "reconnect.backoff.max.ms",
-    ),
-    "consumer": (
-        "bootstrap.servers", "client.id", "client.rack", "group.id", "group.instance.id", "group.protocol",
-        "group.remote.assignor", "key.deserializer", "value.deserializer", "security.protocol",
-        "auto.offset.reset", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
-        "partition.assignment.strategy", "metadata.max.age.ms", "request.timeout.ms", "default.api.timeout.ms",
-        "retry.backoff.ms", "retry.backoff.max.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
-        "connections.max.idle.ms", "socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
-        "interceptor.classes", "metric.reporters", "client.dns.lookup", "exclude.internal.topics",
-        "allow.auto.create.topics", "enable.metrics.push", "metadata.recovery.strategy",
-        "metadata.recovery.rebootstrap.trigger.ms", "share.acknowledgement.mode", "share.acquire.mode",
-        "security.providers", "config.providers",
-    ),
-    "topic": (
-        "cleanup.policy", "delete.retention.ms", "min.compaction.lag.ms", "max.compaction.lag.ms",
-        "min.cleanable.dirty.ratio", "message.timestamp.type", "message.timestamp.before.max.ms",
-        "message.timestamp.after.max.ms", "unclean.leader.election.enable",
-        "segment.jitter.ms", "segment.index.bytes", "file.delete.delay.ms", "index.interval.bytes",
-        "local.retention.ms", "local.retention.bytes", "remote.storage.enable", "leader.replication.throttled.replicas",
-        "follower.replication.throttled.replicas",
-    ),
+# Keys no release of Apache Kafka's config defines that something else reads (an authorizer, a
+# listener override, a config provider, a serializer, a vendor's distribution): (prefix, who reads it).
+_CLIENT_PLUGINS = (("config.providers", "a config provider"), ("confluent.", "Confluent's clients and interceptors"),
+                   ("schema.registry.", "a Schema Registry serializer"), ("basic.auth.", "a Schema Registry serializer"),
+                   ("bearer.auth.", "a Schema Registry serializer"), ("key.subject.name.strategy", "a serializer"),
+                   ("value.subject.name.strategy", "a serializer"), ("auto.register.schemas", "a serializer"),
+                   ("use.latest.version", "a serializer"), ("latest.compatibility.strict", "a serializer"),
+                   ("specific.avro.reader", "an Avro deserializer"), ("json.", "a JSON serializer"),
+                   ("avro.", "an Avro serializer"), ("apicurio.", "an Apicurio serializer"),
+                   ("spring.json.", "Spring's JSON serializer"))
+PLUGINS: dict[str, tuple[tuple[str, str], ...]] = {
+    "broker": (("listener.name.", "the broker, as a listener's own override"), ("super.users", "the authorizer"),
+               ("allow.everyone.if.no.acl.found", "the authorizer"), ("ldap.", "an LDAP authorizer"),
+               ("config.providers", "a config provider"), ("confluent.", "Confluent Server"),
+               ("cruise.control.metrics.", "Cruise Control's metrics reporter"), ("rsm.config.", "the tiered storage plugin"),
+               ("rlmm.config.", "the tiered storage plugin"), ("client.quota.callback.", "the quota callback"),
+               ("strimzi.", "Strimzi's plugins"), ("kafka.metrics.", "a metrics reporter")),
+    "producer": _CLIENT_PLUGINS,
+    "consumer": _CLIENT_PLUGINS,
+    "topic": (("confluent.", "Confluent Server (Apache Kafka refuses it)"),),
 }
-IGNORED_PREFIXES = ("ssl.", "sasl.", "listener.name.", "metrics.", "cruise.control.metrics.")
 
 
-def is_ignored(scope: str, name: str) -> bool:
-    return name in IGNORED.get(scope, ()) or name.startswith(IGNORED_PREFIXES)
+@dataclass(frozen=True)
+class Release:
+    """The Kafka release a repo is read at, and why that one (for messages)."""
+
+    version: str  # as the repo names it, or kcliff's default
+    definitions: str  # the catalogue release whose definitions are used
+    why: str  # "the repo names Kafka 3.7.1 at kafka.yaml:9" / "kcliff's default; the repo names no version"
+
+    def describe(self) -> str:
+        same = self.version == self.definitions
+        return f"Kafka {self.version}" + ("" if same else f" (read with {self.definitions}'s definitions)")
 
 
-def _as_int(raw: Any) -> int | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
-    if isinstance(raw, str):
-        text = raw.strip()
-        if text.lstrip("-").isdigit():
-            return int(text)
-    return None
+def plugin_reader(scope: str, name: str) -> str | None:
+    """Who reads a key Kafka's config does not define, when it is a known plugin's or vendor's."""
+    return next((reader for prefix, reader in PLUGINS.get(scope, ()) if name.startswith(prefix)), None)
 
 
-def convert(setting: settings.Setting, raw: Any) -> Any:
-    """A .properties string (or YAML scalar) as the typed value the catalogue checks; Kafka's ConfigDef
-    trims values and reads booleans case-insensitively, so kcliff does too."""
-    if setting.kind == "int":
-        value = _as_int(raw)
-        return raw if value is None else value
-    if setting.kind == "bool":
-        if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
-            return raw.strip().lower() == "true"
-        return raw
-    return raw.strip() if isinstance(raw, str) else raw
-
-
-def _durability_value(kind: str, raw: Any, entry: RawEntry) -> Any:
+def _durability_value(kind: str, value: Any, entry: RawEntry) -> Any:
     if kind == "acks":
-        text = str(raw).strip().lower() if not isinstance(raw, bool) else None
+        text = str(value).strip().lower() if not isinstance(value, bool) else None
         if text not in ACKS:
-            raise InputError(f"producer setting 'acks': expected one of {', '.join(ACKS)}, got {raw!r}",
+            raise InputError(f"producer setting 'acks': expected one of {', '.join(ACKS)}, got {entry.raw!r}",
                              entry.path, entry.line)
         return text
-    value = _as_int(raw)
-    if value is None or value < 1:
-        raise InputError(f"{entry.scope} setting '{entry.name}': expected an integer >= 1, got {raw!r}",
+    number = value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        number = int(value.strip())
+    if number is None or number < 1:
+        raise InputError(f"{entry.scope} setting '{entry.name}': expected an integer >= 1, got {entry.raw!r}",
                          entry.path, entry.line)
+    return number
+
+
+def _kafka_value(definition: kafka_configs.Definition, raw: RawEntry, release: Release) -> Any:
+    value, problem = definition.parse(raw.raw)
+    problem = problem or definition.check(value)
+    if problem:
+        raise InputError(f"{raw.scope} setting '{raw.name}': {problem} (Kafka {release.definitions})", raw.path,
+                         raw.line)
     return value
 
 
-def validate_entry(raw: RawEntry) -> Entry | Note:
-    """The typed Entry for a key, a Note when it is ignored; InputError for an unknown key or bad value."""
+def _topic_field(raw: RawEntry) -> Entry:
+    if raw.name == "replication.factor":
+        value = _durability_value("int>=1", raw.raw, raw)
+        return Entry(raw.scope, raw.name, value, raw.path, raw.line, EntryKind.DURABILITY, raw.topic, raw.resource)
+    known = settings.require("topic", raw.name)
+    number = raw.raw if isinstance(raw.raw, int) and not isinstance(raw.raw, bool) else None
+    if isinstance(raw.raw, str) and raw.raw.strip().isdigit():
+        number = int(raw.raw.strip())
+    problem = known.check(number if number is not None else raw.raw)
+    if problem:
+        raise InputError(f"topic '{raw.topic}' {raw.name}: {problem}", raw.path, raw.line)
+    return Entry(raw.scope, raw.name, number, raw.path, raw.line, EntryKind.MEASURED, raw.topic, raw.resource)
+
+
+def _elsewhere(raw: RawEntry, release: Release) -> Entry | Note:
+    """A key the release does not define: another release's (a warning, or an error for a topic), a
+    plugin's or vendor's (a note), or no release's (an error naming the closest key)."""
+    catalogue = kafka_configs.catalogue()
+    has_it = catalogue.releases_of(raw.scope, raw.name)
+    if has_it:
+        message = (f"{raw.scope} key '{raw.name}' is defined by Kafka {kafka_configs.span_text(has_it)}, not by "
+                   f"{release.describe()}, which this repo is read at ({release.why})")
+        if raw.scope == "topic":
+            raise InputError(f"{message}: Kafka refuses to create a topic with a config it does not know",
+                             raw.path, raw.line)
+        return Note(raw.path, raw.line, f"{message}: Kafka logs and ignores it",
+                    NoteLevel.WARNING)
+    reader = plugin_reader(raw.scope, raw.name)
+    if reader:
+        return Note(raw.path, raw.line, f"{raw.scope} key '{raw.name}' is read by {reader}, not defined by Apache "
+                                        "Kafka's config; not checked")
+    raise InputError(f"unknown {raw.scope} setting '{raw.name}': {_hint(raw, release)}", raw.path, raw.line)
+
+
+def _hint(raw: RawEntry, release: Release) -> str:
+    catalogue = kafka_configs.catalogue()
+    if raw.scope == "broker" and catalogue.broker_synonym(raw.name, release.definitions):
+        broker = catalogue.broker_synonym(raw.name, release.definitions)
+        return f"'{raw.name}' is a topic config; a broker sets its default as '{broker}'"
+    if raw.scope == "topic" and catalogue.topic_synonym(raw.name, release.definitions):
+        return (f"'{raw.name}' is the broker-wide default; a topic sets "
+                f"'{catalogue.topic_synonym(raw.name, release.definitions)}'")
+    other = [s for s in catalogue.scopes_of(raw.name) if s != raw.scope]
+    if other:
+        return f"'{raw.name}' is a {other[0]} setting, not a {raw.scope} one"
+    close = catalogue.suggest(raw.name, raw.scope)
+    if close:
+        return f"did you mean '{close}'?"
+    catalogue = kafka_configs.catalogue()
+    return f"no Kafka release from {catalogue.releases[0]} to {catalogue.newest} defines it"
+
+
+def validate_entry(raw: RawEntry, release: Release) -> Entry | Note:
+    """The typed Entry for a key, a Note when kcliff only notes it; InputError for what Kafka refuses."""
+    if raw.scope == "topic" and raw.name in TOPIC_FIELDS:
+        return _topic_field(raw)
+    definition = kafka_configs.catalogue().lookup(raw.scope, raw.name, release.definitions)
+    if definition is None:
+        return _elsewhere(raw, release)
+    value = _kafka_value(definition, raw, release)
     durability = DURABILITY.get(raw.scope, {}).get(raw.name)
     if durability:
-        value = _durability_value(durability, raw.raw, raw)
-        return Entry(raw.scope, raw.name, value, raw.path, raw.line, "durability", raw.topic, raw.resource)
-    known = settings.lookup(raw.scope, raw.name)
-    if known is None:
-        if is_ignored(raw.scope, raw.name):
-            return Note(raw.path, raw.line, f"{raw.scope} key '{raw.name}' does not affect what kcliff measures; ignored")
-        raise InputError(f"unknown {raw.scope} setting '{raw.name}': {settings.suggest(raw.scope, raw.name)}",
-                         raw.path, raw.line)
-    value = convert(known, raw.raw)
-    problem = known.check(value)
-    if problem:
-        raise InputError(f"{raw.scope} setting '{raw.name}': {problem}", raw.path, raw.line)
-    return Entry(raw.scope, raw.name, value, raw.path, raw.line, "modelled", raw.topic, raw.resource)
+        value = _durability_value(durability, value, raw)
+        kind = EntryKind.DURABILITY
+    else:
+        kind = EntryKind.MEASURED if settings.lookup(raw.scope, raw.name) else EntryKind.UNMEASURED
+    return Entry(raw.scope, raw.name, value, raw.path, raw.line, kind, raw.topic, raw.resource)
 
 
-def validate(raw_entries: list[RawEntry]) -> tuple[list[Entry], list[Note]]:
-    """Validate all entries; a key repeated in one file (one resource of it) keeps its last value, as Kafka does."""
+def validate(raw_entries: list[RawEntry], release: Release) -> tuple[list[Entry], list[Note], list[InputError]]:
+    """Every entry checked: (entries, notes, problems). A key repeated in one file (one resource of it)
+    keeps its last value, as Kafka does."""
     entries: dict[tuple[str, str | None, str, str | None, str], Entry] = {}
     notes: list[Note] = []
+    problems: list[InputError] = []
     for raw in raw_entries:
-        result = validate_entry(raw)
+        try:
+            result = validate_entry(raw, release)
+        except InputError as exc:
+            problems.append(exc)
+            continue
         if isinstance(result, Note):
             notes.append(result)
             continue
+        if result.kind is EntryKind.UNMEASURED:
+            notes.append(Note(result.path, result.line, f"{result.scope} key '{result.name}' does not change what "
+                                                        "kcliff measures; checked, not measured"))
         key = (result.path, result.resource, result.scope, result.topic, result.name)
         if key in entries:
             first = entries[key]
@@ -159,27 +193,29 @@ def validate(raw_entries: list[RawEntry]) -> tuple[list[Entry], list[Note]]:
                                                       "Kafka uses the last value"))
         entries[key] = result
     found = list(entries.values())
-    _check_producer_combinations(found)
-    return found, notes
+    problems += _producer_combinations(found)
+    return found, notes, problems
 
 
-def _check_producer_combinations(entries: list[Entry]) -> None:
+def _producer_combinations(entries: list[Entry]) -> list[InputError]:
     """Combinations the Kafka producer refuses at start-up (ConfigException): bad input, not a cliff."""
     by_file: dict[str, dict[str, Entry]] = {}
     for e in entries:
         if e.scope == "producer":
             by_file.setdefault(e.path, {})[e.name] = e
+    problems: list[InputError] = []
     for found in by_file.values():
         idem = found.get("enable.idempotence")
         if idem is None or idem.value is not True:
             continue
         acks = found.get("acks")
         if acks is not None and acks.value in ("0", "1"):
-            raise InputError(f"acks={acks.value} with enable.idempotence=true: the Kafka producer refuses this "
-                             "(idempotence needs acks=all); set acks=all or enable.idempotence=false",
-                             acks.path, acks.line)
+            problems.append(InputError(f"acks={acks.value} with enable.idempotence=true: the Kafka producer refuses "
+                                       "this (idempotence needs acks=all); set acks=all or enable.idempotence=false",
+                                       acks.path, acks.line))
         inflight = found.get("max.in.flight.requests.per.connection")
         if inflight is not None and inflight.value > 5:
-            raise InputError("max.in.flight.requests.per.connection above 5 with enable.idempotence=true: the "
-                             "Kafka producer refuses this (at most 5); lower it or set enable.idempotence=false",
-                             inflight.path, inflight.line)
+            problems.append(InputError("max.in.flight.requests.per.connection above 5 with enable.idempotence=true: "
+                                       "the Kafka producer refuses this (at most 5); lower it or set "
+                                       "enable.idempotence=false", inflight.path, inflight.line))
+    return problems

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import kafka_dist
+from .. import kafka_configs, kafka_dist
 from ..errors import InputError
 from .model import ReadResult, VersionDecl
 
@@ -16,12 +16,21 @@ FILE_NAMES = ("kafka-version", "kafka-version.txt")
 
 
 def check(version: str, path: str, line: int | None) -> VersionDecl:
-    """The version as kcliff can run it: a Kafka 4.x release number (KRaft only, as kcliff's clusters)."""
-    parts = version.split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts) or int(parts[0]) < 4:
-        raise InputError(f"Kafka version {version!r}: expected a 4.x release such as {kafka_dist.DEFAULT_VERSION} "
-                         "(kcliff runs KRaft clusters from Kafka's Maven jars)", path, line)
-    return VersionDecl(version, path, line)
+    """A Kafka release number (major.minor.patch). Any release is read (its keys are checked with the
+    nearest release kcliff knows); whether kcliff can also measure it is decided when measuring."""
+    if not kafka_configs.is_release(version.strip()):
+        raise InputError(f"Kafka version {version!r}: expected a release number such as {kafka_dist.DEFAULT_VERSION}",
+                         path, line)
+    return VersionDecl(version.strip(), path, line)
+
+
+def newest_patch(major: str | int, minor: str | int) -> str:
+    """The release kcliff reads for a file that names only a Kafka minor version (MSK's 3.9.x, the Kafka
+    of a Confluent Platform release): that minor's newest patch release kcliff knows (patch releases can
+    add keys: 3.9.2 has one 3.9.0 lacks), else M.m.0; readers say so in a note."""
+    prefix = f"{int(major)}.{int(minor)}."
+    known = [r for r in kafka_configs.catalogue().releases if r.startswith(prefix)]
+    return known[-1] if known else f"{prefix}0"
 
 
 def one_version(versions: list[VersionDecl]) -> VersionDecl | None:
