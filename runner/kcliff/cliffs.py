@@ -33,6 +33,10 @@ OPERATORS = ("equals", "not_equals", "in", "not_in", *_NUMERIC, "differs_from")
 # value, so a broker-wide flush=1 is reported once, by the broker rule, not again by the topic rule.
 # The replication factor is a topic's creation field, not a config; its broker default is kcliff's to name.
 FIELD_FALLBACK = {"replication.factor": "default.replication.factor"}
+# A broker key Kafka reads, when it is not set, as another key's value (KafkaConfig.logFlushIntervalMs);
+# counted on a broker: the flusher at 1 ms with log.flush.interval.ms unset fsyncs every partition
+# (benchmarks/bench_flush_mechanism.py).
+BROKER_FALLBACK = {"log.flush.interval.ms": "log.flush.scheduler.interval.ms"}
 # Spellings Kafka treats as the same value.
 _SAME = {("compression.type", "none"): "uncompressed", ("acks", "-1"): "all"}
 
@@ -232,6 +236,8 @@ def _context(release: str, *files: list[Entry]) -> Lookup:
         broker = broker_default_of(name, release) if inherit and scope == "topic" else None
         if broker:
             return lookup("broker", broker)
+        if scope == "broker" and name in BROKER_FALLBACK:
+            return lookup("broker", BROKER_FALLBACK[name])
         return default_value(scope, name, release), None
 
     return lookup
