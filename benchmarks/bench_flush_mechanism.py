@@ -5,7 +5,7 @@ cannot tell an inert setting from one whose fsyncs run off the append path; the 
 for the time-based flush and segment roll rules in scenarios/cliffs.yaml (docs/canaries.md, "Rules
 measured once").
 
-    flock /tmp/kcliff-measure.lock .venv/bin/python benchmarks/bench_flush_mechanism.py [--seconds 10] [--repeats 2]
+    .venv/bin/python benchmarks/bench_flush_mechanism.py [--seconds 10] [--repeats 2]
 
 Needs `perf` with access to the syscalls tracepoints (root, or perf_event_paranoid <= -1). Starts its
 own local cluster (no fsync delay, no proxy) and stops it at the end.

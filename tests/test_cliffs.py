@@ -81,6 +81,9 @@ def test_kafka_defaults_written_out_match_no_rule(tmp_path):
      [("topic-segment-bytes-tiny", "topics.yaml", 2)]),
     ({"server.properties": "log.flush.scheduler.interval.ms=100\n"},
      [("flush-scheduler-frequent", "server.properties", 1)]),
+    ({"server.properties": "log.flush.scheduler.interval.ms=100\nlog.flush.interval.ms=60000\n",
+      "topics.yaml": "- name: t\n  configs:\n    flush.ms: 10\n"},
+     [("topic-flush-scheduler-frequent", "topics.yaml", 3)]),
     ({"server.properties": "queued.max.requests=1\n"}, [("queued-requests-tiny", "server.properties", 1)]),
     ({"server.properties": "replica.lag.time.max.ms=500\n"}, [("replica-lag-tiny", "server.properties", 1)]),
     ({"server.properties": "unclean.leader.election.enable=true\n"},
@@ -122,6 +125,11 @@ def test_every_rule_has_an_example_above():
                           "replica.lag.time.max.ms=30000\nunclean.leader.election.enable=false\n"},
     {"server.properties": "log.flush.interval.ms=1\n", "topics.yaml": "- name: t\n  configs: {flush.ms: 1}\n"},
     {"topics.yaml": "- name: t\n  configs: {segment.ms: 86400000, segment.bytes: 268435456}\n"},
+    # a flusher that wakes every 10 ms but finds nothing due (counted: no more fsyncs than Kafka's defaults)
+    {"server.properties": "log.flush.scheduler.interval.ms=10\nlog.flush.interval.ms=60000\n"},
+    # the operations guide's old production values: a flush every 10 s checked every 2 s, a 10 s lag, 16 queued
+    {"server.properties": "log.flush.scheduler.interval.ms=2000\nlog.flush.interval.ms=10000\n"
+                          "replica.lag.time.max.ms=10000\nqueued.max.requests=16\n"},
     {"consumer.properties": "max.poll.records=100\nfetch.max.bytes=1048576\nreceive.buffer.bytes=-1\n"},
     {"consumer.properties": "enable.auto.commit=false\nauto.commit.interval.ms=0\n"},  # commits are the app's
 ])
@@ -206,3 +214,51 @@ def test_every_bad_rule_of_a_rules_file_is_reported_at_once(tmp_path):
     assert [line for line, _ in found] == [5, 6, 7], found
     assert "unknown operator 'eq'" in found[0][1] and "severity must be one of" in found[1][1]
     assert found[2][1] == "duplicate rule id 'x'"
+
+
+def test_an_unset_log_flush_interval_is_the_flushers_interval(tmp_path):
+    """Kafka reads log.flush.interval.ms, when it is not set, as log.flush.scheduler.interval.ms: a
+    flusher every 10 ms alone flushes every partition every 10 ms."""
+    matches = lint(tmp_path, {"server.properties": "node.id=1\nlog.flush.scheduler.interval.ms=10\n"})
+    assert ids(matches) == [("flush-scheduler-frequent", "server.properties", 2)]
+    assert "broker log.flush.scheduler.interval.ms=10" in matches[0].condition()
+
+
+CLIFF_REPOS = Path(__file__).resolve().parent / "data" / "cliff-repos"
+
+
+def line_of(path: Path, text: str) -> int:
+    """The line of `path` that starts with `text` (after indentation), as lint reports it."""
+    return next(n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if line.strip().startswith(text))
+
+
+def test_the_rules_of_26_on_a_broker_copied_from_a_test_cluster():
+    """A test cluster's config carried into production (dozens of keys): each new rule on its line."""
+    repo = CLIFF_REPOS / "slow"
+    broker, topics = repo / "brokers" / "server.properties", repo / "topics" / "topics.yaml"
+    found = {(m.rule.id, Path(m.path).name, m.line, m.topic if m.named_topic else None)
+             for m in cliffs.evaluate(configrepo.load([str(repo)]), RULES)}
+    expected = {
+        ("broker-socket-send-tiny", "server.properties", line_of(broker, "socket.send.buffer.bytes"), None),
+        ("broker-socket-receive-tiny", "server.properties", line_of(broker, "socket.receive.buffer.bytes"), None),
+        ("queued-requests-tiny", "server.properties", line_of(broker, "queued.max.requests"), None),
+        ("flush-scheduler-frequent", "server.properties", line_of(broker, "log.flush.scheduler.interval.ms"), None),
+        ("segment-bytes-tiny", "server.properties", line_of(broker, "log.segment.bytes"), None),
+        ("log-roll-tiny", "server.properties", line_of(broker, "log.roll.ms"), None),
+        ("replica-lag-tiny", "server.properties", line_of(broker, "replica.lag.time.max.ms"), None),
+        ("replica-socket-receive-tiny", "server.properties", line_of(broker, "replica.socket.receive.buffer.bytes"),
+         None),
+        ("unclean-leader-election", "server.properties", line_of(broker, "unclean.leader.election.enable"), None),
+        ("topic-segment-roll-tiny", "topics.yaml", line_of(topics, "segment.ms"), "metrics-raw"),
+        ("topic-segment-bytes-tiny", "topics.yaml", line_of(topics, "segment.bytes"), "metrics-raw"),
+        ("topic-flush-scheduler-frequent", "topics.yaml", line_of(topics, "flush.ms"), "metrics-rollup"),
+        ("topic-unclean-leader-election", "topics.yaml", line_of(topics, "unclean.leader.election.enable"), "metrics-rollup"),
+    }
+    assert found == expected
+
+
+def test_the_rules_of_26_stay_quiet_on_a_production_broker():
+    """The operations guide's old production config (time flush every 10 s checked every 2 s, a lag of
+    10 s, 1 MB socket buffers), hourly segments for a compacted topic, a flush.ms with no flusher."""
+    assert cliffs.evaluate(configrepo.load([str(CLIFF_REPOS / "sane")]), RULES) == []
