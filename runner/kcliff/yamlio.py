@@ -16,19 +16,24 @@ MAX_BYTES = 4 * 1024 * 1024
 
 def read_text(path: str | Path) -> str:
     """A YAML file's text; unreadable, oversized, binary or non-UTF-8 files raise InputError."""
-    path = Path(path)
+    return read_utf8(Path(path), "YAML files", "; expected a YAML file", "a YAML text file")
+
+
+def read_utf8(path: Path, files: str, not_utf8: str, text_file: str, limit: int = MAX_BYTES) -> str:
+    """A UTF-8 text file's text (YAML, Terraform); unreadable, oversized, binary or non-UTF-8 files raise
+    InputError, worded for the kind of file (`files` read up to the limit, `text_file` expected)."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", str(path)) from None
-    if len(raw) > MAX_BYTES:
-        raise InputError(f"file is {len(raw)} bytes; kcliff reads YAML files up to {MAX_BYTES}", str(path))
+    if len(raw) > limit:
+        raise InputError(f"file is {len(raw)} bytes; kcliff reads {files} up to {limit}", str(path))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}); expected a YAML file", str(path)) from None
+        raise InputError(f"not UTF-8 text (byte {exc.start}){not_utf8}", str(path)) from None
     if "\x00" in text:
-        raise InputError("contains NUL bytes; expected a YAML text file", str(path))
+        raise InputError(f"contains NUL bytes; expected {text_file}", str(path))
     return text
 
 

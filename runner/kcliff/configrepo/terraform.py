@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import kafka_configs
+from .. import kafka_configs, yamlio
 from ..errors import InputError
 from .cfk import confluent_server_note
 from .model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
@@ -109,19 +109,8 @@ def holds_resources(path: Path) -> bool:
 
 
 def read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", str(path)) from None
-    if len(raw) > MAX_BYTES:
-        raise InputError(f"file is {len(raw)} bytes; kcliff reads config files up to {MAX_BYTES}", str(path))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}): Terraform reads .tf files as UTF-8", str(path)) from None
-    if "\x00" in text:
-        raise InputError("contains NUL bytes; expected a Terraform .tf text file", str(path))
-    return text
+    return yamlio.read_utf8(path, "config files", ": Terraform reads .tf files as UTF-8", "a Terraform .tf text file",
+                            MAX_BYTES)
 
 
 def kafka_string(value: Any) -> str:
