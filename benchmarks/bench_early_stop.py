@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from kcliff import model
-from kcliff.model import THROUGHPUT, Entry, ResultsDoc, Status
+from kcliff.results import model
+from kcliff.results.model import THROUGHPUT, Entry, ResultsDoc, Status
 
 KCLIFF = [sys.executable, "-m", "kcliff.cli"]
 

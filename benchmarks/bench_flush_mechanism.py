@@ -22,9 +22,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kcliff import kafka_dist, procs
-from kcliff.admin import Admin
+from kcliff.backends.admin import Admin
 from kcliff.backends.local import LocalCluster, start_local_cluster
+from kcliff.host import procs
+from kcliff.kafka import dist as kafka_dist
 
 RATE = 2000  # records/s of 1 KB: well under what the rig sustains, so every case carries the same load
 SYSCALLS = ("fsync", "fdatasync")

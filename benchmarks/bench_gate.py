@@ -43,13 +43,16 @@ from collections import Counter
 from pathlib import Path
 
 from bench_check_time import whole_check
-from kcliff import environment, model, procs, sequential, stats, verdict
-from kcliff.admin import Admin
+from kcliff.backends.admin import Admin
 from kcliff.backends.local import start_local_cluster
 from kcliff.commands.check import ROUNDS, RUN_S
-from kcliff.progress import Progress
-from kcliff.scenario import REFERENCE_ID, load_suites
-from kcliff.suite import Options, SuiteRunner, new_document
+from kcliff.host import procs
+from kcliff.judge import sequential, stats, verdict
+from kcliff.measure import environment
+from kcliff.measure.progress import Progress
+from kcliff.measure.suite import Options, SuiteRunner, new_document
+from kcliff.results import model
+from kcliff.scenario.suites import REFERENCE_ID, load_suites
 
 ROOT = Path(__file__).resolve().parents[1]
 # How blocks are laid out. Streams saved without it (before November 2026) gave each side its own

@@ -26,7 +26,9 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "runner"))
 
-from kcliff import coverage, covering, pairwise, settings, space  # noqa: E402
+from kcliff.pairwise import covering
+from kcliff.pairwise import suite_file as pairwise
+from kcliff.scenario import coverage, settings, space
 
 SYNTHETIC_NAMES = [
     ("broker", "log.flush.interval.messages"), ("broker", "log.flush.interval.ms"), ("broker", "log.segment.bytes"),

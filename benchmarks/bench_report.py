@@ -25,9 +25,10 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from kcliff import changepoint, history, model
-from kcliff.model import ResultsDoc, Run
-from kcliff.report import build_site
+from kcliff.judge import changepoint
+from kcliff.report.site import build_site
+from kcliff.results import history, model
+from kcliff.results.model import ResultsDoc, Run
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_INPUT = ROOT / "benchmarks" / "data" / "results-canaries-local-2c.json"

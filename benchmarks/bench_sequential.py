@@ -19,8 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-
-from kcliff import sequential, stats
+from kcliff.judge import sequential, stats
 
 ROOT = Path(__file__).resolve().parents[1]
 STREAM = ROOT / "benchmarks" / "data" / "gate-stream-18r-v3-local-2c.json"

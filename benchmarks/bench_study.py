@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 import pandas as pd
-
-from kcliff import confirm, design, factors, model, study
+from kcliff.pairwise import confirm, design, factors, study
+from kcliff.results import model
 
 KCLIFF = [sys.executable, "-m", "kcliff.cli"]
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Idempotent: MongoDB's signal-processing-algorithms (E-Divisive means) in a virtualenv of its own,
 # .venv/changepoint. Its pins (numpy<2, Python 3.11 only, gevent, setuptools<71, structlog) would
-# otherwise bind all of kcliff; kcliff.changepoint is the one module that talks to it, over a pipe.
+# otherwise bind all of kcliff; kcliff.judge.changepoint is the one module that talks to it, over a pipe.
 # It ships as a source package with an optional C extension: with a C compiler the detection is
 # about 30x faster, so a missing compiler is reported. Fast when already installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want=$(.venv/bin/python -c 'from kcliff.changepoint import ENGINE; print(ENGINE)')  # the pin lives there
+want=$(.venv/bin/python -c 'from kcliff.judge.changepoint import ENGINE; print(ENGINE)')  # the pin lives there
 dir=.venv/changepoint
 [ "$(cat "$dir/.installed" 2>/dev/null)" = "$want" ] && exit 0
 

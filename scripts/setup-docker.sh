@@ -96,7 +96,7 @@ step_t0=$(date +%s%N)
 # 4. the stand-in image
 if [ "${KCLIFF_SKIP_STANDIN:-0}" != 1 ]; then
   [ -x .venv/bin/kcliff ] || { echo "setup-docker: run scripts/setup.sh first (needs .venv and Kafka's jars)" >&2; exit 2; }
-  libs=$(.venv/bin/python -c 'import sys; from kcliff import kafka_dist; print(kafka_dist.ensure(sys.argv[1]))' "$kafka_version")
+  libs=$(.venv/bin/python -c 'import sys; from kcliff.kafka import dist; print(dist.ensure(sys.argv[1]))' "$kafka_version")
   compose/image/build-standin.sh "$libs" "$kafka_version"
   took "stand-in image"
 fi

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from kcliff.scenario import Cliff, Scenario
+from kcliff.scenario.suites import Cliff, Scenario
 
 RUNNER_CLASS = "synthetic-2c"
 # Multiplier on the reference throughput per setting level (defaults are 1.0).
@@ -138,7 +138,7 @@ def reading_history(tmp_path: Path, runs: int, step_at: int, factor: float) -> P
     """A history of `runs` nights made from a recorded real check's results (tests/data/results/
     check-consumer-benign.json): each night's reference consumer figures scaled by a seeded 3% jitter,
     and by `factor` from night `step_at` on. SYNTHETIC figures in real-shaped read runs."""
-    from kcliff import history
+    from kcliff.results import history
 
     real = json.loads((Path(__file__).parent / "data" / "results" / "check-consumer-benign.json").read_text())
     rng, hist = random.Random(11), tmp_path / "hist"

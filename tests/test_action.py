@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from test_workflows import check_injection, check_pinning, load, violations
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,12 +15,13 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
-from kcliff import baseline, model, table, verdict
 from kcliff.commands import check, run
-from kcliff.model import ResultsDoc
-from kcliff.report import build_site
+from kcliff.judge import verdict
+from kcliff.report import table
+from kcliff.report.site import build_site
+from kcliff.results import baseline, model
+from kcliff.results.model import ResultsDoc
 
 REAL = ROOT / "benchmarks" / "data" / "early-stop-100k-on.json"
 EXPECTED = {"batching-off": True, "flush-1": False, "inflight-1": True}  # did each canary show its cliff?

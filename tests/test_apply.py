@@ -1,10 +1,8 @@
 import pytest
-
 from conftest import wait_for
-from kcliff.admin import Admin
-from kcliff.apply import BrokerState, steps
-from kcliff.backends.local import LocalCluster
-from kcliff.backends.local import shared_dir
+from kcliff.backends.admin import Admin
+from kcliff.backends.local import LocalCluster, shared_dir
+from kcliff.measure.apply import BrokerState, steps
 
 
 def test_thread_pools_move_by_half_or_double_per_step():

@@ -10,7 +10,6 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-
 from conftest import ROOT, run_kcliff
 from test_lint_formats import sarif_validator, valid
 

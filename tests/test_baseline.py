@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from conftest import run_kcliff
-from kcliff import baseline
-from kcliff.model import SCHEMA_VERSION, ResultsDoc
+from kcliff.results import baseline
+from kcliff.results.model import SCHEMA_VERSION, ResultsDoc
 
 CANARIES = {"flush-1": ("throughput", 0.5), "inflight-1": ("throughput", 0.7)}
 SPEEDS = {"reference": 40.0, "flush-1": 2.0, "inflight-1": 14.0, "tuned": 55.0}

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from conftest import ROOT, run_kcliff
-from kcliff import baseline, model
+from kcliff.results import baseline, model
 
 RESULTS = ROOT / "tests" / "data" / "results" / "check-consumer-benign.json"
 

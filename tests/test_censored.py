@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from kcliff.pairwise import censored
 from scipy import optimize
-
-from kcliff import censored
 
 
 def test_the_tobit_fit_is_least_squares_without_bounds_and_its_gradient_is_right():

@@ -3,11 +3,10 @@
 import random
 
 import pytest
-
-from kcliff import changepoint
-from kcliff.changepoint import Point, Series
-from kcliff.model import METRICS
 from kcliff.errors import InputError
+from kcliff.judge import changepoint
+from kcliff.judge.changepoint import Point, Series
+from kcliff.results.model import METRICS
 
 
 def _series(levels, metric="throughput", repeats=3, noise=0.02, seed=3, kafka=None):

@@ -10,12 +10,10 @@ import re
 from pathlib import Path
 
 import pytest
-
+from conftest import run_kcliff
 from kcliff import cli, configrepo
 from kcliff.commands import check
-from kcliff.model import ResultsDoc
-
-from conftest import run_kcliff
+from kcliff.results.model import ResultsDoc
 from test_lint_cli import BASE_REPO, make_repo
 
 

@@ -9,9 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_kcliff
-from kcliff import sequential
+from kcliff.judge import sequential
 
 EXAMPLE = ROOT / "examples" / "config-repo"
 PRODUCER = Path("producers") / "app-producer.properties"

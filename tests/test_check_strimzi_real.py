@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_kcliff
 from test_check_real import benign_check  # the same measure and no-false-alarm checks
 

@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_kcliff
 from test_check_strimzi_real import BRIEF, edit, line_of, result_file
 

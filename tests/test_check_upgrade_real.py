@@ -9,10 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_kcliff
-
-from kcliff import kafka_dist
+from kcliff.kafka import dist as kafka_dist
 
 EXAMPLE = ROOT / "examples" / "config-repo"
 OLD = "3.9.2"  # the newest 3.x: the upgrade most teams plan (docs/gate.md, "A Kafka upgrade")

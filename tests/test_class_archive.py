@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from kcliff import class_archive
+from kcliff.host import class_archive
 
 pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 

@@ -10,10 +10,8 @@ import subprocess
 import sys
 
 import pytest
-
-from kcliff import cli
-
 from conftest import ROOT, run_kcliff
+from kcliff import cli
 
 REPO = str(ROOT / "examples" / "config-repo")
 # what the measuring commands need and a static check does not; each costs 0.1-1 s to import

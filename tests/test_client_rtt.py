@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import run_kcliff
 from test_local_cluster import jvms_under
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from kcliff import cliffs, configrepo, scenario, settings
+from kcliff import configrepo
 from kcliff.errors import InputError
+from kcliff.lint import cliffs
+from kcliff.scenario import settings
+from kcliff.scenario import suites as scenario
 
 RULES = cliffs.load_rules()
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"

@@ -22,12 +22,11 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from kcliff import settings
-from kcliff.admin import Admin
 from kcliff.backends import base, compose, latency
+from kcliff.backends.admin import Admin
 from kcliff.errors import ClusterError, InputError
-from kcliff.perf_output import summary
+from kcliff.measure.perf_output import summary
+from kcliff.scenario import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PERF_CLASS = "org.apache.kafka.tools.ProducerPerformance"

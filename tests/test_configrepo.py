@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from kcliff import configrepo, settings
+from kcliff import configrepo
 from kcliff.configrepo.properties import parse_text
 from kcliff.errors import InputError
+from kcliff.scenario import settings
 
 # Shaped like Kafka 4.2's config/server.properties for a combined-mode KRaft node.
 SERVER = """\

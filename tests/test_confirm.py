@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import pytest
-
-from kcliff import confirm, design, factors, model
 from kcliff.errors import InputError
-from kcliff.model import REFERENCE_ID
-from kcliff.scenario import load_suites
+from kcliff.pairwise import confirm, design, factors
+from kcliff.results import model
+from kcliff.results.model import REFERENCE_ID
+from kcliff.scenario.suites import load_suites
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 STUDY = DATA / "study-repro-local-2c.json"

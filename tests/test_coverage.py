@@ -6,7 +6,8 @@ import itertools
 from collections import Counter
 from pathlib import Path
 
-from kcliff import coverage, scenario, space
+from kcliff.scenario import coverage, space
+from kcliff.scenario import suites as scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SPACE = ROOT / "scenarios" / "space.yaml"

@@ -7,8 +7,7 @@ import itertools
 
 import pytest
 from allpairspy import AllPairs
-
-from kcliff import covering
+from kcliff.pairwise import covering
 
 STUDY_SHAPE = (4, 4, 4, 4, 3, 3, 3, 3, 3, 3)
 

@@ -7,12 +7,12 @@ had queued drained; the reference printed a line a second from its first one on.
 import time
 from pathlib import Path
 
-from kcliff import measure, model
-from kcliff.perf_output import parse_line
 from kcliff.commands.check import certain
-from kcliff.model import Entry, ReadRun, Run, Stat, StopKind
-from kcliff.suite import on_its_cliff
-
+from kcliff.measure import producer as measure
+from kcliff.measure.perf_output import parse_line
+from kcliff.measure.suite import on_its_cliff
+from kcliff.results import model
+from kcliff.results.model import Entry, ReadRun, Run, Stat, StopKind
 from test_stall import SilentAfterOneLine
 
 BATCHING_OFF = [(2.6, "307 records sent, 306.1 records/sec (0.30 MB/sec), 319.3 ms avg latency, 572.0 ms max latency.")]

@@ -3,8 +3,8 @@
 import json
 
 import synthetic
-from kcliff import export
-from kcliff.model import METRICS, ResultsDoc
+from kcliff.report import export
+from kcliff.results.model import METRICS, ResultsDoc
 
 
 def _doc(n=0, **kw):

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import synthetic
-from kcliff import censored, design, factors, model, study
-from kcliff.model import ResultsDoc
-from kcliff.scenario import parse_scenario
+from kcliff.pairwise import censored, design, factors, study
+from kcliff.results import model
+from kcliff.results.model import ResultsDoc
+from kcliff.scenario.suites import parse_scenario
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 POWERS = {"log.flush.interval.messages": 0.3, "max.in.flight.requests.per.connection": 0.8,

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import KCLIFF, ROOT, run_kcliff, wait_for
 from test_local_cluster import jvms_under
 

@@ -11,11 +11,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_kcliff
-from kcliff import environment
 from kcliff.backends import storage
 from kcliff.errors import ClusterError
+from kcliff.measure import environment
 
 DELAY_MS = 100  # every delayed call must take at least this long
 # A real fsync on the 2-core development VM took a median of 0.7-1.2 ms and up to 9 ms while

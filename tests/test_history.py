@@ -4,10 +4,9 @@ Inputs are SYNTHETIC results files (tests/synthetic.py) until the lead's integra
 import json
 
 import pytest
-
 import synthetic
-from kcliff import history, model
 from kcliff.errors import InputError
+from kcliff.results import history, model
 
 
 def _write(tmp_path, n=0, **kw):
@@ -134,7 +133,7 @@ def test_regressions_exits_0_when_the_change_is_older_or_an_improvement(tmp_path
 
 
 def test_a_consumer_regression_is_a_change_point_of_its_own_series(tmp_path):
-    from kcliff import changepoint
+    from kcliff.judge import changepoint
 
     hist = synthetic.reading_history(tmp_path, 10, step_at=6, factor=0.6)
     series = {s.key: s for s in history.build_series(history.load(hist))}

@@ -4,9 +4,9 @@ point lands at the run where the change was made, and the site and exports are b
 import json
 
 import pytest
-
 from conftest import run_kcliff
-from kcliff import changepoint, history
+from kcliff.judge import changepoint
+from kcliff.results import history
 
 pytestmark = pytest.mark.kafka
 

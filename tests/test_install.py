@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
-from kcliff import resources, scenario
+from kcliff import resources
+from kcliff.scenario import suites as scenario
 
 SHIPPED = {"scenarios": "scenarios", "compose": "compose", "reports": "reports", "baselines": "baselines"}
 
@@ -87,7 +87,7 @@ def test_the_installed_kcliff_runs_from_its_virtualenv_not_the_checkout(installe
 
 def test_the_revision_is_the_installers_record_never_a_surrounding_repositorys(installed: Installed) -> None:
     python = installed.venv / "bin" / "python"
-    revision = [python, "-c", "from kcliff import environment; print(environment.git_revision())"]
+    revision = [python, "-c", "from kcliff.measure import environment; print(environment.git_revision())"]
     assert check(revision, cwd=installed.work).strip() == "unknown"  # a wheel file records no commit
     record = next(installed.venv.glob("lib/python*/site-packages/kcliff-*.dist-info/direct_url.json"))
     kept = record.read_text()

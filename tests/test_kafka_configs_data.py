@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from kcliff.resources import DATA
 
 CATALOGUE = DATA / "kafka-configs.json"

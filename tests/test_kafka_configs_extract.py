@@ -7,9 +7,8 @@ import json
 import subprocess
 
 import pytest
-
 from conftest import ROOT
-from kcliff import kafka_dist
+from kcliff.kafka import dist as kafka_dist
 from test_kafka_configs_data import catalogue, view
 
 RELEASE = kafka_dist.DEFAULT_VERSION

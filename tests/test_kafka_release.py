@@ -9,14 +9,15 @@ import re
 from pathlib import Path
 
 import pytest
-
-from kcliff import kafka_release, measure, read_side, settings
+from conftest import run_kcliff
 from kcliff.backends import compose
 from kcliff.backends.base import Cluster
 from kcliff.errors import InputError
-from kcliff.kafka_release import Logging, LogRole
-
-from conftest import run_kcliff
+from kcliff.kafka import release as kafka_release
+from kcliff.kafka.release import Logging, LogRole
+from kcliff.measure import producer as measure
+from kcliff.measure import read_side
+from kcliff.scenario import settings
 
 HELP = Path(__file__).resolve().parent / "data" / "tool-help"
 RELEASES = ["3.3.2", "3.9.2", "4.0.0", "4.1.0", "4.2.0", "4.4.0"]

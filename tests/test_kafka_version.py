@@ -8,12 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
+from conftest import run_kcliff
 from kcliff import cli, configrepo
 from kcliff.commands import check
 from kcliff.errors import InputError
-
-from conftest import run_kcliff
 from test_check_inputs import synthetic_doc
 from test_lint_cli import make_repo
 

@@ -9,11 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from kcliff import leftovers, load, procs
-from kcliff.backends import compose
-
 from conftest import ROOT, run_kcliff, wait_for
+from kcliff.backends import compose
+from kcliff.host import leftovers, load, procs
 
 GONE_S = 30  # the kernel and the watchdog take well under a second; generous for a loaded machine
 
@@ -25,7 +23,7 @@ def _alive(pid: int) -> bool:
 def _spawner(tmp_path: Path, argv: list[str]) -> tuple[subprocess.Popen, int]:
     """A Python process that spawns `argv` through procs.spawn and then waits; returns it and the child's pid."""
     pid_file = tmp_path / "child.pid"
-    code = ("import sys, time; from pathlib import Path; from kcliff import procs\n"
+    code = ("import sys, time; from pathlib import Path; from kcliff.host import procs\n"
             f"p = procs.spawn({argv!r})\n"
             f"Path({str(pid_file)!r}).write_text(str(p.pid))\n"
             "time.sleep(600)\n")

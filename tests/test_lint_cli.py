@@ -7,9 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from kcliff.github_annotations import annotation, escape_data, escape_property
-
 from conftest import run_kcliff
+from kcliff.lint.github import annotation, escape_data, escape_property
 from test_baseline import synthetic_results
 
 BASE_REPO = {

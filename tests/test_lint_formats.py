@@ -13,11 +13,10 @@ from urllib.parse import unquote
 
 import jsonschema
 import pytest
-
-from kcliff import __version__, cli, cliffs, configrepo
-from kcliff.lint_json import LintReport
-
 from conftest import ROOT, run_kcliff
+from kcliff import __version__, cli, configrepo
+from kcliff.lint import cliffs
+from kcliff.lint.json_doc import LintReport
 
 SCHEMA = ROOT / ".venv" / "share" / "kcliff" / "sarif-schema-2.1.0.json"
 EXAMPLE = ROOT / "examples" / "config-repo"

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import KCLIFF, ROOT, run_kcliff
 
 pytestmark = pytest.mark.kafka

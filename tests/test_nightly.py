@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from kcliff.commands.nightly import NightOutcome
 
 ROOT = Path(__file__).resolve().parents[1]

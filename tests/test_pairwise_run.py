@@ -5,10 +5,10 @@ prediction measured beside the fastest row and the reference (--confirm)."""
 import json
 
 import pytest
-
 from conftest import run_kcliff
-from kcliff import confirm, design, model
-from kcliff.scenario import load_file, resolve_suite
+from kcliff.pairwise import confirm, design
+from kcliff.results import model
+from kcliff.scenario.suites import load_file, resolve_suite
 
 pytestmark = pytest.mark.kafka
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from kcliff.perf_output import parse_line, summary
+from kcliff.measure.perf_output import parse_line, summary
 
 DATA = Path(__file__).parent / "data" / "perf"
 

@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from test_workflows import load, run_step
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,8 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-from kcliff import export, kafka_release, read_output, read_side, table
-from kcliff.model import CONSUMED, E2E_P99, THROUGHPUT, Entry, ReadRun, ResultsDoc, Run, StopKind
+from kcliff.kafka import release as kafka_release
+from kcliff.measure import read_output, read_side
+from kcliff.report import export, table
+from kcliff.results.model import CONSUMED, E2E_P99, THROUGHPUT, Entry, ReadRun, ResultsDoc, Run, StopKind
 
 DATA = Path(__file__).resolve().parent / "data" / "read-side"
 

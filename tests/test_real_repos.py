@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ruamel.yaml import YAML
-
 from conftest import ROOT, run_kcliff
+from ruamel.yaml import YAML
 
 REPOS = ROOT / "tests" / "data" / "real-repos"
 NAMES = sorted(p.name for p in REPOS.iterdir() if (p / "expect.yaml").is_file())

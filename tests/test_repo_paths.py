@@ -9,12 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
+from conftest import run_kcliff
 from kcliff import configrepo
 from kcliff.commands.lint import github_path
 from kcliff.errors import InputError
-
-from conftest import run_kcliff
 from test_lint_cli import BASE_REPO, make_repo
 
 FLUSH_1 = {"kafka/server.properties": BASE_REPO["kafka/server.properties"] + "log.flush.interval.messages=1\n"}

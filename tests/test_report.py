@@ -6,12 +6,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 import synthetic
-from kcliff import confirm, design, history, model
 from kcliff.errors import InputError
-from kcliff.report import build_site
-from kcliff.tiers import TIERS
+from kcliff.judge.tiers import TIERS
+from kcliff.pairwise import confirm, design
+from kcliff.report.site import build_site
+from kcliff.results import history, model
 
 ROOT = Path(__file__).resolve().parents[1]
 

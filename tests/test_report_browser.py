@@ -12,10 +12,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 import synthetic
-from kcliff import history
-from kcliff.report import build_site
+from kcliff.report.site import build_site
+from kcliff.results import history
 
 pytestmark = pytest.mark.browser
 

@@ -4,12 +4,11 @@
 from pathlib import Path
 
 import pytest
-
-from kcliff import runconfig
-from kcliff.commands import options
 from kcliff.cli import build_parser
+from kcliff.commands import options
 from kcliff.errors import InputError
-from kcliff.model import ResultsDoc
+from kcliff.measure import runconfig
+from kcliff.results.model import ResultsDoc
 
 
 def parsed(*argv: str) -> runconfig.RunConfig:

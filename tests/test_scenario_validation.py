@@ -3,9 +3,8 @@
 import textwrap
 
 import pytest
-
 from kcliff.errors import InputError
-from kcliff.scenario import load_file, load_suites, reading_reference
+from kcliff.scenario.suites import load_file, load_suites, reading_reference
 
 GOOD = """\
 id: good

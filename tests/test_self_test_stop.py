@@ -8,10 +8,9 @@ import itertools
 import random
 
 import pytest
-
-from kcliff import model
-from kcliff.model import REFERENCE_ID, CliffSpec, Entry, ReadRun, Run, StopKind
-from kcliff.suite import settled
+from kcliff.measure.suite import settled
+from kcliff.results import model
+from kcliff.results.model import REFERENCE_ID, CliffSpec, Entry, ReadRun, Run, StopKind
 
 FLUSH = CliffSpec(stands_for="an fsync per message", metric="throughput", max_ratio=0.65)
 FETCH = CliffSpec(stands_for="one-byte fetches", metric="consumed", max_ratio=0.5)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from kcliff import sequential, stats, verdict
-from kcliff.sequential import PLAN, Plan
+from kcliff.judge import sequential, stats, verdict
+from kcliff.judge.sequential import PLAN, Plan
 
 ROOT = Path(__file__).resolve().parents[1]
 STREAM = ROOT / "benchmarks" / "data" / "gate-stream-18r-v3-local-2c.json"

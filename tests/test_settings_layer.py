@@ -1,7 +1,9 @@
 """kcliff's measured settings are a layer on Kafka's own definitions: each is a key of the default
 release with Kafka's default, and each broker key is applied the way Kafka lets it change."""
 
-from kcliff import kafka_configs, kafka_dist, settings
+from kcliff.kafka import configs as kafka_configs
+from kcliff.kafka import dist as kafka_dist
+from kcliff.scenario import settings
 
 RELEASE = kafka_dist.DEFAULT_VERSION
 # How kcliff applies a broker setting, by the update mode Kafka gives it (DynamicBrokerConfig).

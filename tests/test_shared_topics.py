@@ -1,7 +1,7 @@
 """Interleaved sides share one topic wherever their topics are the same."""
 
-from kcliff.scenario import Scenario
-from kcliff.suite import shared_topics
+from kcliff.measure.suite import shared_topics
+from kcliff.scenario.suites import Scenario
 
 
 def scenario(sid: str, producer: dict | None = None, topic: dict | None = None) -> Scenario:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from kcliff import settings, space
 from kcliff.errors import InputError
+from kcliff.scenario import settings, space
 
 ROOT = Path(__file__).resolve().parents[1]
 

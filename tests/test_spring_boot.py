@@ -10,12 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
+from conftest import ROOT, run_kcliff
 from kcliff import configrepo
 from kcliff.configrepo import spring_boot
 from kcliff.errors import InputError
-
-from conftest import ROOT, run_kcliff
 
 EXAMPLE = ROOT / "examples" / "spring-repo"
 RESOURCES = "orders-service/src/main/resources"

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from conftest import KCLIFF, ROOT, run_kcliff, wait_for
 from test_local_cluster import jvms_under
 

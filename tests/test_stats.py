@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from kcliff import stats, verdict
+from kcliff.judge import stats, verdict
 
 
 def lognormal(rng: np.random.Generator, n: int, cv: float, scale: float = 1.0) -> list[float]:

@@ -3,8 +3,7 @@
 from pathlib import Path
 
 import pytest
-
-from kcliff import environment
+from kcliff.measure import environment
 
 
 def test_tmpfs_is_named_and_its_fsync_is_free(tmp_path):

@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_kcliff
-from kcliff import baseline, table
-from kcliff.model import ResultsDoc
+from kcliff.report import table
+from kcliff.results import baseline
+from kcliff.results.model import ResultsDoc
 
 STORED = ROOT / "baselines" / "4.2.0" / "local-2c-24g.json"
 NOTE = ROOT / "baselines" / "README.md"

@@ -9,13 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from kcliff import cli, cliffs, configrepo, yamlio
+from conftest import ROOT, run_kcliff
+from kcliff import cli, configrepo, yamlio
 from kcliff.commands import check
 from kcliff.configrepo import strimzi
 from kcliff.errors import InputError
-
-from conftest import ROOT, run_kcliff
+from kcliff.lint import cliffs
 from test_check_inputs import synthetic_doc
 
 EXAMPLE = ROOT / "examples" / "strimzi-repo"

@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-
-from kcliff import model
 from kcliff.backends.base import Cluster, Restartable
 from kcliff.errors import ClusterError
-from kcliff.model import ResultsDoc, Run, RunStatus, Status, StopKind
-from kcliff.progress import Progress
-from kcliff.scenario import Cliff, Scenario
-from kcliff.suite import Options, SuiteRunner
+from kcliff.measure.progress import Progress
+from kcliff.measure.suite import Options, SuiteRunner
+from kcliff.results import model
+from kcliff.results.model import ResultsDoc, Run, RunStatus, Status, StopKind
+from kcliff.scenario.suites import Cliff, Scenario
 
 REFERENCE = Scenario("reference", "the reference")
 CANARY = Scenario("batching-off", "a canary", producer={"batch.size": 0}, cliff=Cliff("a cliff"))

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from kcliff import cli, configrepo, kafka_configs
+from kcliff import cli, configrepo
 from kcliff.configrepo.model import EntryKind, NoteLevel
 from kcliff.errors import InputError
+from kcliff.kafka import configs as kafka_configs
 
 CATALOGUE = kafka_configs.catalogue()
 RELEASES = CATALOGUE.releases

@@ -7,8 +7,9 @@ import json
 
 import numpy as np
 import pytest
-
-from kcliff import model, report_md, sequential, verdict
+from kcliff.judge import sequential, verdict
+from kcliff.report import markdown as report_md
+from kcliff.results import model
 
 BASE = [40.0, 41.0, 39.5, 40.5, 40.2, 39.8, 40.7, 39.9]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from workflow_runner import GitHub
 
 pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from workflow_runner import CALLER_WORKFLOW, ROOT, GitHub
 
 pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]

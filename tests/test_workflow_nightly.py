@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from workflow_runner import GitHub, git
 
 pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from workflow_runner import CALLER_WORKFLOW, ROOT, GitHub
 
 pytestmark = [pytest.mark.workflows]

@@ -10,8 +10,8 @@ import argparse
 import importlib
 import sys
 
-from . import __version__
-from .errors import ClusterError, InputError
+from kcliff import __version__
+from kcliff.errors import ClusterError, InputError
 
 # Each module defines register(subparsers) and sets `func` on its parser(s).
 COMMANDS = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import InputError
+from kcliff.errors import InputError
 
 PACKAGE = Path(__file__).resolve().parent
 DATA = PACKAGE / "data"

@@ -9,7 +9,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from .errors import InputError
+from kcliff.errors import InputError
 
 MAX_BYTES = 4 * 1024 * 1024
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .. import kafka_dist, kafka_release
-from ..kafka_release import KafkaRelease
+from kcliff.kafka import dist as kafka_dist
+from kcliff.kafka import release as kafka_release
+from kcliff.kafka.release import KafkaRelease
 
 # A broker restarted before its dead registration's session ran out is not let in until it does; till
 # then the cluster's metadata still shows the old, dead registration as alive, and a TCP or metadata

@@ -26,11 +26,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from .. import kafka_dist, kafka_release, procs, resources, settings
-from ..admin import Admin
-from ..errors import ClusterError, InputError
-from . import latency
-from .base import STARTED_LINE, Restartable, free_ports
+from kcliff import resources
+from kcliff.backends import latency
+from kcliff.backends.admin import Admin
+from kcliff.backends.base import STARTED_LINE, Restartable, free_ports
+from kcliff.errors import ClusterError, InputError
+from kcliff.host import procs
+from kcliff.kafka import dist as kafka_dist
+from kcliff.kafka import release as kafka_release
+from kcliff.scenario import settings
 
 DEFAULT_IMAGE = "apache/kafka"
 STANDIN_IMAGE = "kcliff/kafka-standin"  # built by scripts/setup-docker.sh where no registry is reachable
@@ -499,7 +503,7 @@ def owned_project_name() -> str:
 
 def project_owner(project: str) -> Any:
     """The kcliff process (a leftovers.Owner) that started `project`, None for projects not named so."""
-    from ..leftovers import Owner
+    from kcliff.host.leftovers import Owner
     match = _OWNED_PROJECT.match(project)
     return Owner("run", int(match[1]), match[2]) if match else None
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import kafka_dist
-from ..admin import Admin
-from ..errors import ClusterError, InputError
-from ..kafka_release import KafkaRelease
-from .base import Cluster
+from kcliff.backends.admin import Admin
+from kcliff.backends.base import Cluster
+from kcliff.errors import ClusterError, InputError
+from kcliff.kafka import dist as kafka_dist
+from kcliff.kafka.release import KafkaRelease
 
 
 @dataclass

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import procs
-from ..errors import ClusterError
-from .base import free_ports
+from kcliff.backends.base import free_ports
+from kcliff.errors import ClusterError
+from kcliff.host import procs
 
 BINARY = "toxiproxy-server"
 START_TIMEOUT_S = 15.0

@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import kafka_dist, procs, settings
-from ..admin import Admin
-from ..errors import ClusterError
-from ..kafka_release import BROKER_CLASS, STORAGE_CLASS, KafkaRelease, LogRole
-from .base import STARTED_LINE, Restartable, free_ports
-from .latency import LatencyProxy
-from .storage import broker_env, find_library
+from kcliff.backends.admin import Admin
+from kcliff.backends.base import STARTED_LINE, Restartable, free_ports
+from kcliff.backends.latency import LatencyProxy
+from kcliff.backends.storage import broker_env, find_library
+from kcliff.errors import ClusterError
+from kcliff.host import procs
+from kcliff.kafka import dist as kafka_dist
+from kcliff.kafka.release import BROKER_CLASS, STORAGE_CLASS, KafkaRelease, LogRole
+from kcliff.scenario import settings
 
 NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0

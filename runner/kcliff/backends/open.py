@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .. import kafka_dist, leftovers
-from ..progress import Progress
-from .base import Cluster
-from .local import Caps, LocalCluster, shared_dir, start_local_cluster
+from kcliff.backends.base import Cluster
+from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
+from kcliff.host import leftovers
+from kcliff.kafka import dist as kafka_dist
+from kcliff.measure.progress import Progress
 
 BACKENDS = ("local", "compose", "external")
 
@@ -38,13 +39,13 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress, name:
     for said in leftovers.reap():
         progress.warn(said)
     if config.backend == "external":
-        from .external import connect
+        from kcliff.backends.external import connect
         assert config.bootstrap_servers is not None  # options.cluster_config requires it
         yield connect(config.bootstrap_servers, config.kafka_version, config.kafka_home,
                       config.caps.producer_heap_mb, config.caps.producer_cpus)
         return
     if config.backend == "compose":
-        from .compose import ComposeCaps, start_compose_cluster
+        from kcliff.backends.compose import ComposeCaps, start_compose_cluster
         caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms)
         started: Cluster = start_compose_cluster(run_dir / name.replace("cluster", "compose"), config.kafka_version,
                                                  caps=caps)

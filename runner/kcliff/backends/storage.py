@@ -23,8 +23,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..errors import ClusterError
-from ..resources import DATA
+from kcliff.errors import ClusterError
+from kcliff.resources import DATA
 
 SOURCE = DATA / "fsync-delay.c"
 LIBRARY = "libkcliff-fsync-delay.so"

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import baseline as baselines
+from kcliff.results import baseline as baselines
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

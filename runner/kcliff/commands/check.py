@@ -25,17 +25,24 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from .. import (cliffs, configrepo, environment, input_findings, kafka_release, model, procs, report_md, sequential,
-               verdict)
-from ..admin import Admin
-from ..backends.open import BACKENDS, open_cluster
-from ..configrepo.repo_scenario import RepoScenario, to_scenario
-from ..errors import InputError, InputErrors, Problems
-from ..progress import Progress
-from ..model import REFERENCE_ID, Entry, ResultsDoc, RunStatus
-from ..scenario import WORKLOADS, Scenario, load_suites
-from ..suite import PRIME_S, Options, SuiteRunner, new_document, on_its_cliff, reads_on_cliff
-from . import lint, options
+from kcliff import configrepo
+from kcliff.backends.admin import Admin
+from kcliff.backends.open import BACKENDS, open_cluster
+from kcliff.commands import lint, options
+from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
+from kcliff.errors import InputError, InputErrors, Problems
+from kcliff.host import procs
+from kcliff.judge import sequential, verdict
+from kcliff.kafka import release as kafka_release
+from kcliff.lint import cliffs
+from kcliff.lint import findings as input_findings
+from kcliff.measure import environment
+from kcliff.measure.progress import Progress
+from kcliff.measure.suite import PRIME_S, Options, SuiteRunner, new_document, on_its_cliff, reads_on_cliff
+from kcliff.report import markdown as report_md
+from kcliff.results import model
+from kcliff.results.model import REFERENCE_ID, Entry, ResultsDoc, RunStatus
+from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
 RUN_S = verdict.GATE_RUN_S
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "

@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import leftovers, procs
-from ..admin import Admin
-from ..backends.local import LocalCluster, shared_dir, start_local_cluster
-from . import options
+from kcliff.backends.admin import Admin
+from kcliff.backends.local import LocalCluster, shared_dir, start_local_cluster
+from kcliff.commands import options
+from kcliff.host import leftovers, procs
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -14,10 +14,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from .. import baseline as baselines
-from .. import report_md, verdict
-from ..errors import InputError
-from ..model import ResultsDoc
+
+from kcliff.errors import InputError
+from kcliff.judge import verdict
+from kcliff.report import markdown as report_md
+from kcliff.results import baseline as baselines
+from kcliff.results.model import ResultsDoc
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import export
+from kcliff.report import export
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

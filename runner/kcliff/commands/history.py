@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import changepoint, history
+from kcliff.judge import changepoint
+from kcliff.results import history
 
 MIN_CHANGE = changepoint.MIN_MAGNITUDE
 

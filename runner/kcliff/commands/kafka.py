@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import kafka_dist
+from kcliff.kafka import dist as kafka_dist
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -15,9 +15,11 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from .. import cliffs, configrepo, input_findings
-from ..errors import InputError, InputErrors, Problems
-from ..github_annotations import annotation as annotation  # check.py's lint.annotation
+from kcliff import configrepo
+from kcliff.errors import InputError, InputErrors, Problems
+from kcliff.lint import cliffs
+from kcliff.lint import findings as input_findings
+from kcliff.lint.github import annotation as annotation
 
 DOCUMENTS = ("json", "sarif")  # formats that print one machine-readable document
 
@@ -84,7 +86,7 @@ def describe(match: cliffs.Match, ratios: dict[str, float]) -> str:
 
 
 def _canary_ratios(path: str) -> dict[str, float]:
-    from ..baseline import canary_ratios  # only with --evidence: keeps plain lint free of scipy's import time
+    from kcliff.results.baseline import canary_ratios
 
     return canary_ratios(path)
 
@@ -147,8 +149,9 @@ def _write_document(args: argparse.Namespace, rules: list[cliffs.Rule], ratios: 
                     inputs: list[input_findings.InputFinding], code: int) -> None:
     """The --format json / sarif document, to stdout or --output; the summary goes to stderr. `inputs`
     are the bad inputs (then `repo` is None: it could not be read) or the input warnings."""
-    from .. import lint_json, lint_sarif  # pydantic models: the text formats do not wait for pydantic's import
-    from ..model import write_json
+    from kcliff.lint import json_doc as lint_json
+    from kcliff.lint import sarif as lint_sarif
+    from kcliff.results.model import write_json
 
     findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), describe(m, ratios),
                                      evidence_text(m.rule, ratios)) for m in matches]

@@ -22,12 +22,14 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from .. import baseline as baselines
-from .. import history, report_md, table
-from ..errors import InputError
-from ..model import ResultsDoc, RunStatus
-from ..verdict import Outcome
-from .history import newest_regressions
+from kcliff.commands.history import newest_regressions
+from kcliff.errors import InputError
+from kcliff.judge.verdict import Outcome
+from kcliff.report import markdown as report_md
+from kcliff.report import table
+from kcliff.results import baseline as baselines
+from kcliff.results import history
+from kcliff.results.model import ResultsDoc, RunStatus
 
 
 @dataclass
@@ -127,7 +129,7 @@ def _update_baseline(outcome: NightOutcome, doc: ResultsDoc, path: Path) -> None
 
 def write_front_page(site: Path, outcome: NightOutcome) -> Path:
     """site/index.html: the night's state and the links to the report and both trend charts."""
-    from ..report import site_sources
+    from kcliff.report.site import site_sources
 
     jinja = Environment(loader=FileSystemLoader(site_sources() / "site"), autoescape=select_autoescape())
     page = site / "index.html"
@@ -136,7 +138,7 @@ def write_front_page(site: Path, outcome: NightOutcome) -> Path:
 
 
 def run_publish(args: argparse.Namespace) -> int:
-    from ..report import build_site
+    from kcliff.report.site import build_site
 
     doc = history.read_results(args.results)
     outcome = NightOutcome(run_id=doc.run_id, measured=args.measured, status=str(doc.status),

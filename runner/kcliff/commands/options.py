@@ -7,12 +7,12 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
-from .. import kafka_dist
-from ..backends.local import Caps
-from ..backends.open import ClusterConfig
-from ..errors import InputError
-from ..runconfig import RunConfig
-from ..suite import Options
+from kcliff.backends.local import Caps
+from kcliff.backends.open import ClusterConfig
+from kcliff.errors import InputError
+from kcliff.kafka import dist as kafka_dist
+from kcliff.measure.runconfig import RunConfig
+from kcliff.measure.suite import Options
 
 DEFAULT_WORKDIR = Path(".kcliff")
 

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..report import build_site
+    from kcliff.report.site import build_site
 
     index = build_site(args.history, args.out, results=args.results, p99_bound_ms=args.p99_bound_ms)
     print(index)

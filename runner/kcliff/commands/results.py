@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import model
-from ..errors import InputError
-from ..model import REFERENCE_ID, THROUGHPUT, ResultsDoc, RunStatus
+from kcliff.errors import InputError
+from kcliff.results import model
+from kcliff.results.model import REFERENCE_ID, THROUGHPUT, ResultsDoc, RunStatus
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

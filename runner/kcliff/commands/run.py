@@ -15,17 +15,22 @@ import sys
 import time
 from pathlib import Path
 
-from .. import baseline as baselines
-from .. import confirm, design, environment, model, procs, runconfig, table, verdict
-from ..admin import Admin
-from ..errors import InputError
-from ..progress import Progress
-from ..backends.open import BACKENDS, open_cluster
-from ..runconfig import RunConfig
-from ..model import REFERENCE_ID, ResultsDoc
-from ..scenario import Scenario, load_suites
-from ..suite import CLIFF_THRESHOLD, PRIME_S, FollowUp, Group, SuiteRunner, new_document
-from . import options
+from kcliff.backends.admin import Admin
+from kcliff.backends.open import BACKENDS, open_cluster
+from kcliff.commands import options
+from kcliff.errors import InputError
+from kcliff.host import procs
+from kcliff.judge import verdict
+from kcliff.measure import environment, runconfig
+from kcliff.measure.progress import Progress
+from kcliff.measure.runconfig import RunConfig
+from kcliff.measure.suite import CLIFF_THRESHOLD, PRIME_S, FollowUp, Group, SuiteRunner, new_document
+from kcliff.pairwise import confirm, design
+from kcliff.report import table
+from kcliff.results import baseline as baselines
+from kcliff.results import model
+from kcliff.results.model import REFERENCE_ID, ResultsDoc
+from kcliff.scenario.suites import Scenario, load_suites
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -108,7 +113,7 @@ def check_confirmable(config: RunConfig, loaded: list[Scenario]) -> None:
 
 def confirmation(config: RunConfig, loaded: list[Scenario], doc: ResultsDoc,
                  progress: Progress) -> FollowUp | None:
-    """With --confirm: what to measure after the suite (confirm.py), recorded in the results."""
+    """With --confirm: what to measure after the suite (pairwise/confirm.py), recorded in the results."""
     if not config.confirm:
         return None
 

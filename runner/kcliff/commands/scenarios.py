@@ -15,9 +15,12 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from .. import coverage, covering, pairwise, scenario, space
-from ..errors import InputError
-from . import options
+from kcliff.commands import options
+from kcliff.errors import InputError
+from kcliff.pairwise import covering
+from kcliff.pairwise import suite_file as pairwise
+from kcliff.scenario import coverage, space
+from kcliff.scenario import suites as scenario
 
 DEFAULT_SEED = 1
 DEFAULT_OUT = {2: "pairwise.yaml", 3: "pairwise-3way.yaml"}

@@ -11,12 +11,12 @@ Kafka topics and MSK configurations (terraform.py) and Spring Boot application f
 
 from typing import TYPE_CHECKING
 
-from .discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name
-from .diff import SettingChange, kafka_version, setting_changes, version_change
-from .model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl
+from kcliff.configrepo.diff import SettingChange, kafka_version, setting_changes, version_change
+from kcliff.configrepo.discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name
+from kcliff.configrepo.model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl
 
 if TYPE_CHECKING:  # imported on first use (__getattr__): kcliff.scenario pulls in pydantic, which lint never needs
-    from .repo_scenario import RepoScenario, measured_entries, to_scenario
+    from kcliff.configrepo.repo_scenario import RepoScenario, measured_entries, to_scenario
 
 __all__ = [
     "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "NoteLevel", "RawEntry", "ReadResult", "RepoFile",
@@ -27,6 +27,6 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     if name in ("RepoScenario", "measured_entries", "to_scenario"):
-        from . import repo_scenario
+        from kcliff.configrepo import repo_scenario
         return getattr(repo_scenario, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

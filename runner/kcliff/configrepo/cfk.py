@@ -22,13 +22,15 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import kafka_dist, yamlio
-from ..errors import InputError
-from .kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
-from .model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
-from .properties import parse_text
-from .reading import ResourceReading
-from .version_file import check as check_version, newest_patch
+from kcliff import yamlio
+from kcliff.configrepo.kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
+from kcliff.configrepo.model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
+from kcliff.configrepo.properties import parse_text
+from kcliff.configrepo.reading import ResourceReading
+from kcliff.configrepo.version_file import check as check_version
+from kcliff.configrepo.version_file import newest_patch
+from kcliff.errors import InputError
+from kcliff.kafka import dist as kafka_dist
 
 GROUP = "platform.confluent.io"
 API_VERSIONS = ("v1beta1",)

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .model import Entry, RepoFile, VersionDecl
+from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
 
 # The role of the file a scope's settings are written in.
 SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "topic": "topics"}

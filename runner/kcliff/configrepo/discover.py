@@ -21,14 +21,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from .. import kafka_configs, kafka_dist, kafka_release, yamlio
-from ..errors import InputError, Problems, raise_all
-from . import cfk, spring_boot, strimzi, terraform
-from .model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
-from .properties import PropertiesReader
-from .topics import TopicsYamlReader
-from .validate import Release, validate
-from .version_file import FILE_NAMES as VERSION_FILES, VersionFileReader, one_version
+from kcliff import yamlio
+from kcliff.configrepo import cfk, spring_boot, strimzi, terraform
+from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
+from kcliff.configrepo.properties import PropertiesReader
+from kcliff.configrepo.topics import TopicsYamlReader
+from kcliff.configrepo.validate import Release, validate
+from kcliff.configrepo.version_file import FILE_NAMES as VERSION_FILES
+from kcliff.configrepo.version_file import VersionFileReader, one_version
+from kcliff.errors import InputError, Problems, raise_all
+from kcliff.kafka import configs as kafka_configs
+from kcliff.kafka import dist as kafka_dist
+from kcliff.kafka import release as kafka_release
 
 MANIFEST = "kcliff.yaml"
 

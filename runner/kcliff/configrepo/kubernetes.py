@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import yamlio
-from ..errors import InputError
-from .model import ReadResult
-from .reading import ResourceReading
+from kcliff import yamlio
+from kcliff.configrepo.model import ReadResult
+from kcliff.configrepo.reading import ResourceReading
+from kcliff.errors import InputError
 
 # Kubernetes object names (RFC 1123 subdomain, at most 253 characters): what metadata.name may be.
 RESOURCE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")

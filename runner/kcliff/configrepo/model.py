@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ..errors import InputError
+from kcliff.errors import InputError
 
 # Scopes a repo file can hold. kcliff measures broker, topic and producer; consumer files are typed
 # and linted against the cliff rules.

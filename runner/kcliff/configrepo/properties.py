@@ -16,8 +16,8 @@ from pathlib import Path
 
 from jproperties import ParseError, Properties
 
-from ..errors import InputError
-from .model import RawEntry, ReadResult
+from kcliff.configrepo.model import RawEntry, ReadResult
+from kcliff.errors import InputError
 
 MAX_BYTES = 4 * 1024 * 1024
 

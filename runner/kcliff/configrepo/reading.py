@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import InputError, raise_all
-from .model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl
-from .version_file import one_version
+from kcliff.configrepo.model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl
+from kcliff.configrepo.version_file import one_version
+from kcliff.errors import InputError, raise_all
 
 
 @dataclass

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import settings
-from ..errors import InputError
-from ..scenario import ID_PATTERN, Scenario
-from .discover import ConfigRepo
-from .model import Entry, EntryKind
+from kcliff.configrepo.discover import ConfigRepo
+from kcliff.configrepo.model import Entry, EntryKind
+from kcliff.errors import InputError
+from kcliff.scenario import settings
+from kcliff.scenario.suites import ID_PATTERN, Scenario
 
 CLUSTER_BROKERS = 3
 

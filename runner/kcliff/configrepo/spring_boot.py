@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .. import kafka_configs, yamlio
-from ..errors import InputError, raise_all
-from .model import Note, RawEntry, ReadResult
-from .properties import parse_text, read_text
+from kcliff import yamlio
+from kcliff.configrepo.model import Note, RawEntry, ReadResult
+from kcliff.configrepo.properties import parse_text, read_text
+from kcliff.errors import InputError, raise_all
+from kcliff.kafka import configs as kafka_configs
 
 FILE_NAME = re.compile(r"application(?:-[^/\\]+)?\.(?:properties|ya?ml)")
 CLIENTS = ("producer", "consumer")

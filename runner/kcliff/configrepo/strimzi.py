@@ -19,12 +19,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import kafka_dist, yamlio
-from ..errors import InputError
-from .kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
-from .model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
-from .reading import ResourceReading
-from .version_file import check as check_version
+from kcliff import yamlio
+from kcliff.configrepo.kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
+from kcliff.configrepo.model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
+from kcliff.configrepo.reading import ResourceReading
+from kcliff.configrepo.version_file import check as check_version
+from kcliff.errors import InputError
+from kcliff.kafka import dist as kafka_dist
 
 GROUP = "kafka.strimzi.io"
 API_VERSIONS = ("v1", "v1beta2")  # Strimzi 1.x serves v1 only; 0.x repos still write v1beta2

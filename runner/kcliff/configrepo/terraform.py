@@ -27,13 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import kafka_configs, yamlio
-from ..errors import InputError
-from .cfk import confluent_server_note
-from .model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
-from .properties import parse_text
-from .reading import ResourceReading
-from .version_file import check as check_version, newest_patch
+from kcliff import yamlio
+from kcliff.configrepo.cfk import confluent_server_note
+from kcliff.configrepo.model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
+from kcliff.configrepo.properties import parse_text
+from kcliff.configrepo.reading import ResourceReading
+from kcliff.configrepo.version_file import check as check_version
+from kcliff.configrepo.version_file import newest_patch
+from kcliff.errors import InputError
+from kcliff.kafka import configs as kafka_configs
 
 if TYPE_CHECKING:  # python-hcl2 and lark load only when a .tf file is read: lint's start stays fast
     from hcl2.rules.abstract import LarkElement

@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import yamlio
-from ..errors import InputError, Problems
-from .model import RawEntry, ReadResult, TopicDecl, require_topic_name
+from kcliff import yamlio
+from kcliff.configrepo.model import RawEntry, ReadResult, TopicDecl, require_topic_name
+from kcliff.errors import InputError, Problems
 
 TOPIC_KEYS = ("name", "partitions", "replication_factor", "configs")
 

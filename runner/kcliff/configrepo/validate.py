@@ -1,7 +1,7 @@
 """Check what the readers found as Kafka does, at the repo's release, and type it.
 
-Every key is looked up in Kafka's own definitions of the release the repo runs (kafka_configs.py):
-  measured    a key kcliff's settings catalogue (settings.py) can carry: typed, applied, measured
+Every key is looked up in Kafka's own definitions of the release the repo runs (kafka/configs.py):
+  measured    a key kcliff's settings catalogue (scenario/settings.py) can carry: typed, applied, measured
   durability  acks, min.insync.replicas, replication factors: measured as the repo sets them and
               flagged by the cliff rules when they weaken durability
   unmeasured  any other key Kafka knows at that release: parsed and validated as Kafka does, kept for
@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import kafka_configs, settings
-from ..errors import InputError
-from .model import Entry, EntryKind, Note, NoteLevel, RawEntry
+from kcliff.configrepo.model import Entry, EntryKind, Note, NoteLevel, RawEntry
+from kcliff.errors import InputError
+from kcliff.kafka import configs as kafka_configs
+from kcliff.scenario import settings
 
 ACKS = ("all", "-1", "0", "1")
 

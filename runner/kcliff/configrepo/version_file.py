@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import kafka_configs, kafka_dist
-from ..errors import InputError
-from .model import ReadResult, VersionDecl
+from kcliff.configrepo.model import ReadResult, VersionDecl
+from kcliff.errors import InputError
+from kcliff.kafka import configs as kafka_configs
+from kcliff.kafka import dist as kafka_dist
 
 FILE_NAMES = ("kafka-version", "kafka-version.txt")
 

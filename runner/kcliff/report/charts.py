@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from html import escape
 
-from ..changepoint import ChangePoint, Series
+from kcliff.judge.changepoint import ChangePoint, Series
 
 FONT = 'font-family="system-ui, sans-serif" font-size="12"'
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..model import CONSUMED, E2E_P99, P99, THROUGHPUT, Entry, ResultsDoc
-from ..tiers import tier_for
-from .charts import Bar
+from kcliff.judge.tiers import tier_for
+from kcliff.report.charts import Bar
+from kcliff.results.model import CONSUMED, E2E_P99, P99, THROUGHPUT, Entry, ResultsDoc
 
 
 def _ratio(value: float | None, ref: float | None) -> float | None:

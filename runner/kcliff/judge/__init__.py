@@ -1,0 +1,1 @@
+"""Judging measurements: statistics, verdicts, the sequential stop, change points, tiers."""

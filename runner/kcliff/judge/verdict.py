@@ -1,0 +1,307 @@
+"""Verdicts for base vs head: pure functions over plain lists of per-run values (and plain dicts).
+
+    decide(base, head, metric)                -> Decision      one metric, one scenario
+    model.canary_verdict(canary, reference)   -> CanaryVerdict did the canary show its cliff?
+    compare_scenario(id, base, head, ...)     -> ScenarioVerdict
+    judge(scenarios, canaries, rule_matches)  -> Verdict       the gate's answer and exit code
+
+Verdicts, worst first: cliff (an error-severity cliff rule matched, or head landed in the canaries'
+tier while base did not), regression (throughput down or p99 up beyond noise AND beyond the minimum
+effect), inconclusive (too few runs, an interval too wide to rule out a real drop, or a canary that
+failed to show its cliff: the rig could not have seen one), pass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, Mapping, Sequence
+
+from kcliff.judge import stats
+from kcliff.results.model import METRICS, THROUGHPUT, CanaryVerdict
+
+DEFAULT_MIN_EFFECT = 0.10
+DEFAULT_ALPHA = 0.025  # one-sided, against `tolerance`: the whole 95% interval beyond it
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_MIN_RUNS = 3
+# How a paired comparison is measured for these error rates: interleaved rounds, each run stretched
+# to about this many seconds. 18 rounds detected a 20% drop every time on the gate benchmark (docs/gate.md).
+GATE_ROUNDS = 18
+GATE_RUN_S = 4.0
+# The share of the minimum effect a change may have without risking a regression verdict: the
+# p-value tests "worse by more than this", not "worse at all". Real config changes move throughput
+# by a few percent, and the rig adds a few percent per check that rounds do not average away (the
+# gate benchmark's A/A checks scatter 1.3x more between checks than their own runs predict); tested
+# against no change at all, those were failed whenever noise stretched them past the minimum effect.
+TOLERANCE_SHARE = 0.5
+# How large a worsening the interval must rule out before "pass" is said (as a fraction; None: no
+# such check). Throughput: twice the minimum effect, so a pass means "no 20% drop", not "too noisy
+# to tell". p99 is reported and can fail the gate, but its run-to-run spread is often larger than
+# any effect worth gating on, so an unresolved p99 does not by itself make the verdict inconclusive.
+# The consumer's MB/s is a throughput and is judged like the producer's; end-to-end p99 (of 200 records)
+# like p99: it fails the gate on a certain regression, never blocks a pass alone.
+DEFAULT_RESOLUTION: dict[str, float | None] = {"throughput": 2 * DEFAULT_MIN_EFFECT, "p99": None,
+                                               "consumed": 2 * DEFAULT_MIN_EFFECT, "e2e_p99": None}
+# The least a metric must move to count, whatever the minimum effect asked for. End-to-end p99 is
+# the second-slowest of 200 round trips: five checks of one benign change put it at 0.73-1.24x, and
+# the settings that hurt it cost several times that (docs/gate.md, "End-to-end p99 counts only beyond 50%").
+MIN_EFFECT_FLOOR: dict[str, float] = {"e2e_p99": 0.5}
+
+
+
+class Outcome(StrEnum):
+    """A metric's decision (pass, improvement, regression, inconclusive) or a scenario's or the gate's
+    verdict (pass, inconclusive, regression, cliff)."""
+
+    PASS = "pass"
+    IMPROVEMENT = "improvement"  # a metric's decision only: a scenario that improved passes
+    INCONCLUSIVE = "inconclusive"
+    REGRESSION = "regression"
+    CLIFF = "cliff"
+
+    @property
+    def fails(self) -> bool:
+        """A measured regression or cliff: the head's change is what costs."""
+        return self in (Outcome.REGRESSION, Outcome.CLIFF)
+
+    @property
+    def unsettled(self) -> bool:
+        """A metric that regressed or could not be decided."""
+        return self in (Outcome.REGRESSION, Outcome.INCONCLUSIVE)
+
+
+ORDER = (Outcome.PASS, Outcome.INCONCLUSIVE, Outcome.REGRESSION, Outcome.CLIFF)  # worst last
+EXIT_CODES = {Outcome.PASS: 0, Outcome.REGRESSION: 1, Outcome.CLIFF: 1, Outcome.INCONCLUSIVE: 3}
+
+
+@dataclass(frozen=True)
+class Decision:
+    metric: str
+    outcome: Outcome  # pass | improvement | regression | inconclusive
+    reason: str
+    n_base: int
+    n_head: int
+    base_median: float | None = None
+    head_median: float | None = None
+    ratio: float | None = None  # head median / base median (paired: geometric mean of per-round ratios)
+    low: float | None = None  # interval on the ratio (bootstrap; paired: t)
+    high: float | None = None
+    p_value: float | None = None  # one-sided, against a worsening of `tolerance`
+    tolerance: float | None = None
+    cv_base: float | None = None
+    cv_head: float | None = None
+    min_effect: float = DEFAULT_MIN_EFFECT
+    method: str = "unpaired"  # unpaired: Mann-Whitney, ratio of medians; paired: t on per-round log ratios
+    n_pairs: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def default_tolerance(min_effect: float) -> float:
+    return min_effect * TOLERANCE_SHARE
+
+
+def metric_min_effect(metric: str, min_effect: float) -> float:
+    """The minimum effect `metric` is judged at: the one asked for, or its floor if larger."""
+    return max(min_effect, MIN_EFFECT_FLOOR.get(metric, 0.0))
+
+
+def _worse(metric: str, ratio: float, min_effect: float) -> bool:
+    return ratio < 1 - min_effect if METRICS[metric].higher_is_better else ratio > 1 + min_effect
+
+
+def _better(metric: str, ratio: float, min_effect: float) -> bool:
+    return ratio > 1 + min_effect if METRICS[metric].higher_is_better else ratio < 1 - min_effect
+
+
+def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None], metric: str = "throughput",
+           min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA,
+           confidence: float = DEFAULT_CONFIDENCE, min_runs: int = DEFAULT_MIN_RUNS,
+           resolution: float | None | Literal["default"] = "default", seed: int = 0, n_boot: int = 4000,
+           paired: bool = False, tolerance: float | None = None) -> Decision:
+    """Compare one metric's per-run values. Regression needs both: a ratio beyond `min_effect` (big
+    enough to matter; at least the metric's MIN_EFFECT_FLOOR) and a one-sided p below `alpha`
+    against a worsening of `tolerance` (default half the minimum effect): the runs must rule out
+    that the head is only that much worse, so a real but small change is not failed whenever noise
+    stretches it past the minimum effect.
+    Unpaired: Mann-Whitney and the ratio of medians. `paired` (the i-th runs of base and head were
+    measured in the same round): a t-test on the per-round log ratios and their geometric mean."""
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {tuple(METRICS)}, got {metric!r}")
+    resolved = DEFAULT_RESOLUTION[metric] if resolution == "default" else resolution
+    min_effect = metric_min_effect(metric, min_effect)
+    base, head = stats.clean(base_runs), stats.clean(head_runs)
+    common: dict[str, Any] = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect,
+              "method": "paired" if paired else "unpaired"}
+    if paired:
+        logs = stats.log_ratios(base_runs, head_runs)
+        common["n_pairs"] = len(logs)
+        if len(logs) < min_runs:
+            return Decision(outcome=Outcome.INCONCLUSIVE, reason=f"too few rounds with both sides measured ({len(logs)}; "
+                                                           f"need {min_runs})", **common)
+    elif len(base) < min_runs or len(head) < min_runs:
+        return Decision(outcome=Outcome.INCONCLUSIVE, reason=f"too few runs (base {len(base)}, head {len(head)}; "
+                                                       f"need {min_runs} a side)", **common)
+    elif 1 / math.comb(len(base) + len(head), len(head)) >= alpha:
+        # Mann-Whitney's smallest possible p for these sample sizes: no result could reach alpha.
+        return Decision(outcome=Outcome.INCONCLUSIVE, reason=f"too few runs (base {len(base)}, head {len(head)}) for any "
+                        f"result to reach p < {alpha}", **common)
+    higher = METRICS[metric].higher_is_better
+    worse, better = ("lower", "higher") if higher else ("higher", "lower")
+    tolerance = default_tolerance(min_effect) if tolerance is None else tolerance
+    worse_margin, better_margin = (1 - tolerance, 1 + tolerance) if higher else (1 + tolerance, 1 - tolerance)
+    if paired:
+        ratio, low, high = stats.paired_ratio(logs, confidence)
+        p_worse = stats.paired_p_value(logs, worse, worse_margin)
+        p_better = stats.paired_p_value(logs, better, better_margin)
+    else:
+        ratio = stats.ratio_of_medians(base, head)
+        low, high = stats.bootstrap_ratio_interval(base, head, confidence, n_boot, seed)
+        p_worse = stats.shift_p_value(base, head, worse, worse_margin)
+        p_better = stats.shift_p_value(base, head, better, better_margin)
+    figures: dict[str, Any] = dict(base_median=stats.median(base), head_median=stats.median(head), ratio=ratio, low=low, high=high,
+                   p_value=p_worse, tolerance=tolerance, cv_base=stats.cv(base), cv_head=stats.cv(head), **common)
+    return _outcome(figures, p_better, alpha, confidence, resolved)
+
+
+def _outcome(figures: dict[str, Any], p_better: float, alpha: float, confidence: float,
+             resolution: float | None) -> Decision:
+    """Regression, improvement, inconclusive or pass, from the ratio, its interval and the p values."""
+    metric, ratio, low, high = figures["metric"], figures["ratio"], figures["low"], figures["high"]
+    p_worse, min_effect, tolerance = figures["p_value"], figures["min_effect"], figures["tolerance"]
+    higher = METRICS[metric].higher_is_better
+    direction = "down" if higher else "up"
+    if _worse(metric, ratio, min_effect) and p_worse < alpha:
+        return Decision(outcome=Outcome.REGRESSION, reason=f"{metric} {direction} to {ratio:.2f}x "
+                        f"(beyond the {min_effect:.0%} minimum effect, and more than {tolerance:.0%} worse: "
+                        f"p={p_worse:.3g} < {alpha})", **figures)
+    if _better(metric, ratio, min_effect) and p_better < alpha:
+        return Decision(outcome=Outcome.IMPROVEMENT, reason=f"{metric} improved to {ratio:.2f}x (p={p_better:.3g})", **figures)
+    if resolution is not None:
+        bound = low if higher else high
+        if (higher and bound < 1 - resolution) or (not higher and bound > 1 + resolution):
+            return Decision(outcome=Outcome.INCONCLUSIVE, reason=(
+                f"too noisy to tell: the {confidence:.0%} interval {low:.2f}-{high:.2f} cannot rule out "
+                f"a {resolution:.0%} worsening; more runs are needed"), **figures)
+        if _worse(metric, ratio, min_effect):
+            return Decision(outcome=Outcome.INCONCLUSIVE, reason=(
+                f"{metric} {direction} to {ratio:.2f}x, but these runs cannot show it is more than {tolerance:.0%} "
+                f"worse (p={p_worse:.3g} >= {alpha}); more runs are needed"), **figures)
+    if _worse(metric, ratio, min_effect):
+        reason = f"{ratio:.2f}x is not shown to be more than {tolerance:.0%} worse (p={p_worse:.3g} >= {alpha})"
+    else:
+        reason = f"{ratio:.2f}x is within the {min_effect:.0%} minimum effect"
+    return Decision(outcome=Outcome.PASS, reason=reason, **figures)
+
+
+def cliff_ceiling(canaries: Sequence[CanaryVerdict]) -> float | None:
+    """Throughput at or below the fastest throughput canary that showed its cliff: a scenario this
+    slow is on a cliff the rig has just proved it can see."""
+    medians = [c.canary_median for c in canaries if c.metric == THROUGHPUT.name and c.seen and c.canary_median]
+    return max(medians) if medians else None
+
+
+@dataclass(frozen=True)
+class ScenarioVerdict:
+    id: str
+    verdict: Outcome
+    decisions: tuple[Decision, ...]
+    head_in_tier: bool = False
+    base_in_tier: bool = False
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "verdict": self.verdict, "head_in_tier": self.head_in_tier,
+                "base_in_tier": self.base_in_tier, "notes": list(self.notes),
+                "decisions": [d.to_dict() for d in self.decisions]}
+
+
+def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]],
+                     head: Mapping[str, Sequence[float | None]],
+                     ceiling: float | None = None, **decide_args: Any) -> ScenarioVerdict:
+    """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries."""
+    decisions = tuple(decide(base[m], head[m], m, **decide_args) for m in METRICS if m in base and m in head)
+    notes: list[str] = []
+    head_in = base_in = False
+    if ceiling is not None and THROUGHPUT.name in head and THROUGHPUT.name in base:
+        h, b = stats.clean(head[THROUGHPUT.name]), stats.clean(base[THROUGHPUT.name])
+        head_in = bool(h) and stats.median(h) <= ceiling
+        base_in = bool(b) and stats.median(b) <= ceiling
+        if head_in and base_in:
+            notes.append("base is already in the canaries' cliff tier")
+    outcomes = {d.outcome for d in decisions}
+    if head_in and not base_in:
+        verdict = Outcome.CLIFF
+        notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
+    elif Outcome.REGRESSION in outcomes:
+        verdict = Outcome.REGRESSION
+    elif not decisions or Outcome.INCONCLUSIVE in outcomes:
+        verdict = Outcome.INCONCLUSIVE
+    else:
+        verdict = Outcome.PASS
+    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: Outcome
+    reasons: tuple[str, ...]
+    scenarios: tuple[ScenarioVerdict, ...] = ()
+    canaries: tuple[CanaryVerdict, ...] = ()
+    rule_matches: tuple[dict[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": "kcliff.verdict", "schema_version": 1, "verdict": self.verdict, "exit_code": self.exit_code,
+                "reasons": list(self.reasons), "settings": self.settings,
+                "scenarios": [s.to_dict() for s in self.scenarios],
+                "canaries": [asdict(c) for c in self.canaries],
+                "rule_matches": list(self.rule_matches), "notes": list(self.notes)}
+
+
+def worst(verdicts: Sequence[Outcome]) -> Outcome:
+    return max(verdicts, key=ORDER.index, default=Outcome.PASS)
+
+
+def unsettled(sv: ScenarioVerdict) -> str:
+    """The reasons of a scenario's regressed or inconclusive metrics, '' when there are none."""
+    return "; ".join(d.reason for d in sv.decisions if d.outcome.unsettled)
+
+
+def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryVerdict] = (),
+          rule_matches: Sequence[dict[str, Any]] = (), notes: Sequence[str] = (),
+          settings: dict[str, Any] | None = None, unchanged: str | None = None) -> Verdict:
+    """The gate's answer. `rule_matches` are static cliff-rule matches as dicts with at least
+    'severity', 'rule', 'path', 'line'; an error-severity match makes the verdict cliff. `unchanged`
+    says why nothing needed measuring: then having compared nothing is a pass, not inconclusive."""
+    reasons: list[str] = []
+    found = [Outcome.PASS]
+    errors = [m for m in rule_matches if m.get("severity") == "error"]
+    if errors:
+        found.append(Outcome.CLIFF)
+        reasons.extend(f"cliff rule {m['rule']} matched at {m['path']}:{m['line']}" for m in errors)
+    for sv in scenarios:
+        found.append(sv.verdict)
+        if sv.verdict is not Outcome.PASS:
+            detail = unsettled(sv)
+            reasons.append(f"{sv.id}: {sv.verdict}" + (f" ({detail})" if detail else "")
+                           + ("; " + "; ".join(sv.notes) if sv.notes and sv.verdict is Outcome.CLIFF else ""))
+    failed = [c for c in canaries if not c.seen]
+    if failed:
+        found.append(Outcome.INCONCLUSIVE)
+        reasons.extend(f"canary {c.id} did not show its cliff ({c.reason}): this rig could not have seen that cliff"
+                       for c in failed)
+    if unchanged:
+        reasons.append(unchanged)
+    elif not scenarios and not rule_matches:
+        found.append(Outcome.INCONCLUSIVE)
+        reasons.append("nothing was compared")
+    return Verdict(worst(found), tuple(reasons), tuple(scenarios), tuple(canaries), tuple(rule_matches), tuple(notes),
+                   dict(settings or {}))

@@ -1,0 +1,1 @@
+"""What Kafka itself defines, per release: its config definitions, its tools, its jars."""

@@ -1,0 +1,1 @@
+"""Measuring a suite on a running cluster: the tools, their parsers, faults, progress."""

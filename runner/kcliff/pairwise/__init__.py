@@ -1,0 +1,1 @@
+"""The pairwise study: covering arrays, the design rows, the factor analysis, confirmation."""

@@ -1,0 +1,69 @@
+"""github-action-benchmark "custom" JSON from one results file.
+
+Two files, because the action takes one tool per file: throughput.json for `customBiggerIsBetter`
+(MB/s: the producer's, and the consumer's where the read side was measured) and p99.json for
+`customSmallerIsBetter` (ms: the producer's p99, and the end-to-end p99). Names are "<scenario id>
+<metric>" (throughput, consumed, p99, e2e_p99): scenario ids are stable, so the action lines series
+up across runs. `range` and `extra` are strings, as the action shows them verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kcliff.results.history import read_results
+from kcliff.results.model import METRICS, Entry, Metric, ResultsDoc
+
+FILES = {"throughput.json": True, "p99.json": False}  # the file of each direction: higher is better or not
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def _entry(sc: Entry, metric: Metric, reference: float | None) -> dict[str, Any] | None:
+    median = sc.median(metric)  # only an entry whose runs count has one
+    stats = (sc.summary or {}).get(metric.key)
+    if median is None or stats is None:
+        return None
+    extra = [f"median of {len(sc.values(metric))} runs, min {_fmt(stats.min)} max {_fmt(stats.max)} {metric.unit}",
+             f"status {sc.status}"]
+    if reference:
+        extra.append(f"{median / reference:.2f}x reference")
+    if sc.settings_hash:
+        extra.append(f"settings {sc.settings_hash}")
+    return {"name": f"{sc.id} {metric.name}", "unit": metric.unit, "value": round(median, 4),
+            "range": f"± {_fmt((stats.max - stats.min) / 2)}", "extra": "; ".join(extra)}
+
+
+def entries(doc: ResultsDoc, metric: Metric) -> list[dict[str, Any]]:
+    """One entry per measured scenario, in results order; unmeasured scenarios are left out."""
+    ref = doc.reference()
+    reference = ref.median(metric) if ref is not None else None
+    found = (_entry(sc, metric, reference) for sc in doc.scenarios)
+    return [e for e in found if e is not None]
+
+
+def _write_json(path: Path, data: Any) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(data, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    os.replace(tmp, path)
+
+
+def export(results: str | Path, out_dir: str | Path) -> list[Path]:
+    """Write throughput.json and p99.json for RESULTS into OUT_DIR; return their paths."""
+    doc = read_results(results)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for filename, higher in FILES.items():
+        path = out / filename
+        _write_json(path, [e for m in METRICS.values() if m.higher_is_better == higher for e in entries(doc, m)])
+        written.append(path)
+    return written

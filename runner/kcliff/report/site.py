@@ -1,0 +1,111 @@
+"""`kcliff report`: a static site from the history and the latest results, readable offline.
+
+build_site() gathers the data (history, change points, latest run, factor analysis), renders the
+Jinja2 templates in reports/templates with inline SVG charts (report.charts) and pandas tables, copies
+reports/static and every raw results file, and returns the path of index.html.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from kcliff import resources
+from kcliff.errors import InputError
+from kcliff.judge import changepoint, tiers
+from kcliff.report import charts, factor_page, latest, pages
+from kcliff.results import history, model
+from kcliff.results.model import REFERENCE_ID, ResultsDoc
+
+
+def site_sources() -> Path:
+    """kcliff's reports/: the site's templates and static files."""
+    return resources.shipped("reports")
+
+
+def _copy_raw(runs: list[history.HistoryRun], results: Path | None, out: Path) -> dict[str, str]:
+    """Copy every raw results file under out/raw/; return run_id -> link relative to the site."""
+    links = {}
+    for run in runs:
+        rel = Path("raw") / run.path.parent.name / run.path.name
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run.path, out / rel)
+        links[run.key.run_id] = rel.as_posix()
+    if results is not None:
+        rel = Path("raw") / "latest" / results.name
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(results, out / rel)
+        doc = history.read_results(results)
+        links[doc.run_id] = rel.as_posix()
+    return links
+
+
+def _scenario_order(series: list[changepoint.Series], doc: ResultsDoc, moved: set[str]) -> list[str]:
+    """Reference first, then scenarios that moved, then the latest run's order, then history-only ones."""
+    in_run = [sc.id for sc in doc.scenarios]
+    ids = [REFERENCE_ID] + [i for i in in_run if i in moved] + sorted(moved) + in_run + sorted({s.scenario for s in series})
+    present = {s.scenario for s in series}
+    return [i for i in dict.fromkeys(ids) if i in present]
+
+
+def _trends(series: list[changepoint.Series], found: dict[str, list[changepoint.ChangePoint]],
+            doc: ResultsDoc) -> list[dict[str, Any]]:
+    by_key = {s.key: s for s in series}
+    sections = []
+    moved = {s.scenario for s in series if found[s.key]}
+    for scenario in _scenario_order(series, doc, moved):
+        charts_here = []
+        for metric in model.METRICS.values():
+            s = by_key.get(f"{scenario} {metric.name}")
+            if s is not None:
+                charts_here.append({"metric": metric, "svg": charts.trend_chart(s, found[s.key]),
+                                    "changes": found[s.key]})
+        sections.append({"scenario": scenario, "charts": charts_here})
+    return sections
+
+
+def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str | Path | None = None,
+               p99_bound_ms: float | None = None) -> Path:
+    """Build the report site in OUT_DIR from a history directory and/or one results file.
+
+    The latest run is RESULTS when given, else the newest run in the history; trends come from the
+    history runs of the latest run's runner class. The factor page's bounded prediction keeps p99
+    under P99_BOUND_MS (default: the reference's p99). Returns the path of index.html."""
+    runs = history.load(history_dir) if history_dir is not None else []
+    results = Path(results) if results is not None else None
+    if results is not None:
+        doc = history.read_results(results)
+    elif runs:
+        doc = runs[-1].doc
+    else:
+        raise InputError("nothing to report: the history is empty and no --results file was given",
+                         str(history_dir) if history_dir is not None else None)
+    sources = site_sources()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    links = _copy_raw(runs, results, out)
+    runner_class = doc.environment["runner_class"]
+    series = history.build_series(runs, runner_class)
+    found = changepoint.detect_all(series)
+    at_latest = [cp for cps in found.values() for cp in cps if cp.run_id == doc.run_id]
+    context = {
+        "doc": doc,
+        "env": doc.environment,
+        "raw_link": links.get(doc.run_id),
+        "runs": [r for r in runs if r.key.runner_class == runner_class],
+        "other_classes": sorted({r.key.runner_class for r in runs} - {runner_class}),
+        "links": links,
+        "tiers": tiers.TIERS,
+        "tier_svg": charts.bar_chart(latest.tier_bars(doc), model.THROUGHPUT.unit,
+                                     f"Scenarios of run {doc.run_id} by throughput, coloured by tier"),
+        "canaries": model.canary_verdicts(doc),
+        "scenario_table": latest.scenario_table(doc),
+        "at_latest": at_latest,
+        "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),
+        "trends": _trends(series, found, doc),
+        **factor_page.context(doc, p99_bound_ms),
+        "units": {m.name: m.unit for m in model.METRICS.values()},
+    }
+    pages.render_all(sources, out, context)
+    return out / "index.html"

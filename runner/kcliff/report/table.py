@@ -1,0 +1,121 @@
+"""The end-of-run table: scenario, MB/s median and range, p99 median, ratio to the reference, and
+for canaries whether their cliff showed; then each scenario's verdict against the stored baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kcliff.judge import verdict
+from kcliff.measure import environment
+from kcliff.pairwise import confirm
+from kcliff.results import baseline as baselines
+from kcliff.results import model
+from kcliff.results.model import CONSUMED, E2E_P99, P99, THROUGHPUT, CanaryVerdict, Entry, ResultsDoc
+
+SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
+
+
+def canary_cell(found: CanaryVerdict | None) -> str:
+    """The canary column: 'cliff seen', 'NOT SEEN', or empty when not a canary or not measured."""
+    if found is None or found.shows_cliff is None:
+        return ""
+    return SEEN if found.seen else NOT_SEEN
+
+
+def unseen_canaries(doc: ResultsDoc) -> list[tuple[Entry, CanaryVerdict]]:
+    """The canaries of a run that were measured and did not show their cliff: the run fails on them.
+    (One not measured is a failed scenario already, or skipped for a stated reason.)"""
+    reference = doc.reference()
+    found = [(e, model.canary_verdict(e, reference)) for e in doc.canaries()]
+    return [(e, v) for e, v in found if e.counts and not v.seen]
+
+
+def rows(doc: ResultsDoc) -> list[list[str]]:
+    reference = doc.reference()
+    ref_mb = reference.median(THROUGHPUT) if reference else None
+    ref_read = reference.median(CONSUMED) if reference else None
+    with_reads = doc.has_read_side()
+    out = []
+    for entry in doc.scenarios:
+        mb = (entry.summary or {}).get(THROUGHPUT.key)
+        p99 = (entry.summary or {}).get(P99.key)
+        ratio = f"{mb.median / ref_mb:.2f}x" if mb and ref_mb else "-"
+        row = [
+            entry.id, str(entry.status),
+            f"{mb.median:.2f} [{mb.min:.2f}-{mb.max:.2f}]" if mb else "-",
+            f"{p99.median:.0f}" if p99 is not None else "-",
+            ratio,
+        ]
+        if with_reads:
+            read = (entry.summary or {}).get(CONSUMED.key)
+            e2e = (entry.summary or {}).get(E2E_P99.key)
+            row += [f"{read.median:.2f}" + (f" ({read.median / ref_read:.2f}x)" if ref_read else "") if read else "-",
+                    f"{e2e.median:.0f}" if e2e is not None else "-"]
+        row.append(canary_cell(model.canary_verdict(entry, reference) if entry.is_canary else None))
+        out.append(row)
+    return out
+
+
+HEADER = ["scenario", "status", "MB/s median [range]", "p99 ms", "vs reference", "canary"]
+READ_HEADER = ["consumed MB/s", "e2e p99 ms"]
+
+
+def render(doc: ResultsDoc) -> str:
+    body = rows(doc)
+    header = HEADER[:-1] + READ_HEADER + HEADER[-1:] if doc.has_read_side() else HEADER
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    busy = environment.busy_note(doc.environment)
+    footer = [f"warning: {busy}"] if busy else []
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, body), *footer])
+
+
+def _judged(sv: verdict.ScenarioVerdict) -> str:
+    """One scenario's verdict in a line: 'ok (throughput 0.97x, p99 1.02x)', 'regression: <why>'."""
+    ratios = ", ".join(f"{d.metric} {d.ratio:.2f}x" for d in sv.decisions if d.ratio is not None)
+    why = "; ".join(sv.notes) if sv.verdict is verdict.Outcome.CLIFF else verdict.unsettled(sv)
+    word = "ok" if sv.verdict is verdict.Outcome.PASS else str(sv.verdict)
+    return f"{word}: {why}" if why else f"{word} ({ratios or 'no figures'})"
+
+
+def baseline_rows(doc: ResultsDoc, base: baselines.Baseline) -> list[list[str]]:
+    """[scenario, verdict] for every scenario of the run: kcliff compare's decision, or why there is none."""
+    judged = {sv.id: sv for sv in baselines.compare(doc, base).scenarios}
+    out = []
+    for entry in doc.scenarios:
+        if entry.is_canary:
+            text = "canary: judged against this run's reference (canary column)"
+        elif entry.id in judged:
+            text = _judged(judged[entry.id])
+        else:
+            text = baselines.skip_reason(entry, base.scenarios.get(entry.id)) or "not compared"
+        out.append([entry.id, text])
+    return out
+
+
+def baseline_section(doc: ResultsDoc, path: Path, base: baselines.Baseline | None) -> str:
+    """What the run says against its stored baseline; a one-line note when there is none or it does not fit."""
+    env = doc.environment
+    if base is None:
+        return (f"vs baseline: none stored for Kafka {env['kafka_version']} on runner class "
+                f"'{env['runner_class']}' ({path})")
+    try:
+        baselines.check_compatible(doc, base, None)
+    except baselines.Refused as exc:
+        return f"vs baseline: {path} not used: {exc}"
+    body = baseline_rows(doc, base)
+    width = max(len(r[0]) for r in body) if body else 0
+    head = (f"vs baseline {path} ({len(base.sources)} past runs, updated {base.updated}; "
+            "`kcliff compare` is the gate):")
+    return "\n".join([head, *(f"  {sid.ljust(width)}  {text}" for sid, text in body)])
+
+
+def confirmation_lines(doc: ResultsDoc) -> list[str]:
+    """`--confirm`'s outcome, one line per prediction (none when the run confirmed nothing)."""
+    record = doc.confirmation
+    if record is None:
+        return []
+    return ["confirmation (measured interleaved with the reference and the fastest pairwise row):",
+            *(f"  {confirm.sentence(c, record.fastest_row)}" for c in confirm.check(doc))]

@@ -1,0 +1,298 @@
+"""Baselines: per-scenario run distributions from past runs, one file per Kafka version and runner class.
+
+    baselines/<kafka_version>/<runner_class>.json
+    {"schema": "kcliff.baseline", "schema_version": 1, "kafka_version": "4.2.0",
+     "runner_class": "local-2c-24g", "window": 30, "updated": "...",
+     "sources": [{"run_id", "kcliff_revision", "hostname", "started"}, ...],
+     "scenarios": {"reference": {"settings_hash", "description", "cliff",
+                                 "runs": [{"run_id", "mb_per_sec", "p99_ms", "complete"}, ...],
+                                 "workloads": [...], "read_runs": [{"run_id", "workload",
+                                 "consumed_mb_per_sec", "e2e_p99_ms", "complete"}, ...]}}}
+
+Version 2 added the read side (workloads, read_runs: scenarios that measured a consumer); version 1
+files read as they are.
+
+Hardware differs between runner classes, so a file only ever holds one class: results from another
+class are refused unless --runner-class relabels them on purpose. A scenario whose settings hash
+changed starts a new history (asv does the same with benchmark definition hashes). The newest
+`window` runs per scenario are kept, so slow drift of a runner class ages out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kcliff import resources
+from kcliff.errors import InputError
+from kcliff.judge import verdict
+from kcliff.results import model
+from kcliff.results.model import Entry, Metric, ReadRun, ResultsDoc, Run, Status
+
+SCHEMA = "kcliff.baseline"
+SCHEMA_VERSION = 2
+DEFAULT_DIR = "baselines"
+DEFAULT_WINDOW = 30
+
+
+class _Model(BaseModel):
+    # fields a newer kcliff wrote (same schema version) are kept as they are
+    model_config = ConfigDict(extra="allow", validate_assignment=True, populate_by_name=True)
+
+
+class StoredRun(_Model, model.Figures):
+    """One measured run kept in a baseline: its run and the figures the verdicts judge."""
+
+    run_id: str
+    mb_per_sec: float | None = None
+    p99_ms: float | None = None
+    complete: bool = True
+
+
+class StoredReadRun(_Model, model.Figures):
+    """One read-side run kept in a baseline: a consumer's MB/s or an end-to-end p99."""
+
+    run_id: str
+    workload: model.ReadWorkload
+    consumed_mb_per_sec: float | None = None
+    e2e_p99_ms: float | None = None
+    complete: bool = True
+
+
+class StoredScenario(_Model):
+    """A scenario's runs from past results, the newest `window` of them, for one settings hash."""
+
+    settings_hash: str | None = None
+    description: str = ""
+    cliff: model.CliffSpec | None = None
+    runs: list[StoredRun] = []
+    workloads: list[str] | None = None  # None: the producer's alone
+    read_runs: list[StoredReadRun] = []
+
+    def values(self, metric: Metric) -> list[float | None]:
+        return self.as_entry("").values(metric)
+
+    def as_entry(self, scenario_id: str) -> Entry:
+        """The stored runs as a results entry, so a canary kept here is judged by model.canary_verdict
+        and its values are read the way a measured entry's are."""
+        runs = [Run(records=0, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms, complete=r.complete,
+                    stopped_early=not r.complete) for r in self.runs]
+        reads = [ReadRun(workload=r.workload, records=0, consumed_mb_per_sec=r.consumed_mb_per_sec,
+                         e2e_p99_ms=r.e2e_p99_ms, complete=r.complete, stopped_early=not r.complete)
+                 for r in self.read_runs]
+        return Entry(id=scenario_id, description=self.description, settings_hash=self.settings_hash,
+                     cliff=self.cliff, status=Status.OK, runs=runs, read_runs=reads, workloads=self.workloads,
+                     summary=model.summarise(runs, reads))
+
+
+class Source(_Model):
+    run_id: str
+    kcliff_revision: str | None = None
+    hostname: str | None = None
+    started: str | None = None
+
+
+class Baseline(_Model):
+    """A baseline file: one Kafka version and runner class, the runs of its past results."""
+
+    schema_: str = Field(SCHEMA, alias="schema")
+    schema_version: int = SCHEMA_VERSION
+    kafka_version: str
+    runner_class: str
+    window: int = DEFAULT_WINDOW
+    updated: str | None = None
+    sources: list[Source] = []
+    scenarios: dict[str, StoredScenario] = {}
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    def canaries(self) -> list[Entry]:
+        return [s.as_entry(sid) for sid, s in self.scenarios.items() if s.cliff is not None]
+
+    def reference(self) -> Entry | None:
+        stored = self.scenarios.get(model.REFERENCE_ID)
+        return stored.as_entry(model.REFERENCE_ID) if stored is not None else None
+
+
+def _check_schema(doc: dict[str, Any], path: Path, schema: str, version: int) -> None:
+    if doc.get("schema") != schema:
+        raise InputError(f"not a {schema} file (its \"schema\" is {doc.get('schema')!r})", str(path))
+    found = doc.get("schema_version")
+    if not isinstance(found, int) or found < 1:
+        raise InputError(f"schema_version {found!r} is not a version number", str(path))
+    if found > version:
+        raise InputError(f"{schema} schema version {found} is newer than this kcliff reads ({version}); "
+                         "upgrade kcliff (the file was left as it is)", str(path))
+
+
+def load_results(path: str | Path) -> ResultsDoc:
+    """A results file (docs/results-schema.md) that names its Kafka version and runner class;
+    truncated, foreign, newer-schema or malformed files are refused by model.load."""
+    doc = model.load(path)
+    for key in ("kafka_version", "runner_class"):
+        if not isinstance(doc.environment.get(key), str) or not doc.environment[key]:
+            raise InputError(f"results file lacks environment.{key}", str(path))
+    return doc
+
+
+def canary_ratios(path: str | Path) -> dict[str, float]:
+    """Measured canary ratios (throughput: canary/reference) from a results or a baseline file, for
+    the evidence column of the cliff rules."""
+    path = Path(path)
+    raw = model.read_json(path, "results or baseline file")
+    found: ResultsDoc | Baseline = load_baseline(path) if raw.get("schema") == SCHEMA else load_results(path)
+    reference = found.reference()
+    verdicts = [model.canary_verdict(c, reference) for c in found.canaries()]
+    return {v.id: v.ratio for v in verdicts if v.ratio is not None}
+
+
+def baseline_path(directory: str | Path, kafka_version: str, runner_class: str) -> Path:
+    for part in (kafka_version, runner_class):
+        if not part or "/" in part or part.startswith("."):
+            raise InputError(f"{part!r} cannot name a baseline file (no '/', no leading '.')")
+    return Path(directory) / kafka_version / f"{runner_class}.json"
+
+
+def default_dir() -> Path:
+    """baselines/ found the way scenarios/ is: the working directory's, else kcliff's own."""
+    return resources.project_dir(DEFAULT_DIR)
+
+
+def stored_for(directory: str | Path, kafka_version: str, runner_class: str) -> tuple[Path, Baseline | None]:
+    """The baseline file for this Kafka version and runner class, and its contents (None: none stored yet)."""
+    path = baseline_path(directory, kafka_version, runner_class)
+    return path, (load_baseline(path) if path.exists() else None)
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    """The one reader of a baseline file: truncated, foreign, newer-schema or malformed files raise InputError."""
+    path = Path(path)
+    raw = model.read_json(path, "baseline file")
+    _check_schema(raw, path, SCHEMA, SCHEMA_VERSION)
+    try:
+        return Baseline.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(f"not a valid baseline file (truncated?): {model.first_error(exc)}", str(path)) from None
+
+
+def new_baseline(kafka_version: str, runner_class: str, window: int = DEFAULT_WINDOW) -> Baseline:
+    return Baseline(kafka_version=kafka_version, runner_class=runner_class, window=window)
+
+
+class Refused(Exception):
+    """A baseline update that must not happen: `code` is the exit code (1 finding, 2 bad input)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def check_compatible(results: ResultsDoc, baseline: Baseline, runner_class: str | None,
+                     upgrade: bool = False) -> str:
+    """The runner class the results count as; Refused (2) when class or Kafka version differ (the
+    version may differ when `upgrade`: the comparison is then of one Kafka release with another)."""
+    env = results.environment
+    claimed = runner_class or env["runner_class"]
+    if baseline.runner_class != claimed:
+        raise Refused(f"results come from runner class '{env['runner_class']}' but the baseline holds "
+                      f"'{baseline.runner_class}'; runner classes are never mixed silently "
+                      f"(pass --runner-class {baseline.runner_class} if they really are the same hardware)", 2)
+    if baseline.kafka_version != env["kafka_version"] and not upgrade:
+        raise Refused(f"results are for Kafka {env['kafka_version']} but the baseline is for "
+                      f"{baseline.kafka_version} (compare --upgrade compares two releases on purpose)", 2)
+    return claimed
+
+
+def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -> tuple[Baseline, list[str]]:
+    """A new baseline with the results' runs added (pure: `baseline` is not changed). Refused (1) for
+    a failed canary, (2) for a run that is not complete; the caller checks compatibility first."""
+    if results.status is not model.RunStatus.COMPLETE:
+        raise Refused(f"the run's status is '{results.status}': only complete runs update a baseline", 2)
+    failed = [c for c in model.canary_verdicts(results) if not c.seen]
+    if failed:
+        raise Refused("failed canary: " + "; ".join(f"{c.id} ({c.reason})" for c in failed)
+                      + " - a run that cannot see known cliffs must not become the baseline", 1)
+    run_id = results.run_id
+    new = baseline.model_copy(deep=True)
+    notes: list[str] = []
+    if run_id and any(s.run_id == run_id for s in new.sources):
+        return new, [f"run {run_id} is already in this baseline; nothing changed"]
+    window = window or new.window or DEFAULT_WINDOW
+    new.window = window
+    for entry in results.scenarios:
+        sid = entry.id
+        if not entry.counts or not entry.runs:
+            notes.append(f"{sid}: status '{entry.status}', not added")
+            continue
+        stored = new.scenarios.get(sid)
+        if stored and stored.settings_hash != entry.settings_hash:
+            notes.append(f"{sid}: settings changed (hash {stored.settings_hash} -> "
+                         f"{entry.settings_hash}); its history starts again")
+            stored = None
+        stored = stored or StoredScenario(settings_hash=entry.settings_hash)
+        stored.description = entry.description
+        stored.cliff = entry.cliff
+        stored.runs = (stored.runs + [StoredRun(run_id=run_id, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms,
+                                                complete=r.complete) for r in entry.runs])[-window:]
+        stored.workloads = entry.workloads or stored.workloads
+        stored.read_runs = _newest(stored.read_runs + [
+            StoredReadRun(run_id=run_id, workload=r.workload, consumed_mb_per_sec=r.consumed_mb_per_sec,
+                          e2e_p99_ms=r.e2e_p99_ms, complete=r.complete) for r in entry.read_runs], window)
+        new.scenarios[sid] = stored
+    env = results.environment
+    new.sources = (new.sources + [Source(run_id=run_id, kcliff_revision=env.get("kcliff_revision"),
+                                         hostname=env.get("hostname"), started=env.get("started"))])[-window:]
+    new.updated = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return new, notes
+
+
+def _newest(runs: list[StoredReadRun], window: int) -> list[StoredReadRun]:
+    """The newest `window` read runs of each workload, in the order they were stored."""
+    kept = {id(r) for w in {r.workload for r in runs} for r in [r for r in runs if r.workload == w][-window:]}
+    return [r for r in runs if id(r) in kept]
+
+
+def skip_reason(entry: Entry, stored: StoredScenario | None) -> str | None:
+    """Why a results scenario (not a canary) is not compared with its stored runs; None when it is."""
+    if stored is None:
+        return "not in the baseline yet"
+    if stored.settings_hash != entry.settings_hash:
+        return (f"settings changed since the baseline (hash {stored.settings_hash} -> "
+                f"{entry.settings_hash})")
+    if not entry.counts:
+        return f"status '{entry.status}' in this run"
+    return None
+
+
+def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.Verdict:
+    """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
+    canaries = model.canary_verdicts(results)
+    ceiling = verdict.cliff_ceiling(canaries)
+    compared: list[verdict.ScenarioVerdict] = []
+    notes: list[str] = []
+    if not canaries:
+        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
+    for entry in results.scenarios:
+        if entry.is_canary:
+            continue  # canaries are the self-test, not a subject of the comparison
+        stored = base.scenarios.get(entry.id)
+        why = skip_reason(entry, stored)
+        if why or stored is None:
+            notes.append(f"{entry.id}: {why}; not compared")
+            continue
+        # a metric the baseline has no runs of yet (a consumer measured for the first time) is not judged
+        kept = {m.name: values for m in entry.metrics() if (values := stored.values(m))}
+        compared.append(verdict.compare_scenario(
+            entry.id, kept, {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
+    if results.status is not model.RunStatus.COMPLETE:
+        notes.append(f"the run's status is '{results.status}': only what it measured was compared")
+    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
+
+
+def save(doc: Baseline, path: str | Path) -> None:
+    """Write atomically (temp file + rename): a reader never sees half a baseline."""
+    model.write_json(doc.to_json(), Path(path))

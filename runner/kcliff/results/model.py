@@ -1,0 +1,474 @@
+"""The results document (docs/results-schema.md) as typed models, with one reader that validates and
+one writer, and the rules every reader shares: which entries count, the metrics, the canary verdict.
+
+A status or a stop reason is an enum here; nothing outside this module compares their strings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import tempfile
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from kcliff.errors import InputError
+
+SCHEMA = "kcliff.results"
+SCHEMA_VERSION = 2  # 2: read-side runs (read_runs) and their metrics; version 1 files read as they are
+REFERENCE_ID = "reference"
+
+
+class Status(StrEnum):
+    """What became of one scenario."""
+
+    OK = "ok"
+    CLIFF = "cliff"  # stopped early: its runs stayed below the cliff threshold, twice running
+    TIMED_OUT = "timed_out"
+    FAULTED = "faulted"  # a broker died or stalled: never a regression or a cliff
+    FAILED = "failed"
+    SKIPPED = "skipped"  # this cluster cannot run or show it (no restart, too short a round trip)
+    RUNNING = "running"  # a scenario (a group of one) or an interleaved group not finished yet
+    INTERRUPTED = "interrupted"
+
+    @property
+    def counts(self) -> bool:
+        """Its runs are measurements: compared, kept in baselines and history, shown in tiers."""
+        return self in (Status.OK, Status.CLIFF)
+
+    @property
+    def unfinished(self) -> bool:
+        """Cut short before it finished: `kcliff run --resume` measures it again."""
+        return self in (Status.RUNNING, Status.INTERRUPTED)
+
+    @property
+    def fails_run(self) -> bool:
+        """`kcliff run` exits 1 on it: neither measured nor skipped for a stated reason."""
+        return not self.counts and self is not Status.SKIPPED
+
+
+class RunStatus(StrEnum):
+    """What became of a whole run (a results document)."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+    INCOMPLETE = "incomplete"  # shards merged while one of them had not completed
+
+
+class StopKind(StrEnum):
+    """Why a perf run ended before its summary line."""
+
+    CLIFF = "cliff"  # the early-stop rule: the live rate stayed below the cliff threshold
+    BUDGET = "budget"  # the scenario's time budget ran out
+    FAULT = "fault"  # a broker died, or nothing was acknowledged for too long
+    DISK_FULL = "disk_full"  # the brokers' disk is full: no retry can mend it, the suite ends
+    FAILED = "failed"  # the tool exited without a summary
+
+    @property
+    def is_fault(self) -> bool:
+        return self in (StopKind.FAULT, StopKind.DISK_FULL)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A figure kcliff judges: its name in verdicts and charts, its key in a run and a summary."""
+
+    name: str
+    key: str
+    unit: str
+    higher_is_better: bool
+    workload: str = "produce"  # whose runs carry it: the producer's, the consumer's or end-to-end's
+
+    @property
+    def direction(self) -> int:
+        return 1 if self.higher_is_better else -1
+
+
+THROUGHPUT = Metric("throughput", "mb_per_sec", "MB/s", True)
+P99 = Metric("p99", "p99_ms", "ms", False)
+CONSUMED = Metric("consumed", "consumed_mb_per_sec", "MB/s", True, "consume")
+E2E_P99 = Metric("e2e_p99", "e2e_p99_ms", "ms", False, "end-to-end")
+METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99)}
+SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
+READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
+                     "e2e_p999_ms")
+
+
+class _Model(BaseModel):
+    # fields this kcliff does not know (written by a newer one, same schema version) are kept as they are
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+
+class Figures:
+    """A run's value of a metric, read from its field of that name (Run here, baseline.StoredRun)."""
+
+    def value(self, metric: Metric) -> float | None:
+        found = getattr(self, metric.key)
+        return None if found is None else float(found)
+
+
+ReadWorkload = Literal["consume", "end-to-end"]
+
+
+class ToolRun(_Model, Figures):
+    """What every tool run records beside its figures: how long, how it ended, where in its round."""
+
+    records: int
+    elapsed_s: float = 0.0
+    complete: bool = True
+    stopped_early: bool = False
+    stop_reason: str | None = None
+    stop_kind: StopKind | None = None
+    exit_code: int | None = None
+    position: int | None = None  # where in its interleaved round it ran, 0 first
+
+
+class Run(ToolRun):
+    """One perf-tool run; a stopped one (complete false) has interim figures and no percentiles."""
+
+    records_per_sec: float | None = None
+    mb_per_sec: float | None = None
+    avg_ms: float | None = None
+    max_ms: float | None = None
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    p99_ms: float | None = None
+    p999_ms: float | None = None
+    interim_mb_per_sec: list[float] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_stop_kind(cls, data: Any) -> Any:
+        """Files written before stop_kind existed said it only in stop_reason's words."""
+        if isinstance(data, dict) and data.get("stop_kind") is None and data.get("stop_reason"):
+            reason = str(data["stop_reason"])
+            kind = (StopKind.BUDGET if reason == "time budget exhausted"
+                    else StopKind.DISK_FULL if reason.startswith("fault:") and "disk full:" in reason
+                    else StopKind.FAULT if reason.startswith("fault:")
+                    else StopKind.CLIFF if data.get("stopped_early") else StopKind.FAILED)
+            data = {**data, "stop_kind": kind}
+        return data
+
+
+class ReadRun(ToolRun):
+    """One read-side tool run: a consumer reading the topic from the start (consumed_*), or the
+    end-to-end latency tool producing and polling one record at a time (e2e_*). A consumer stopped
+    at its time cap keeps the rate it had and is marked stopped_early."""
+
+    workload: ReadWorkload
+    consumed_mb_per_sec: float | None = None
+    consumed_records_per_sec: float | None = None
+    fetch_mb_per_sec: float | None = None  # over the consumer's fetching time alone
+    rebalance_ms: int | None = None
+    e2e_avg_ms: float | None = None
+    e2e_p50_ms: float | None = None
+    e2e_p99_ms: float | None = None
+    e2e_p999_ms: float | None = None
+
+
+class Stat(_Model):
+    median: float
+    min: float
+    max: float
+
+
+class CliffSpec(_Model):
+    """What a canary proves (scenario.Cliff as recorded)."""
+
+    stands_for: str
+    metric: Literal["throughput", "p99", "consumed", "e2e_p99"] = "throughput"
+    max_ratio: float = 0.5
+    min_client_rtt_ms: float = 0.0
+
+
+def counted(group: Sequence[ToolRun]) -> list[ToolRun]:
+    """The runs a summary counts: the finished ones, or the stopped ones while none finished."""
+    return [r for r in group if not r.stopped_early] or list(group)
+
+
+def summarise(runs: list[Run], read_runs: list[ReadRun] | None = None) -> dict[str, Stat] | None:
+    """Median and min-max of every figure over the runs. A run stopped early on a cliff has only its
+    first seconds' figures: they count only when no run finished (a decided cliff's estimate)."""
+    out: dict[str, Stat] = {}
+    groups: list[tuple[tuple[str, ...], list[ToolRun]]] = [(SUMMARY_KEYS, list(runs))]
+    groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in ("consume", "end-to-end")]
+    for keys, group in groups:
+        chosen = counted(group)
+        for key in keys:
+            values = [float(v) for r in chosen if (v := getattr(r, key)) is not None]
+            if values:
+                out[key] = Stat(median=round(statistics.median(values), 3), min=min(values), max=max(values))
+    return out or None
+
+
+class Entry(_Model):
+    """One scenario of a run: what was applied, every perf run, the summary and the status."""
+
+    id: str
+    description: str = ""
+    source: str | None = None
+    settings_hash: str | None = None
+    applied: dict[str, Any] = {}
+    cliff: CliffSpec | None = None
+    workloads: list[str] | None = None  # produce, consume, end-to-end; None: the producer only
+    kafka_version: str | None = None  # the brokers' version where not the run's (an upgrade check's head)
+    status: Status = Status.OK
+    status_reason: str | None = None
+    interleaved_with: list[str] | None = None
+    order_seed: int | None = None
+    restart_forced: bool = False
+    started: str | None = None
+    ended: str | None = None
+    wall_s: float | None = None
+    measured_s: float | None = None
+    overhead_s: float | None = None
+    warmup: Run | None = None
+    warmup_stopped: Run | None = None
+    runs: list[Run] = []
+    read_runs: list[ReadRun] = []  # the consumer's and end-to-end runs, after the producer's
+    summary: dict[str, Stat] | None = None
+    faulted_attempt: Entry | None = None
+
+    @model_validator(mode="after")
+    def _summary_from_runs(self) -> Entry:
+        """A summary left out (a hand-built or older file) is the one its runs give."""
+        found = summarise(self.runs, self.read_runs) if self.summary is None else None
+        if found is not None:  # assigning validates again; assigning None again would never end
+            self.summary = found
+        return self
+
+    @property
+    def counts(self) -> bool:
+        return self.status.counts
+
+    @property
+    def is_canary(self) -> bool:
+        return self.cliff is not None
+
+    def attempts(self) -> list[Run]:
+        """Every perf run in the order they ran: a stopped first warm-up, the warm-up, the runs."""
+        return [r for r in (self.warmup_stopped, self.warmup, *self.runs) if r is not None]
+
+    def metrics(self) -> list[Metric]:
+        """The metrics this entry's workloads measure (the producer's alone in a version 1 file)."""
+        done = self.workloads or ["produce"]
+        return [m for m in METRICS.values() if m.workload in done]
+
+    def runs_of(self, metric: Metric) -> list[ToolRun]:
+        """The measured runs of the tool that reports `metric`."""
+        if metric.workload == "produce":
+            return list(self.runs)
+        return [r for r in self.read_runs if r.workload == metric.workload]
+
+    def values(self, metric: Metric) -> list[float | None]:
+        """One metric's per-run values, for the statistics."""
+        return [r.value(metric) for r in self.runs_of(metric)]
+
+    def median(self, metric: Metric) -> float | None:
+        """The summary's median, only for an entry whose runs count."""
+        stat = (self.summary or {}).get(metric.key)
+        return stat.median if stat is not None and self.counts else None
+
+    def resummarise(self) -> None:
+        self.summary = summarise(self.runs, self.read_runs)
+
+
+class ConfirmedConfig(_Model):
+    """A predicted configuration measured by `kcliff run --confirm` (entry `id`), with what the model said."""
+
+    id: str
+    kind: Literal["best", "p99-bounded"]
+    levels: dict[str, str]  # factor ("scope name") -> level label
+    predicted_mb_per_sec: float
+    predicted_p99_ms: float | None = None
+
+
+class Confirmation(_Model):
+    """What `--confirm` measured after the suite, interleaved round by round: the reference, the fastest
+    design row again and each prediction (docs/pairwise.md)."""
+
+    reference_id: str
+    fastest_id: str  # the entry re-measuring the fastest design row
+    fastest_row: str  # that design row's own id
+    p99_bound_ms: float | None = None
+    predictions: list[ConfirmedConfig] = []
+
+
+class ResultsDoc(_Model):
+    """One run of kcliff: its environment, parameters and every scenario measured so far."""
+
+    schema_: str = Field(SCHEMA, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    status: RunStatus = RunStatus.RUNNING
+    environment: dict[str, Any]
+    parameters: dict[str, Any] = {}
+    scenarios: list[Entry] = []
+    prime: dict[str, Any] | None = None  # the unmeasured load before the first measurement
+    resumes: list[dict[str, Any]] | None = None  # each `kcliff run --resume` leg's start and environment
+    confirmation: Confirmation | None = None  # `kcliff run --confirm`
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True, populate_by_name=True)
+
+    def entry(self, scenario_id: str) -> Entry | None:
+        return next((e for e in self.scenarios if e.id == scenario_id), None)
+
+    def reference(self) -> Entry | None:
+        return self.entry(REFERENCE_ID)
+
+    def canaries(self) -> list[Entry]:
+        return [e for e in self.scenarios if e.is_canary]
+
+    def has_read_side(self) -> bool:
+        """Some scenario measured the read side: tables show its columns only then."""
+        return any(e.read_runs for e in self.scenarios)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+@dataclass(frozen=True)
+class CanaryVerdict:
+    """Did a canary show its cliff beside the reference measured in the same run?"""
+
+    id: str
+    stands_for: str
+    metric: str
+    max_ratio: float
+    ratio: float | None  # throughput: canary / reference; p99: reference / canary
+    shows_cliff: bool | None  # None: not measured, so not known
+    canary_median: float | None
+    reason: str
+
+    @property
+    def seen(self) -> bool:
+        """Only a cliff that showed proves the rig can see it; not measured proves nothing."""
+        return self.shows_cliff is True
+
+
+def canary_verdict(canary: Entry, reference: Entry | None) -> CanaryVerdict:
+    """The one rule: the ratio of the summary medians (stopped runs left out beside finished ones)
+    beyond max_ratio. A p99 canary stopped on its cliff has no percentiles, and shows it by stopping."""
+    assert canary.cliff is not None, f"{canary.id} is not a canary"
+    cliff, metric = canary.cliff, METRICS[canary.cliff.metric]
+    mine = canary.median(metric)
+    ref = reference.median(metric) if reference is not None else None
+    ratio = None
+    if mine and ref:
+        ratio = ratio_to_reference(mine, ref, metric)
+    if ratio is None and canary.status is Status.CLIFF and not metric.higher_is_better:
+        shows: bool | None = True
+        reason = "stopped on its cliff"
+    elif ratio is None:
+        shows = None
+        reason = "no reference figures to compare with" if mine else f"not measured ({canary.status})"
+    else:
+        shows = ratio < cliff.max_ratio
+        reason = f"{metric.name} ratio {ratio:.2f} is {'below' if shows else 'not below'} {cliff.max_ratio}"
+    return CanaryVerdict(canary.id, cliff.stands_for, metric.name, cliff.max_ratio, ratio, shows, mine, reason)
+
+
+def median_range(values: Sequence[float], more: int) -> tuple[float, float]:
+    """The least and greatest median of `values` and `more` runs still to come, whatever those
+    measure (every figure is at least 0)."""
+    return (statistics.median([*values, *[0.0] * more]), statistics.median([*values, *[math.inf] * more]))
+
+
+def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_left: int) -> bool:
+    """Whether canary_verdict is already what it will be once the canary and the reference have
+    measured the runs they have left, whatever those measure: its ratio lands on the same side of
+    max_ratio at both ends of its range. A side with a stopped run may still change which runs count."""
+    assert canary.cliff is not None, f"{canary.id} is not a canary"
+    metric = METRICS[canary.cliff.metric]
+    ranges = []
+    for entry, left in ((canary, canary_left), (reference, reference_left)):
+        runs = entry.runs_of(metric)
+        values = [v for r in counted(runs) if (v := r.value(metric)) is not None]
+        if not values or (left and any(r.stopped_early for r in runs)):
+            return False
+        ranges.append(median_range(values, left))
+    (mine_low, mine_high), (ref_low, ref_high) = ranges
+    ends = (ratio_to_reference(mine_low, ref_high, metric), ratio_to_reference(mine_high, ref_low, metric))
+    return len({end < canary.cliff.max_ratio for end in ends}) == 1
+
+
+def ratio_to_reference(mine: float, reference: float, metric: Metric) -> float:
+    """A canary's ratio to the reference, below 1 where it is worse: canary / reference for a
+    throughput, reference / canary for a latency (infinite over 0)."""
+    over, under = (mine, reference) if metric.higher_is_better else (reference, mine)
+    return math.inf if under == 0 else over / under
+
+
+def canary_verdicts(doc: ResultsDoc) -> list[CanaryVerdict]:
+    return [canary_verdict(e, doc.reference()) for e in doc.canaries()]
+
+
+def read_json(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from `path`; unreadable, truncated or non-object files raise InputError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} not found", str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {what}: {exc}", str(path)) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON (truncated?): {exc.msg}", str(path), exc.lineno) from None
+    if not isinstance(doc, dict):
+        raise InputError(f"not a {what}: expected a JSON object", str(path))
+    return doc
+
+
+def load(path: Path | str) -> ResultsDoc:
+    """Read a results file; truncated, foreign, newer-schema or malformed files raise InputError
+    naming the file and the first bad field."""
+    path = Path(path)
+    raw = read_json(path, "results file")
+    if raw.get("schema") != SCHEMA:
+        raise InputError(f"not a kcliff results file (expected \"schema\": \"{SCHEMA}\")", str(path))
+    version = raw.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise InputError(f"results schema version {version!r} is newer than this kcliff understands "
+                         f"({SCHEMA_VERSION}); upgrade kcliff", str(path))
+    try:
+        return ResultsDoc.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(f"not a valid results file: {first_error(exc)}", str(path)) from None
+
+
+def first_error(exc: ValidationError) -> str:
+    """The first bad field and what is wrong with it, e.g. 'scenarios[3].status: Input should be ...'."""
+    error = exc.errors()[0]
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where or 'document'}: {error['msg']}{more}"
+
+
+def save(doc: ResultsDoc, path: Path) -> None:
+    """Write `doc` atomically: a reader never sees a half-written file."""
+    write_json(doc.to_json(), path)
+
+
+def write_json(data: dict[str, Any], path: Path) -> None:
+    """Write a JSON document atomically (temp file, fsync, rename): results and baseline files."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,298 @@
+"""Scenarios as data: load scenario files, validate every key and value, and resolve suites.
+
+A scenario file is either one scenario (a mapping with `id`) or a suite (a mapping with
+`scenarios:`, a list of them). A scenario has an id, a description, and settings split by where
+they live: `broker`, `topic`, `producer`, `consumer`. `workloads` says what is measured: the
+producer always (it fills the topic), the consumer and end-to-end latency when asked. Canaries also
+carry a `cliff:` block saying which cliff they stand for and how far beyond the reference they must land.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kcliff import resources, yamlio
+from kcliff.errors import InputError, Problems
+from kcliff.results.model import METRICS, REFERENCE_ID
+from kcliff.scenario import settings
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff")
+CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
+CLIFF_METRICS = tuple(METRICS)
+PRODUCE, CONSUME, END_TO_END = "produce", "consume", "end-to-end"
+WORKLOADS = (PRODUCE, CONSUME, END_TO_END)
+
+
+@dataclass(frozen=True)
+class Cliff:
+    """What a canary proves: `metric` relative to the reference must be beyond `max_ratio`.
+
+    For throughput the canary's median must be below max_ratio x reference; for p99 latency the
+    reference's p99 must be below max_ratio x the canary's (the canary is that much slower)."""
+
+    stands_for: str
+    metric: str = "throughput"
+    max_ratio: float = 0.5
+    # the producer-broker round trip this cliff needs to show; a cluster known to have less (bare
+    # loopback) skips the canary with that reason instead of reporting a blind rig
+    min_client_rtt_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    description: str
+    broker: dict[str, Any] = field(default_factory=dict)
+    topic: dict[str, Any] = field(default_factory=dict)
+    producer: dict[str, Any] = field(default_factory=dict)
+    consumer: dict[str, Any] = field(default_factory=dict)
+    workloads: tuple[str, ...] = (PRODUCE,)
+    cliff: Cliff | None = None
+    source: str = ""
+    line: int | None = None
+    # records/s cap for the perf tool (its --throughput); only benchmarks set it, to make a known drop
+    throughput_limit: int | None = None
+
+    def settings_in(self, scope: str) -> dict[str, Any]:
+        return dict(getattr(self, scope))
+
+    def restart_overrides(self) -> dict[str, Any]:
+        """Read-only broker settings away from their defaults: these force a broker restart."""
+        return {k: v for k, v in self.broker.items()
+                if settings.require("broker", k).apply == "restart" and v != settings.require("broker", k).default}
+
+    def dynamic_broker(self) -> dict[str, Any]:
+        return {k: v for k, v in self.broker.items() if settings.require("broker", k).apply != "restart"}
+
+    def partitions(self) -> int:
+        return int(self.topic.get("partitions", settings.require("topic", "partitions").default))
+
+    def topic_configs(self) -> dict[str, Any]:
+        return {k: v for k, v in self.topic.items() if k != "partitions"}
+
+    def reads(self) -> bool:
+        """Measures a read-side workload (consumer or end-to-end) beside the producer."""
+        return any(w != PRODUCE for w in self.workloads)
+
+    def as_applied(self) -> dict[str, Any]:
+        """The settings exactly as kcliff applies them, invariants included. Consumer settings appear
+        only when set, so a producer-only scenario's hash is what it always was."""
+        applied: dict[str, Any] = {
+            "broker": {**self.broker, **settings.INVARIANTS["broker"]},
+            "topic": {"partitions": self.partitions(), **self.topic_configs(), **settings.INVARIANTS["topic"]},
+            "producer": {**self.producer, **settings.INVARIANTS["producer"]},
+            "record_size": settings.RECORD_SIZE,
+        }
+        if self.consumer:
+            applied["consumer"] = dict(self.consumer)
+        return applied
+
+    def settings_hash(self) -> str:
+        """Stable short hash of what is measured, so results can tell when a definition changed."""
+        blob = json.dumps(self.as_applied(), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def _fail(msg: str, path: str, node: Any = None, key: Any = None) -> InputError:
+    line = yamlio.key_line(node, key) if key is not None else yamlio.node_line(node)
+    return InputError(msg, path, line)
+
+
+def _settings_block(raw: Any, scope: str, path: str, parent: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise _fail(f"'{scope}' must be a mapping of setting: value", path, parent, scope)
+    invariants = settings.INVARIANTS.get(scope, {})
+    out: dict[str, Any] = {}
+    found = Problems()  # every bad setting of the block, reported together
+    for name, value in raw.items():
+        name = str(name)
+        if name in invariants:
+            if value != invariants[name]:
+                found.add(_fail(
+                    f"{scope} setting '{name}' is fixed at {invariants[name]!r} by kcliff's invariants "
+                    f"(acks=all, RF 3, min.insync.replicas=2); remove it or set it to {invariants[name]!r}",
+                    path, raw, name))
+            continue
+        known = settings.lookup(scope, name)
+        if known is None:
+            found.add(_fail(f"unknown {scope} setting '{name}': {settings.suggest(scope, name)}", path, raw, name))
+            continue
+        problem = known.check(value)
+        if problem:
+            found.add(_fail(f"{scope} setting '{name}': {problem}", path, raw, name))
+        out[name] = value
+    found.raise_all()
+    return out
+
+
+def _cliff(raw: Any, path: str, parent: Any) -> Cliff | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise _fail("'cliff' must be a mapping with stands_for, metric, max_ratio", path, parent, "cliff")
+    for key in raw:
+        if key not in CLIFF_KEYS:
+            raise _fail(f"unknown cliff key '{key}': expected one of {', '.join(CLIFF_KEYS)}", path, raw, key)
+    stands_for = raw.get("stands_for")
+    if not isinstance(stands_for, str) or not stands_for.strip():
+        raise _fail("cliff.stands_for must be a sentence naming the cliff", path, raw if "stands_for" in raw else parent,
+                    "stands_for" if "stands_for" in raw else "cliff")
+    metric = raw.get("metric", "throughput")
+    if metric not in CLIFF_METRICS:
+        raise _fail(f"cliff.metric must be one of {', '.join(CLIFF_METRICS)}, got {metric!r}", path, raw, "metric")
+    ratio = raw.get("max_ratio", 0.5)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio < 1:
+        raise _fail(f"cliff.max_ratio must be a number between 0 and 1 (exclusive), got {ratio!r}", path, raw,
+                    "max_ratio")
+    rtt = raw.get("min_client_rtt_ms", 0.0)
+    if isinstance(rtt, bool) or not isinstance(rtt, (int, float)) or not 0 <= rtt <= 1000:
+        raise _fail(f"cliff.min_client_rtt_ms must be milliseconds between 0 and 1000, got {rtt!r}", path, raw,
+                    "min_client_rtt_ms")
+    return Cliff(stands_for.strip(), metric, float(ratio), float(rtt))
+
+
+def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -> Scenario:
+    if not isinstance(raw, dict):
+        raise _fail("a scenario must be a mapping with id, description, broker, topic, producer", path, parent, index)
+    found = Problems()  # every bad key, id and setting of the scenario, reported together
+    for key in raw:
+        if key not in SCENARIO_KEYS:
+            hint = settings.suggest("broker", str(key)) if "." in str(key) else ""
+            found.add(_fail(f"unknown scenario key '{key}': expected one of {', '.join(SCENARIO_KEYS)}"
+                            + (f" (settings go under broker/topic/producer; {hint})" if hint else ""), path, raw, key))
+    sid = raw.get("id")
+    if not isinstance(sid, str) or not ID_PATTERN.match(sid):
+        found.add(_fail(f"scenario id must match {ID_PATTERN.pattern} (lower case, digits, . _ -), got {sid!r}",
+                        path, raw if "id" in raw else parent, "id" if "id" in raw else index))
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        found.add(_fail("description must be text", path, raw, "description"))
+    blocks: dict[str, dict[str, Any]] = {}
+    for scope in settings.ALL_SCOPES:
+        with found.catch():
+            blocks[scope] = _settings_block(raw.get(scope), scope, path, raw)
+    cliff = None
+    with found.catch():
+        cliff = _cliff(raw.get("cliff"), path, raw)
+    found.raise_all()
+    _check_combination(blocks, path, raw)
+    workloads = _workloads(raw, path, blocks["consumer"], cliff)
+    line = yamlio.node_line(raw)
+    return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
+                    blocks["consumer"], workloads, cliff, path, line)
+
+
+def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None) -> tuple[str, ...]:
+    """As written (produce always included: it fills the topic the others read), else what the
+    scenario needs: the consumer when it sets consumer settings, and what its cliff's metric needs."""
+    given = raw.get("workloads")
+    if given is None:
+        wanted = {PRODUCE} | ({CONSUME} if consumer else set())
+        if cliff is not None:
+            wanted.add(METRICS[cliff.metric].workload)  # a read-side canary measures what it is judged on
+        return tuple(w for w in WORKLOADS if w in wanted)
+    if not isinstance(given, list) or not given or any(w not in WORKLOADS for w in given):
+        raise _fail(f"workloads must be a list of {', '.join(WORKLOADS)}, got {given!r}", path, raw, "workloads")
+    if cliff is not None and METRICS[cliff.metric].workload not in given:
+        raise _fail(f"cliff.metric {cliff.metric} needs the {METRICS[cliff.metric].workload} workload", path, raw,
+                    "workloads")
+    return tuple(w for w in WORKLOADS if w in given or w == PRODUCE)
+
+
+def _check_combination(blocks: dict[str, dict[str, Any]], path: str, raw: Any) -> None:
+    producer = blocks["producer"]
+    inflight = producer.get("max.in.flight.requests.per.connection", 5)
+    if inflight > 5 and producer.get("enable.idempotence", True):
+        raise _fail("max.in.flight.requests.per.connection above 5 needs enable.idempotence: false "
+                    "(the idempotent producer allows at most 5)", path, raw.get("producer"),
+                    "max.in.flight.requests.per.connection")
+
+
+def reading_reference(scenarios: list[Scenario]) -> list[Scenario]:
+    """The run's scenarios with the reference measuring every workload once any of them reads: a
+    read-side canary is judged against the reference's read-side figures from the same run, and the
+    reference's end-to-end latency is the read side's baseline."""
+    if not any(sc.reads() for sc in scenarios):
+        return scenarios
+    return [dataclasses.replace(sc, workloads=WORKLOADS) if sc.id == REFERENCE_ID else sc for sc in scenarios]
+
+
+def load_file(path: str | Path) -> list[Scenario]:
+    path_s = str(path)
+    data = yamlio.load(path)
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping: one scenario (with id) or a suite (with scenarios:)", path_s, 1)
+    if "scenarios" not in data:
+        return [parse_scenario(data, path_s)]
+    extra = [k for k in data if k not in ("scenarios", "description")]
+    if extra:
+        raise _fail(f"unknown suite key '{extra[0]}': expected scenarios, description", path_s, data, extra[0])
+    items = data["scenarios"]
+    if not isinstance(items, list) or not items:
+        raise _fail("'scenarios' must be a non-empty list of scenarios", path_s, data, "scenarios")
+    problems = Problems()  # every bad scenario of the suite, reported together
+    found: list[Scenario] = []
+    for i, item in enumerate(items):
+        with problems.catch():
+            found.append(parse_scenario(item, path_s, items, i))
+    with problems.catch():
+        check_unique(found)
+    problems.raise_all()
+    return found
+
+
+def check_unique(scenarios: list[Scenario]) -> None:
+    seen: dict[str, Scenario] = {}
+    found = Problems()
+    for sc in scenarios:
+        if sc.id in seen:
+            first = seen[sc.id]
+            found.add(InputError(f"duplicate scenario id '{sc.id}' (first defined at {first.source}:{first.line})",
+                                 sc.source, sc.line))
+            continue
+        seen[sc.id] = sc
+    found.raise_all()
+
+
+def scenarios_dir() -> Path:
+    return resources.project_dir("scenarios")
+
+
+def resolve_suite(name: str, base: Path | None = None) -> Path:
+    """A suite is a name under scenarios/ (canaries, pairwise, ...) or a path to a YAML file."""
+    base = base or scenarios_dir()
+    candidate = Path(name)
+    if candidate.suffix in (".yaml", ".yml") or "/" in name:
+        if not candidate.is_file():
+            raise InputError(f"suite file not found: {name}")
+        return candidate
+    path = base / f"{name}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in base.glob("*.yaml"))
+        raise InputError(f"unknown suite '{name}': expected one of {', '.join(known)} or a path to a YAML file")
+    return path
+
+
+def load_suites(names: list[str], with_reference: bool = True, base: Path | None = None) -> list[Scenario]:
+    """Reference first (measured in the same run), then each suite's scenarios in file order."""
+    found: list[Scenario] = []
+    problems = Problems()  # every bad suite file's problems, reported together
+    if with_reference:
+        with problems.catch():
+            found.extend(load_file(resolve_suite(REFERENCE_ID, base)))
+    for name in names:
+        with problems.catch():
+            found.extend(sc for sc in load_file(resolve_suite(name, base))
+                         if sc.id != REFERENCE_ID or not with_reference)
+    problems.raise_all()
+    check_unique(found)
+    return found
