@@ -50,8 +50,8 @@ test: setup typecheck docker-setup
 	.venv/bin/python -m pytest -m "not ($(NO_CLUSTER))" $(PYTEST_ARGS) || [ $$? = 5 ]
 
 # The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
-# actionlint is a static check of the workflows (tests/test_workflows.py), so it belongs here too, as
-# does the published SARIF schema lint's output is validated against (tests/test_lint_formats.py).
+# actionlint is a static check of the workflows (tests/workflows/test_workflows.py), so it belongs here too, as
+# does the published SARIF schema lint's output is validated against (tests/lint/test_lint_formats.py).
 unit: setup typecheck
 	@scripts/setup-actionlint.sh
 	@scripts/setup-sarif-schema.sh

@@ -5,7 +5,7 @@ or !, a key ends at the first unescaped '=', ':' or whitespace, a trailing backs
 logical line, and \\uXXXX / \\t / \\n escapes are decoded. jproperties implements exactly that, so
 kcliff uses it rather than a hand-written parser. jproperties keeps no line numbers, so a small
 subclass records the line each key starts on (it hooks the parser's key step, the one place the
-line is known; tests/test_configrepo.py pins this behaviour across jproperties versions). It also
+line is known; tests/configrepo/test_configrepo.py pins this behaviour across jproperties versions). It also
 turns off jproperties' own extension that reads "#:" comment lines as metadata: to Java, and so to
 Kafka, those lines are plain comments.
 """

@@ -20,7 +20,7 @@ round from the 6th), each with its own one-sided t-test, at the smaller level th
   alpha(t_j) - alpha(t_{j-1}) under the null, by the recursive numerical integration of the
   score's Brownian motion (Armitage, McPherson and Rowe 1969; Jennison and Turnbull 2000, ch. 19)
   on a grid: deterministic, a fraction of a second a plan, cached. For five equal looks they are
-  gsDesign's 4.877, 3.357, 2.680, 2.290, 2.031 (tests/test_sequential.py).
+  gsDesign's 4.877, 3.357, 2.680, 2.290, 2.031 (tests/judge/test_sequential.py).
 - Unknown variance: the significance level approach (Jennison and Turnbull 2000, ch. 3): look j's
   t-test, with n - 1 degrees of freedom, is held to the nominal one-sided level 1 - Phi(c_j).
 - Margins: an interim look moves each question's margin by the tolerance, away from the other
@@ -33,7 +33,7 @@ round from the 6th), each with its own one-sided t-test, at the smaller level th
   without the moved margins a check of a real 5% change would fail 1.2x as often and a 20% drop
   pass 10x as often as with the fixed rule (seeded simulation at this rig's 17% per-round spread,
   benchmarks/bench_sequential.py). With them, both stay within 0.1 point of the fixed rule's
-  (2.20% and 0.15% against 2.20% and 0.07%; tests/test_sequential.py; docs/gate.md, "Stopping early").
+  (2.20% and 0.15% against 2.20% and 0.07%; tests/judge/test_sequential.py; docs/gate.md, "Stopping early").
 - At max rounds the verdict is verdict.decide's, exactly, so nothing gets worse than the fixed rule
   there. Interim looks never say inconclusive: a check not yet certain measures another round.
 A metric without a resolution (p99) has no pass to prove early: its interim looks can stop only

@@ -5,7 +5,7 @@ the repository root, as the annotations name it) and line. Bad inputs and input 
 of the rules `kcliff/bad-input` and `kcliff/input-warning` (listed after the cliff rules when used);
 one that names no file becomes a tool execution notification, since code scanning places every
 result on a file's line. The models cover only what kcliff
-writes, with the SARIF property names; tests/test_lint_formats.py validates the output against the
+writes, with the SARIF property names; tests/lint/test_lint_formats.py validates the output against the
 published OASIS schema. (sarif-om and sarif-pydantic model all of SARIF but ship no type
 information, so under mypy --strict they would only be Any.)
 """

@@ -1,0 +1,53 @@
+"""--client-rtt-ms: the producer reaches the brokers through toxiproxy with a round trip added, which
+is what an in-flight limit needs to cost anything; without it the in-flight canary is skipped."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import run_kcliff
+from tests.backends.test_local_cluster import jvms_under
+
+pytestmark = pytest.mark.kafka
+
+
+def proxies_under(path: Path) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+    return [line for line in out if "toxiproxy-server" in line and str(path) in line]
+
+
+def test_round_trip_makes_in_flight_1_a_cliff(tmp_path):
+    out = tmp_path / "results.json"
+    done = run_kcliff("run", "--suite", "canaries", "--only", "inflight-1", "--client-rtt-ms", "20",
+                      "--records", "20000", "--repeats", "3", "--prime", "15", "--workdir", str(tmp_path / "w"),
+                      "--out", str(out), timeout=900)
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    by_id = {e["id"]: e for e in doc["scenarios"]}
+    assert doc["environment"]["caps"]["client_rtt_ms"] == 20
+    reference, inflight = by_id["reference"], by_id["inflight-1"]
+    # every acknowledgement waited for at least the added round trip
+    assert reference["summary"]["p50_ms"]["median"] >= 20, reference["summary"]
+    ratio = inflight["summary"]["mb_per_sec"]["median"] / reference["summary"]["mb_per_sec"]["median"]
+    assert ratio < inflight["cliff"]["max_ratio"], (ratio, done.stdout)
+    assert "cliff seen" in done.stdout
+    assert jvms_under(tmp_path) == [] and proxies_under(tmp_path) == []
+
+
+def test_without_a_round_trip_the_in_flight_canary_is_skipped_with_the_reason(shared_cluster, tmp_path):
+    out = tmp_path / "results.json"
+    done = run_kcliff("run", "--suite", "canaries", "--only", "inflight-1", "--records", "5000",
+                      "--repeats", "1", "--prime", "0", "--workdir", str(shared_cluster), "--out", str(out),
+                      timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    entry = {e["id"]: e for e in json.loads(out.read_text())["scenarios"]}["inflight-1"]
+    assert entry["status"] == "skipped" and entry["runs"] == []
+    assert "round trip of at least" in entry["status_reason"] and "--client-rtt-ms" in entry["status_reason"]
+
+
+def test_client_rtt_is_refused_for_other_backends(tmp_path):
+    done = run_kcliff("run", "--bootstrap-servers", "127.0.0.1:1", "--client-rtt-ms", "5",
+                      "--workdir", str(tmp_path / "w"), timeout=60)
+    assert done.returncode == 2 and "--client-rtt-ms is for the local and compose backends" in done.stderr
+    assert "Traceback" not in done.stderr

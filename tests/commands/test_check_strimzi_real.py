@@ -1,0 +1,82 @@
+"""`kcliff check` end to end on a real cluster, on temporary copies of the Strimzi example repo: a
+head setting flush=1 in the Kafka resource's spec.kafka.config fails with its annotation on that
+line of that document, and a head changing settings that do not move throughput (the Kafka
+resource's log.segment.bytes, a KafkaTopic's retention.ms) raises no false alarm."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_kcliff
+from tests.commands.test_check_real import benign_check  # the same measure and no-false-alarm checks
+
+EXAMPLE = ROOT / "examples" / "strimzi-repo"
+KAFKA, TOPICS = "kafka.yaml", "topics.yaml"
+# The flush=1 head is a cliff by its rule whatever the figures say (a rule's cliff outranks every
+# measured outcome, an inconclusive canary too): so no canary, one reference run and one short round,
+# measured only to show the head's Kafka resource applies on a real cluster. About 65 s on the loaded
+# 2-core machine (a second round added 15-30 s, --prime 0 saved nothing).
+BRIEF = ["--records", "10000", "--repeats", "1", "--canaries", "", "--rounds", "1", "--run-seconds", "2",
+         "--prime", "5", "--format", "github"]
+
+
+@pytest.fixture
+def repos(tmp_path: Path) -> tuple[Path, Path]:
+    base, head = tmp_path / "base", tmp_path / "head"
+    shutil.copytree(EXAMPLE, base)
+    shutil.copytree(EXAMPLE, head)
+    (head / ".git").mkdir()  # the head's checkout: annotations name files relative to it
+    return base, head
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new))
+
+
+@pytest.mark.kafka
+def test_flush_1_in_the_kafka_resource_fails_on_its_line(repos, shared_cluster, tmp_path):
+    base, head = repos
+    edit(head / KAFKA, "      num.io.threads: 8\n", "      num.io.threads: 8\n      log.flush.interval.messages: 1\n")
+    out = tmp_path / "verdict.json"
+    done = run_kcliff("check", "--base", str(base), "--head", str(head), *BRIEF, "--json", str(out),
+                      "--workdir", str(shared_cluster), timeout=600)
+    assert done.returncode == 1, done.stderr[-3000:]
+    line = line_of(head / KAFKA, "log.flush.interval.messages: 1")
+    rule = [a for a in done.stdout.splitlines() if a.startswith(f"::error file={KAFKA},line={line},title=kcliff%3A "
+                                                                 "flush-every-message::")]
+    assert len(rule) == 1, done.stdout
+    result = json.loads(out.read_text())
+    assert result["verdict"] == "cliff" and result["measured"], result["reasons"]
+    assert [m["line"] for m in result["rule_matches"]] == [line]
+    measured = {e["id"]: e for e in json.loads(Path(result_file(done)).read_text())["scenarios"]}
+    assert measured["head"]["applied"]["broker"]["log.flush.interval.messages"] == 1
+    assert measured["head"]["runs"] and measured["base"]["runs"]
+
+
+@pytest.mark.kafka
+def test_a_benign_change_of_the_kafka_resource_and_a_topic_is_no_false_alarm(repos, shared_cluster, tmp_path):
+    """log.segment.bytes 1 GiB -> 512 MiB (a check writes far less than a segment) and the measured
+    topic's retention.ms 7 -> 3 days change nothing a producer feels. As with the properties example's
+    benign change (tests/commands/test_check_real.py), a loaded machine may leave the gate unable to tell
+    (inconclusive, exit 3); a regression or a cliff would be a false alarm."""
+    base, head = repos
+    edit(head / KAFKA, "log.segment.bytes: 1073741824", "log.segment.bytes: 536870912")
+    edit(head / TOPICS, "retention.ms: 604800000", "retention.ms: 259200000")
+    done, result = benign_check(base, head, shared_cluster, tmp_path)
+    assert result["measured"]
+    applied = json.loads(Path(result_file(done)).read_text())
+    head_sc = next(e for e in applied["scenarios"] if e["id"] == "head")
+    assert head_sc["applied"]["broker"]["log.segment.bytes"] == 536870912, head_sc["applied"]
+    assert head_sc["applied"]["topic"]["retention.ms"] == 259200000
+
+
+def result_file(done) -> str:
+    """The results file `kcliff check` names on stderr."""
+    return next(line.split("results: ", 1)[1] for line in done.stderr.splitlines() if line.startswith("results: "))

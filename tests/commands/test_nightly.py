@@ -1,0 +1,88 @@
+"""`kcliff nightly publish / verdict` on real results files (no Kafka): what a night publishes, when
+it fails, and when it moves the baseline. The workflow itself runs in test_workflow_nightly.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from kcliff.commands.nightly import NightOutcome
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "benchmarks" / "data"
+GOOD = DATA / "early-stop-100k-on.json"           # complete, every canary seen, in the committed baseline
+BLIND = DATA / "results-canaries-local-2c.json"   # flush-1 and inflight-1 did not show their cliffs
+
+
+def kcliff(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kcliff.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def publish(results: Path, site: Path, outcome: Path, measured: str = "success") -> dict:
+    done = kcliff("nightly", "publish", results, "--site", site, "--seed-baselines", ROOT / "baselines",
+                  "--measured", measured, "--summary", site.parent / "summary.md", "--outcome", outcome)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(outcome.read_text())
+
+
+@pytest.mark.parametrize("outcome, reasons", [
+    (NightOutcome("r", "success", "complete"), []),
+    (NightOutcome("r", "failure", "complete"), ["the measuring job ended with 'failure'"]),
+    (NightOutcome("r", "success", "complete", canaries_missed=["flush-1"]), ["canary flush-1 did not show"]),
+    (NightOutcome("r", "success", "complete", comparison="regression", baseline="b.json"), ["regression against"]),
+    (NightOutcome("r", "success", "complete", comparison="inconclusive", baseline="b.json"), []),
+])
+def test_which_nights_fail(outcome: NightOutcome, reasons: list[str]) -> None:
+    found = outcome.failures()
+    assert len(found) == len(reasons) and all(r in f for r, f in zip(reasons, found)), found
+
+
+def test_a_good_night_is_compared_with_the_seeded_baseline_and_moves_it(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    night = publish(GOOD, site, tmp_path / "night.json")
+    # the run is one of the baseline's own: never a regression (3 runs a side may not settle a pass)
+    assert night["comparison"] in ("pass", "inconclusive") and night["baseline"] == "baselines/4.2.0/local-2c-24g.json"
+    assert night["baseline_updated"] and not night["canaries_missed"]
+    assert "kcliff compare with the stored baseline" in (tmp_path / "summary.md").read_text()
+    front = (site / "index.html").read_text()
+    assert "passed" in front and "failed" not in front and 'href="report/index.html"' in front and (site / "report" / "index.html").exists()
+    assert kcliff("nightly", "verdict", tmp_path / "night.json").returncode == 0
+
+
+def test_a_night_whose_canaries_missed_publishes_fails_and_keeps_the_baseline(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "baselines", site / "baselines")
+    before = (site / "baselines/4.2.0/local-2c-24g.json").read_text()
+    night = publish(BLIND, site, tmp_path / "night.json", measured="failure")
+    assert set(night["canaries_missed"]) == {"flush-1", "inflight-1"} and not night["baseline_updated"]
+    assert (site / "baselines/4.2.0/local-2c-24g.json").read_text() == before
+    assert "canary flush-1 did not show its cliff" in (site / "index.html").read_text()
+    verdict = kcliff("nightly", "verdict", tmp_path / "night.json")
+    assert verdict.returncode == 1 and "::error title=kcliff nightly::canary flush-1" in verdict.stdout
+
+
+def test_a_bad_outcome_file_is_refused_naming_it(tmp_path: Path) -> None:
+    bad = tmp_path / "night.json"
+    bad.write_text('{"run_id": 1}')
+    done = kcliff("nightly", "verdict", bad)
+    assert done.returncode == 2 and str(bad) in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_first_night_on_a_newer_kafka_judges_the_upgrade_against_the_older_baseline(tmp_path: Path) -> None:
+    # A real night relabelled as measured on Kafka 4.3.1, as a dispatch with kafka-version 4.3.1 would be.
+    night_doc = json.loads(GOOD.read_text())
+    night_doc["environment"]["kafka_version"] = "4.3.1"
+    results = tmp_path / "night-4.3.1.json"
+    results.write_text(json.dumps(night_doc))
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "baselines", site / "baselines")
+    night = publish(results, site, tmp_path / "night.json")
+    assert night["baseline"] == "baselines/4.2.0/local-2c-24g.json" and night["comparison"] in ("pass", "inconclusive")
+    assert "Kafka upgrade: 4.2.0 -> 4.3.1" in (tmp_path / "summary.md").read_text()
+    assert night["baseline_updated"] and (site / "baselines/4.3.1/local-2c-24g.json").is_file()  # its own from now on
