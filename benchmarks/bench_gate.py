@@ -45,12 +45,14 @@ from pathlib import Path
 from bench_check_time import whole_check
 from kcliff.backends.admin import Admin
 from kcliff.backends.local import start_local_cluster
-from kcliff.commands.check import ROUNDS, RUN_S
 from kcliff.host import procs
 from kcliff.judge import sequential, stats, verdict
 from kcliff.measure import environment
 from kcliff.measure.progress import Progress
-from kcliff.measure.suite import Options, SuiteRunner, new_document
+from kcliff.measure.document import new_document
+from kcliff.measure.options import Options
+from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
+from kcliff.measure.suite import SuiteRunner
 from kcliff.results import model
 from kcliff.scenario.suites import REFERENCE_ID, load_suites
 
@@ -327,9 +329,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--aa", type=int, default=50)
     parser.add_argument("--ab", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=ROUNDS, help="as kcliff check --rounds")
+    parser.add_argument("--rounds", type=int, default=GATE_ROUNDS, help="as kcliff check --rounds")
     parser.add_argument("--records", type=int, default=30000, help="as kcliff check --records")
-    parser.add_argument("--run-seconds", type=float, default=RUN_S, help="as kcliff check --run-seconds")
+    parser.add_argument("--run-seconds", type=float, default=GATE_RUN_S, help="as kcliff check --run-seconds")
     parser.add_argument("--save", type=Path, help="write the measured stream here")
     parser.add_argument("--from", dest="source", type=Path, help="judge a saved stream instead of measuring")
     parser.add_argument("--resume", action="store_true", help="continue the --save stream up to --aa blocks (on a "

@@ -1,5 +1,5 @@
 """One results file with stopped runs: the run table, `kcliff run`'s exit code, baseline update,
-compare, the gate and the report all give each canary the same verdict (model.canary_verdict).
+compare, the gate and the report all give each canary the same verdict (canary.canary_verdict).
 
 The file is a REAL run (benchmarks/data/early-stop-100k-on.json, early stop on: batching-off and
 inflight-1 were stopped on their cliff after one run) with one change, said here: flush-1 gets the
@@ -20,6 +20,7 @@ from kcliff.commands import check, run
 from kcliff.judge import verdict
 from kcliff.report import table
 from kcliff.report.site import build_site
+from kcliff.judge import canary
 from kcliff.results import baseline, model
 from kcliff.results.model import ResultsDoc
 
@@ -59,7 +60,7 @@ def test_the_file_has_stopped_runs_beside_finished_ones_and_counted_in_they_woul
 
 def test_every_reader_gives_each_canary_the_same_verdict(stopped, tmp_path, capsys):
     path, doc = stopped
-    verdicts = {v.id: v.seen for v in model.canary_verdicts(doc)}
+    verdicts = {v.id: v.seen for v in canary.canary_verdicts(doc)}
     assert verdicts == EXPECTED
 
     # the run table's canary column
@@ -98,7 +99,7 @@ def test_every_reader_gives_each_canary_the_same_verdict(stopped, tmp_path, caps
 
 def test_the_real_file_as_recorded_passes_everywhere(capsys):
     doc = model.load(REAL)
-    assert all(v.seen for v in model.canary_verdicts(doc))
+    assert all(v.seen for v in canary.canary_verdicts(doc))
     assert all(r[-1] == table.SEEN for r in table.rows(doc) if r[0] in EXPECTED)
     assert run.exit_code(doc) == 0 and capsys.readouterr().err == ""
     updated, _ = baseline.update(baseline.new_baseline("4.2.0", "local-2c-24g"), doc)

@@ -1,6 +1,6 @@
-"""The self-test's early stop (model.canary_settled, suite.settled): the reference's and canaries'
+"""The self-test's early stop (canary.canary_settled, stopping.settled): the reference's and canaries'
 rounds end once no run still to come could change a canary's verdict. Checked against the verdict
-rule itself, model.canary_verdict, on every way the remaining runs could fall."""
+rule itself, canary.canary_verdict, on every way the remaining runs could fall."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import itertools
 import random
 
 import pytest
-from kcliff.measure.suite import settled
-from kcliff.results import model
+from kcliff.judge.canary import canary_settled, canary_verdict, median_range
+from kcliff.judge.stopping import settled
 from kcliff.results.model import REFERENCE_ID, CliffSpec, Entry, ReadRun, Run, StopKind
 
 FLUSH = CliffSpec(stands_for="an fsync per message", metric="throughput", max_ratio=0.65)
@@ -23,34 +23,34 @@ def producing(sid: str, rates: list[float], cliff: CliffSpec | None = None) -> E
 
 
 def test_median_range_spans_every_way_the_runs_to_come_can_fall():
-    assert model.median_range([5.0, 7.0], 1) == (5.0, 7.0)  # the median of three lies between two known runs
-    assert model.median_range([5.0], 1) == (2.5, float("inf"))
-    assert model.median_range([5.0, 7.0, 6.0], 0) == (6.0, 6.0)
+    assert median_range([5.0, 7.0], 1) == (5.0, 7.0)  # the median of three lies between two known runs
+    assert median_range([5.0], 1) == (2.5, float("inf"))
+    assert median_range([5.0, 7.0, 6.0], 0) == (6.0, 6.0)
 
 
 def test_a_canary_far_below_its_ratio_is_settled_after_two_of_three_rounds():
     """The figures of a default check here: flush-1 at 6.49 and 6.71 MB/s beside 14.49 and 17.16."""
     reference, flush = producing(REFERENCE_ID, [14.49, 17.16]), producing("flush-1", [6.49, 6.71], FLUSH)
-    assert model.canary_settled(flush, reference, 1, 1)
-    assert not model.canary_settled(flush, producing(REFERENCE_ID, [14.49]), 1, 2)  # one round proves nothing
+    assert canary_settled(flush, reference, 1, 1)
+    assert not canary_settled(flush, producing(REFERENCE_ID, [14.49]), 1, 2)  # one round proves nothing
 
 
 def test_a_canary_near_its_ratio_is_not_settled_until_its_last_run():
     reference, close = producing(REFERENCE_ID, [14.0, 17.0]), producing("flush-1", [9.0, 10.0], FLUSH)
-    assert not model.canary_settled(close, reference, 1, 1)  # 10 / 14 is above 0.65, 9 / 17 below
-    assert model.canary_settled(close, producing(REFERENCE_ID, [14.0, 17.0, 15.0]), 0, 0)
+    assert not canary_settled(close, reference, 1, 1)  # 10 / 14 is above 0.65, 9 / 17 below
+    assert canary_settled(close, producing(REFERENCE_ID, [14.0, 17.0, 15.0]), 0, 0)
 
 
 def test_a_canary_that_cannot_show_its_cliff_any_more_is_settled_too():
-    assert model.canary_settled(producing("flush-1", [12.0, 13.0], FLUSH), producing(REFERENCE_ID, [14.0, 15.0]), 1, 1)
+    assert canary_settled(producing("flush-1", [12.0, 13.0], FLUSH), producing(REFERENCE_ID, [14.0, 15.0]), 1, 1)
 
 
 def test_a_stopped_run_keeps_a_side_open_until_it_has_no_runs_left():
     stopped = producing("flush-1", [4.0, 5.0], FLUSH)
     stopped.runs[0] = Run(records=100, mb_per_sec=4.0, stopped_early=True, stop_kind=StopKind.CLIFF)
     reference = producing(REFERENCE_ID, [14.0, 17.0])
-    assert not model.canary_settled(stopped, reference, 1, 1)  # a finished run would drop the stopped one
-    assert model.canary_settled(stopped, reference, 0, 1)  # decided on its cliff: it runs no more
+    assert not canary_settled(stopped, reference, 1, 1)  # a finished run would drop the stopped one
+    assert canary_settled(stopped, reference, 0, 1)  # decided on its cliff: it runs no more
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -66,10 +66,10 @@ def test_settled_means_the_verdict_after_every_round_is_the_one_seen_now(seed):
         ref_rates = [rng.uniform(10, 20) for _ in range(n)]
         canary_rates = [r * rng.uniform(0.4, 0.9) for r in ref_rates]
         reference, canary = producing(REFERENCE_ID, ref_rates[:k]), producing("flush-1", canary_rates[:k], FLUSH)
-        if not model.canary_settled(canary, reference, n - k, n - k):
+        if not canary_settled(canary, reference, n - k, n - k):
             continue
         settled_seen += 1
-        answers = {model.canary_verdict(producing("flush-1", canary_rates[:k] + [fill_canary] * (n - k), FLUSH),
+        answers = {canary_verdict(producing("flush-1", canary_rates[:k] + [fill_canary] * (n - k), FLUSH),
                                         producing(REFERENCE_ID, ref_rates[:k] + [fill_ref] * (n - k))).shows_cliff
                    for fill_ref, fill_canary in itertools.product((0.1, 15.0, 1000.0), repeat=2)}
         assert len(answers) == 1, (ref_rates[:k], canary_rates[:k])

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from kcliff.judge import sequential, verdict
+from kcliff.judge.canary import CanaryVerdict, canary_verdict
 from kcliff.report import markdown as report_md
 from kcliff.results import model
 
@@ -124,8 +125,8 @@ def entry(sid: str, metric: str, values: list[float], max_ratio: float | None = 
 
 
 def check_canary(sid: str, metric: str, max_ratio: float, canary: list[float],
-                 reference: list[float]) -> model.CanaryVerdict:
-    return model.canary_verdict(entry(sid, metric, canary, max_ratio), entry("reference", metric, reference))
+                 reference: list[float]) -> CanaryVerdict:
+    return canary_verdict(entry(sid, metric, canary, max_ratio), entry("reference", metric, reference))
 
 
 def test_canary_checks_follow_the_cliff_definition():

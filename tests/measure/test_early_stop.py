@@ -1,5 +1,5 @@
 """The early cliff stop: measure.cliff_stop_rule fed interim lines recorded from real
-kafka-producer-perf-test runs (the times are when they arrived), and suite.on_its_cliff.
+kafka-producer-perf-test runs (the times are when they arrived), and on_cliff.on_its_cliff.
 
 batching-off's warm-up printed one line, then nothing for ten seconds while the warm-up records it
 had queued drained; the reference printed a line a second from its first one on."""
@@ -7,10 +7,10 @@ had queued drained; the reference printed a line a second from its first one on.
 import time
 from pathlib import Path
 
-from kcliff.commands.check import certain
+from kcliff.judge.stopping import certain
 from kcliff.measure import producer as measure
 from kcliff.measure.perf_output import parse_line
-from kcliff.measure.suite import on_its_cliff
+from kcliff.measure.on_cliff import on_its_cliff
 from kcliff.results import model
 from kcliff.results.model import Entry, ReadRun, Run, Stat, StopKind
 from tests.measure.test_stall import SilentAfterOneLine

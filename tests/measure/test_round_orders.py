@@ -4,7 +4,7 @@ import random
 import statistics
 from collections import Counter
 
-from kcliff.measure.suite import round_orders
+from kcliff.measure.plan import round_orders
 
 
 def test_every_round_runs_every_side_once_and_every_side_each_position_equally_often():

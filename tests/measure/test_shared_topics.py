@@ -1,6 +1,6 @@
 """Interleaved sides share one topic wherever their topics are the same."""
 
-from kcliff.measure.suite import shared_topics
+from kcliff.measure.plan import shared_topics
 from kcliff.scenario.suites import Scenario
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kcliff.backends.base import Cluster
 from kcliff.measure import producer as measure
-from kcliff.measure.suite import Options
+from kcliff.measure.options import Options
 from kcliff.results.model import Entry, Run, StopKind
 
 LINE = "49856 records sent, 9967.2 records/sec (9.73 MB/sec), 1464.6 ms avg latency, 2012.0 ms max latency."

@@ -10,7 +10,8 @@ import pytest
 from kcliff.backends.base import Cluster, Restartable
 from kcliff.errors import ClusterError
 from kcliff.measure.progress import Progress
-from kcliff.measure.suite import Options, SuiteRunner
+from kcliff.measure.options import Options
+from kcliff.measure.suite import SuiteRunner
 from kcliff.results import model
 from kcliff.results.model import ResultsDoc, Run, RunStatus, Status, StopKind
 from kcliff.scenario.suites import Cliff, Scenario

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from conftest import ROOT, run_kcliff
+from kcliff.judge import canary
 from kcliff.results import baseline, model
 
 RESULTS = ROOT / "tests" / "data" / "results" / "check-consumer-benign.json"
@@ -30,7 +31,7 @@ def test_update_keeps_the_read_runs_of_the_scenarios_that_read() -> None:
 
 def test_a_stored_consumer_canary_is_judged_on_the_consumer_it_stands_for() -> None:
     base = stored()
-    verdicts = {v.id: v for v in (model.canary_verdict(c, base.reference()) for c in base.canaries())}
+    verdicts = {v.id: v for v in (canary.canary_verdict(c, base.reference()) for c in base.canaries())}
     fetch = verdicts["consumer-fetch-1"]
     assert fetch.metric == "consumed" and fetch.seen and fetch.ratio is not None and fetch.ratio < 0.5, fetch
 

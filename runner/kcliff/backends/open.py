@@ -7,15 +7,23 @@ import contextlib
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Protocol
 
 from kcliff.backends.base import Cluster
 from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
 from kcliff.host import leftovers
 from kcliff.kafka import dist as kafka_dist
-from kcliff.measure.progress import Progress
 
 BACKENDS = ("local", "compose", "external")
+
+
+class Reporter(Protocol):
+    """Where opening a cluster says what it does (measure.progress.Progress is one): backends lie
+    below the measuring, so they name only the two calls they make."""
+
+    def note(self, text: str) -> None: ...
+
+    def warn(self, text: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -31,7 +39,7 @@ class ClusterConfig:
 
 
 @contextlib.contextmanager
-def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress, name: str = "cluster",
+def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name: str = "cluster",
                  reuse: bool = True) -> Iterator[Cluster]:
     """The cluster to measure; whatever this function started is torn down when the block ends.
     `name` tells a second cluster's files from the first's; `reuse=False` starts one even where

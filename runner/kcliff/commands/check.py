@@ -32,22 +32,22 @@ from kcliff.commands import lint, options
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
-from kcliff.judge import sequential, verdict
+from kcliff.judge import canary, stopping, verdict
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.measure import environment
+from kcliff.measure.document import new_document
+from kcliff.measure.options import PRIME_S, Options
+from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.progress import Progress
-from kcliff.measure.suite import PRIME_S, Options, SuiteRunner, new_document, on_its_cliff, reads_on_cliff
+from kcliff.measure.suite import SuiteRunner
 from kcliff.report import markdown as report_md
-from kcliff.results import model
-from kcliff.results.model import REFERENCE_ID, Entry, ResultsDoc, RunStatus
+from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
-RUN_S = verdict.GATE_RUN_S
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "
              "settings, so no cluster was started")
-ROUNDS = verdict.GATE_ROUNDS
 DEFAULT_CANARIES = "batching-off,flush-1"
 
 
@@ -55,12 +55,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("check", help="gate a config change: lint, then measure base vs head on one cluster")
     parser.add_argument("--base", required=True, help="the base branch's config repo directory")
     parser.add_argument("--head", required=True, help="the pull request's config repo directory")
-    parser.add_argument("--rounds", type=options.positive_int, default=ROUNDS,
+    parser.add_argument("--rounds", type=options.positive_int, default=GATE_ROUNDS,
                         help="most interleaved base/head rounds; fewer when the verdict is certain sooner")
     parser.add_argument("--all-rounds", action="store_true",
                         help="measure every round even when the verdict is certain sooner")
     parser.add_argument("--records", type=options.positive_int, default=30_000, help="least records per run")
-    parser.add_argument("--run-seconds", type=options.seconds, default=RUN_S,
+    parser.add_argument("--run-seconds", type=options.seconds, default=GATE_RUN_S,
                         help="stretch each measured run to about this long, from the latest run's rate (default "
                              "%(default)s): a fast config's 30,000 records last under a second and scatter widely")
     parser.add_argument("--repeats", type=options.positive_int, default=3, help="runs of the reference and canaries")
@@ -233,21 +233,20 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds,
-                   settle=True)
+    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds)
     with contextlib.ExitStack() as clusters:
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
         out = args.results or run_dir / "results.json"
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
-        runner.run(self_test)
+        runner.run(self_test, settled=stopping.settled(opts.repeats))
         if upgrade is not None:
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
                                                        run_dir, progress, "cluster-head", reuse=False))
             runner.measure_elsewhere("head", head, Admin(head.admin_bootstrap), str(upgrade.head))
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
-            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else certain(args.rounds))
+            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stopping.certain(args.rounds))
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE
@@ -256,27 +255,9 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     return doc
 
 
-def certain(rounds: int) -> Callable[[list[Entry]], bool]:
-    """Whether base and head's throughput verdicts, the producer's and (when they read) the
-    consumer's, are already certain at the gate's error rates (sequential.py, docs/gate.md:
-    Stopping early), so the rounds left can be skipped. A side decided on its cliff runs no more (a
-    consumer capped twice reads no more), so no round left could pair it: that verdict is what it is."""
-    plan = sequential.Plan(max_rounds=rounds, first_look=min(sequential.FIRST_LOOK, rounds))
-
-    def decided(entries: list[Entry]) -> bool:
-        base, head = entries
-        if on_its_cliff(base) or on_its_cliff(head):
-            return True
-        stopping = [m for m in (model.THROUGHPUT, model.CONSUMED) if m in base.metrics() and m in head.metrics()
-                    and not (m is model.CONSUMED and (reads_on_cliff(base) or reads_on_cliff(head)))]
-        return all(sequential.decide_so_far(base.values(m), head.values(m), plan, m.name) is not None
-                   for m in stopping)
-    return decided
-
-
 def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
           min_effect: float) -> verdict.Verdict:
-    canaries = model.canary_verdicts(doc)
+    canaries = canary.canary_verdicts(doc)
     sides = {}
     for side in ("base", "head"):
         entry = doc.entry(side)

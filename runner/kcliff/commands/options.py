@@ -12,7 +12,7 @@ from kcliff.backends.open import ClusterConfig
 from kcliff.errors import InputError
 from kcliff.kafka import dist as kafka_dist
 from kcliff.measure.runconfig import RunConfig
-from kcliff.measure.suite import Options
+from kcliff.measure.options import Options
 
 DEFAULT_WORKDIR = Path(".kcliff")
 

@@ -20,11 +20,13 @@ from kcliff.backends.open import BACKENDS, open_cluster
 from kcliff.commands import options
 from kcliff.errors import InputError
 from kcliff.host import procs
-from kcliff.judge import verdict
 from kcliff.measure import environment, runconfig
 from kcliff.measure.progress import Progress
 from kcliff.measure.runconfig import RunConfig
-from kcliff.measure.suite import CLIFF_THRESHOLD, PRIME_S, FollowUp, Group, SuiteRunner, new_document
+from kcliff.measure.document import new_document
+from kcliff.measure.options import CLIFF_THRESHOLD, PRIME_S
+from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S, FollowUp, Group
+from kcliff.measure.suite import SuiteRunner
 from kcliff.pairwise import confirm, design
 from kcliff.report import table
 from kcliff.results import baseline as baselines
@@ -61,7 +63,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="after a pairwise suite, measure the factor model's predicted best configuration (and "
                              "the best within --p99-bound-ms) interleaved with the reference and the fastest "
                              "pairwise row, and say whether the prediction held")
-    parser.add_argument("--confirm-rounds", type=options.positive_int, default=verdict.GATE_ROUNDS, metavar="N",
+    parser.add_argument("--confirm-rounds", type=options.positive_int, default=GATE_ROUNDS, metavar="N",
                         help="with --confirm: interleaved rounds (default: the PR gate's, for its error rates)")
     parser.add_argument("--p99-bound-ms", type=options.positive_float, metavar="MS",
                         help="with --confirm: the p99 the bounded prediction must keep (default: the reference's)")
@@ -125,7 +127,7 @@ def confirmation(config: RunConfig, loaded: list[Scenario], doc: ResultsDoc,
             doc.parameters["confirm_skipped"] = exc.message
             return None
         doc.confirmation = planned.record
-        return Group(planned.scenarios, config.confirm_rounds, verdict.GATE_RUN_S)
+        return Group(planned.scenarios, config.confirm_rounds, GATE_RUN_S)
     return follow_up
 
 

@@ -52,9 +52,9 @@ import numpy.typing as npt
 
 from kcliff.judge import stats, verdict
 from kcliff.judge.verdict import Decision, Outcome
+from kcliff.measure.plan import GATE_ROUNDS
 from kcliff.results.model import METRICS
 
-MAX_ROUNDS = verdict.GATE_ROUNDS  # kcliff check's default --rounds
 FIRST_LOOK = 6  # O'Brien-Fleming spends under 1e-4 before a third of the rounds: earlier looks cannot stop
 GRID = 1001  # points of the integration grid per look: boundaries within 1e-4 of a 2001-point grid
 
@@ -67,7 +67,7 @@ class Plan:
     """When to look and how much of alpha each look may spend: a look after every `every` rounds
     from `first_look`, and always one after `max_rounds`, where the fixed rule decides."""
 
-    max_rounds: int = MAX_ROUNDS
+    max_rounds: int = GATE_ROUNDS  # kcliff check's default --rounds
     first_look: int = FIRST_LOOK
     every: int = 1
     spending: Spending = "obrien-fleming"

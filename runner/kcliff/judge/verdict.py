@@ -1,7 +1,7 @@
 """Verdicts for base vs head: pure functions over plain lists of per-run values (and plain dicts).
 
     decide(base, head, metric)                -> Decision      one metric, one scenario
-    model.canary_verdict(canary, reference)   -> CanaryVerdict did the canary show its cliff?
+    canary.canary_verdict(canary, reference)  -> CanaryVerdict did the canary show its cliff?
     compare_scenario(id, base, head, ...)     -> ScenarioVerdict
     judge(scenarios, canaries, rule_matches)  -> Verdict       the gate's answer and exit code
 
@@ -19,16 +19,13 @@ from enum import StrEnum
 from typing import Any, Literal, Mapping, Sequence
 
 from kcliff.judge import stats
-from kcliff.results.model import METRICS, THROUGHPUT, CanaryVerdict
+from kcliff.judge.canary import CanaryVerdict
+from kcliff.results.model import METRICS, THROUGHPUT
 
 DEFAULT_MIN_EFFECT = 0.10
 DEFAULT_ALPHA = 0.025  # one-sided, against `tolerance`: the whole 95% interval beyond it
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MIN_RUNS = 3
-# How a paired comparison is measured for these error rates: interleaved rounds, each run stretched
-# to about this many seconds. 18 rounds detected a 20% drop every time on the gate benchmark (docs/gate.md).
-GATE_ROUNDS = 18
-GATE_RUN_S = 4.0
 # The share of the minimum effect a change may have without risking a regression verdict: the
 # p-value tests "worse by more than this", not "worse at all". Real config changes move throughput
 # by a few percent, and the rig adds a few percent per check that rounds do not average away (the

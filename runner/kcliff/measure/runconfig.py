@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kcliff.backends.open import ClusterConfig
-from kcliff.judge.verdict import GATE_ROUNDS
-from kcliff.measure.suite import Options
+from kcliff.measure.options import Options
+from kcliff.measure.plan import GATE_ROUNDS
 from kcliff.results.model import ResultsDoc
 
 

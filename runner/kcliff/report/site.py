@@ -13,7 +13,7 @@ from typing import Any
 
 from kcliff import resources
 from kcliff.errors import InputError
-from kcliff.judge import changepoint, tiers
+from kcliff.judge import canary, changepoint, tiers
 from kcliff.report import charts, factor_page, latest, pages
 from kcliff.results import history, model
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
@@ -99,7 +99,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "tiers": tiers.TIERS,
         "tier_svg": charts.bar_chart(latest.tier_bars(doc), model.THROUGHPUT.unit,
                                      f"Scenarios of run {doc.run_id} by throughput, coloured by tier"),
-        "canaries": model.canary_verdicts(doc),
+        "canaries": canary.canary_verdicts(doc),
         "scenario_table": latest.scenario_table(doc),
         "at_latest": at_latest,
         "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),

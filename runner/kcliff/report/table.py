@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from kcliff.judge import verdict
+from kcliff.judge.canary import CanaryVerdict, canary_verdict
 from kcliff.measure import environment
 from kcliff.pairwise import confirm
 from kcliff.results import baseline as baselines
-from kcliff.results import model
-from kcliff.results.model import CONSUMED, E2E_P99, P99, THROUGHPUT, CanaryVerdict, Entry, ResultsDoc
+from kcliff.results.model import CONSUMED, E2E_P99, P99, THROUGHPUT, Entry, ResultsDoc
 
 SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
 
@@ -26,7 +26,7 @@ def unseen_canaries(doc: ResultsDoc) -> list[tuple[Entry, CanaryVerdict]]:
     """The canaries of a run that were measured and did not show their cliff: the run fails on them.
     (One not measured is a failed scenario already, or skipped for a stated reason.)"""
     reference = doc.reference()
-    found = [(e, model.canary_verdict(e, reference)) for e in doc.canaries()]
+    found = [(e, canary_verdict(e, reference)) for e in doc.canaries()]
     return [(e, v) for e, v in found if e.counts and not v.seen]
 
 
@@ -51,7 +51,7 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
             e2e = (entry.summary or {}).get(E2E_P99.key)
             row += [f"{read.median:.2f}" + (f" ({read.median / ref_read:.2f}x)" if ref_read else "") if read else "-",
                     f"{e2e.median:.0f}" if e2e is not None else "-"]
-        row.append(canary_cell(model.canary_verdict(entry, reference) if entry.is_canary else None))
+        row.append(canary_cell(canary_verdict(entry, reference) if entry.is_canary else None))
         out.append(row)
     return out
 

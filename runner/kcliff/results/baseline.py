@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kcliff import resources
 from kcliff.errors import InputError
 from kcliff.judge import verdict
+from kcliff.judge.canary import canary_verdict, canary_verdicts
 from kcliff.results import model
 from kcliff.results.model import Entry, Metric, ReadRun, ResultsDoc, Run, Status
 
@@ -76,7 +77,7 @@ class StoredScenario(_Model):
         return self.as_entry("").values(metric)
 
     def as_entry(self, scenario_id: str) -> Entry:
-        """The stored runs as a results entry, so a canary kept here is judged by model.canary_verdict
+        """The stored runs as a results entry, so a canary kept here is judged by canary.canary_verdict
         and its values are read the way a measured entry's are."""
         runs = [Run(records=0, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms, complete=r.complete,
                     stopped_early=not r.complete) for r in self.runs]
@@ -146,7 +147,7 @@ def canary_ratios(path: str | Path) -> dict[str, float]:
     raw = model.read_json(path, "results or baseline file")
     found: ResultsDoc | Baseline = load_baseline(path) if raw.get("schema") == SCHEMA else load_results(path)
     reference = found.reference()
-    verdicts = [model.canary_verdict(c, reference) for c in found.canaries()]
+    verdicts = [canary_verdict(c, reference) for c in found.canaries()]
     return {v.id: v.ratio for v in verdicts if v.ratio is not None}
 
 
@@ -212,7 +213,7 @@ def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -
     a failed canary, (2) for a run that is not complete; the caller checks compatibility first."""
     if results.status is not model.RunStatus.COMPLETE:
         raise Refused(f"the run's status is '{results.status}': only complete runs update a baseline", 2)
-    failed = [c for c in model.canary_verdicts(results) if not c.seen]
+    failed = [c for c in canary_verdicts(results) if not c.seen]
     if failed:
         raise Refused("failed canary: " + "; ".join(f"{c.id} ({c.reason})" for c in failed)
                       + " - a run that cannot see known cliffs must not become the baseline", 1)
@@ -270,7 +271,7 @@ def skip_reason(entry: Entry, stored: StoredScenario | None) -> str | None:
 
 def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.Verdict:
     """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
-    canaries = model.canary_verdicts(results)
+    canaries = canary_verdicts(results)
     ceiling = verdict.cliff_ceiling(canaries)
     compared: list[verdict.ScenarioVerdict] = []
     notes: list[str] = []

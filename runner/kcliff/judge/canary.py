@@ -1,0 +1,88 @@
+"""Did a canary show its cliff beside the reference of the same run (the one rule every reader shares:
+run table, baselines, the gate, the report), and is that verdict already settled before all its
+rounds are measured (the self-test's early stop, judge/stopping.py)?"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Sequence
+
+from kcliff.results.model import METRICS, Entry, Metric, ResultsDoc, Status, counted
+
+
+@dataclass(frozen=True)
+class CanaryVerdict:
+    """Did a canary show its cliff beside the reference measured in the same run?"""
+
+    id: str
+    stands_for: str
+    metric: str
+    max_ratio: float
+    ratio: float | None  # throughput: canary / reference; p99: reference / canary
+    shows_cliff: bool | None  # None: not measured, so not known
+    canary_median: float | None
+    reason: str
+
+    @property
+    def seen(self) -> bool:
+        """Only a cliff that showed proves the rig can see it; not measured proves nothing."""
+        return self.shows_cliff is True
+
+
+def canary_verdict(canary: Entry, reference: Entry | None) -> CanaryVerdict:
+    """The one rule: the ratio of the summary medians (stopped runs left out beside finished ones)
+    beyond max_ratio. A p99 canary stopped on its cliff has no percentiles, and shows it by stopping."""
+    assert canary.cliff is not None, f"{canary.id} is not a canary"
+    cliff, metric = canary.cliff, METRICS[canary.cliff.metric]
+    mine = canary.median(metric)
+    ref = reference.median(metric) if reference is not None else None
+    ratio = None
+    if mine and ref:
+        ratio = ratio_to_reference(mine, ref, metric)
+    if ratio is None and canary.status is Status.CLIFF and not metric.higher_is_better:
+        shows: bool | None = True
+        reason = "stopped on its cliff"
+    elif ratio is None:
+        shows = None
+        reason = "no reference figures to compare with" if mine else f"not measured ({canary.status})"
+    else:
+        shows = ratio < cliff.max_ratio
+        reason = f"{metric.name} ratio {ratio:.2f} is {'below' if shows else 'not below'} {cliff.max_ratio}"
+    return CanaryVerdict(canary.id, cliff.stands_for, metric.name, cliff.max_ratio, ratio, shows, mine, reason)
+
+
+def median_range(values: Sequence[float], more: int) -> tuple[float, float]:
+    """The least and greatest median of `values` and `more` runs still to come, whatever those
+    measure (every figure is at least 0)."""
+    return (statistics.median([*values, *[0.0] * more]), statistics.median([*values, *[math.inf] * more]))
+
+
+def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_left: int) -> bool:
+    """Whether canary_verdict is already what it will be once the canary and the reference have
+    measured the runs they have left, whatever those measure: its ratio lands on the same side of
+    max_ratio at both ends of its range. A side with a stopped run may still change which runs count."""
+    assert canary.cliff is not None, f"{canary.id} is not a canary"
+    metric = METRICS[canary.cliff.metric]
+    ranges = []
+    for entry, left in ((canary, canary_left), (reference, reference_left)):
+        runs = entry.runs_of(metric)
+        values = [v for r in counted(runs) if (v := r.value(metric)) is not None]
+        if not values or (left and any(r.stopped_early for r in runs)):
+            return False
+        ranges.append(median_range(values, left))
+    (mine_low, mine_high), (ref_low, ref_high) = ranges
+    ends = (ratio_to_reference(mine_low, ref_high, metric), ratio_to_reference(mine_high, ref_low, metric))
+    return len({end < canary.cliff.max_ratio for end in ends}) == 1
+
+
+def ratio_to_reference(mine: float, reference: float, metric: Metric) -> float:
+    """A canary's ratio to the reference, below 1 where it is worse: canary / reference for a
+    throughput, reference / canary for a latency (infinite over 0)."""
+    over, under = (mine, reference) if metric.higher_is_better else (reference, mine)
+    return math.inf if under == 0 else over / under
+
+
+def canary_verdicts(doc: ResultsDoc) -> list[CanaryVerdict]:
+    return [canary_verdict(e, doc.reference()) for e in doc.canaries()]

@@ -1,0 +1,48 @@
+"""How a suite measures: records per run, repeats, budgets, the early cliff stop, priming. Built once
+from a command line (or a resumed results file) and never changed while measuring."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kcliff.measure import faults
+from kcliff.results.model import Entry
+from kcliff.scenario.settings import RECORD_SIZE
+
+CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
+PRIME_S = 45.0           # of unmeasured load before the first measurement (see priming.prime)
+
+
+@dataclass(frozen=True)
+class Options:
+    records: int = 100_000
+    warmup_records: int | None = None
+    repeats: int = 3
+    budget_s: float = 600.0
+    early_stop: bool = True
+    cliff_threshold: float = CLIFF_THRESHOLD
+    prime_s: float = PRIME_S
+    run_s: float | None = None  # stretch measured runs to about this long (see records_for)
+
+    def records_for(self, *entries: Entry) -> int:
+        """Records per measured run: --records, or more where the latest runs (the warm-ups before the
+        first) show that would take under run_s seconds at their mean rate: runs of under a second
+        scatter widely. Given the entries of one interleaved round, every side of it runs the same count."""
+        rates = [r for r in (_latest_rate(e) for e in entries) if r]
+        if self.run_s is None or not rates:
+            return self.records
+        return max(self.records, min(int(sum(rates) / len(rates) * self.run_s), 20 * self.records))
+
+    def warmup(self) -> int:
+        return self.warmup_records if self.warmup_records is not None else max(self.records // 2, 1000)
+
+
+def _latest_rate(entry: Entry) -> float | None:
+    ran = entry.attempts()
+    return ran[-1].records_per_sec if ran else None
+
+
+def disk_needed(opts: Options, topics_at_once: int) -> int:
+    """Bytes the largest phase writes: every record on three replicas, all on this one disk."""
+    records = opts.warmup() + opts.repeats * opts.records
+    return 3 * RECORD_SIZE * records * max(topics_at_once, 1) + faults.DISK_SLACK

@@ -1,0 +1,84 @@
+"""A side's read side within its round: right after its producer run, its consumer and end-to-end
+runs on the same topic, so a check's sequential stop ends both together."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from kcliff.errors import ClusterError
+from kcliff.measure import faults, read_side
+from kcliff.measure.document import GroupStop, check_fault
+from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
+from kcliff.measure.options import Options
+from kcliff.measure.rig import Rig
+from kcliff.measure.sites import Site
+from kcliff.results.model import REFERENCE_ID, Entry, ReadRun, Status, StopKind
+from kcliff.scenario.suites import CONSUME, PRODUCE, Scenario
+
+READ_MIN_RECORDS = 150_000  # a consumer reads a run's worth, or this many: a read under half a second scatters
+
+
+class ReadRound:
+    def __init__(self, rig: Rig, opts: Options) -> None:
+        self.rig = rig
+        self.opts = opts
+
+    def after(self, site: Site, sc: Scenario, topic: str, entry: Entry, records: int, label: str,
+              position: int | None, deadline: float) -> None:
+        """The side's consumer and end-to-end runs after its producer run. A side whose consumer was
+        stopped at its cap twice running is on a read-side cliff: more reads would only crawl."""
+        if not sc.reads() or on_its_cliff(entry) or reads_on_cliff(entry) or not produced(entry):
+            return
+        for workload in (w for w in sc.workloads if w != PRODUCE):
+            run = self._read(site, sc, topic, workload, entry, records, f"{workload} {label}", deadline)
+            run.position = position
+            entry.read_runs.append(run)
+            entry.resummarise()
+            self.rig.save()
+            if not run.complete:
+                _check_read(site, sc, run, f"{workload} {label}")
+
+    def _read(self, site: Site, sc: Scenario, topic: str, workload: str, entry: Entry, records: int, label: str,
+              deadline: float) -> ReadRun:
+        self.rig.progress.run_started(label)
+        log = self.rig.log_path(sc.id, label)
+        left = max(1.0, deadline - time.monotonic())
+        watch = faults.FaultWatch(site.cluster).check
+        if workload == CONSUME:
+            count = min(max(records, READ_MIN_RECORDS), produced(entry))  # from the start of the topic
+            cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
+            return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch)
+        return read_side.latency_run(site.cluster, topic, sc.as_applied()["producer"], sc.consumer,
+                                     min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)
+
+    def _read_cap(self, records: int) -> float:
+        """How long a consumer of `records` may read: the reference's consumer time for as many records
+        over the cliff threshold (a consumer that much slower is on a cliff, like the producer's early
+        stop); before the reference has read, the shortest cap: a cut run keeps the rate it had."""
+        ref = self.rig.doc.reference()
+        done = [r for r in (ref.read_runs if ref else []) if r.workload == CONSUME and r.complete and r.records]
+        if not self.opts.early_stop:
+            return read_side.CONSUME_MAX_S
+        if not done:
+            return read_side.CONSUME_MIN_CAP_S
+        per_record = statistics.median(r.elapsed_s / r.records for r in done)
+        return min(read_side.CONSUME_MAX_S,
+                   max(read_side.CONSUME_MIN_CAP_S, per_record * records / self.opts.cliff_threshold))
+
+
+def _check_read(site: Site, sc: Scenario, run: ReadRun, label: str) -> None:
+    """Raise for a read run a fault ended (a dead broker, a full disk: as for a producer run, so it is
+    healed or ends the suite) or that failed; a cut or too-short read is fine."""
+    check_fault(run)
+    found = faults.FaultWatch(site.cluster, every_s=0).check()
+    if found is not None:
+        kind, reason = found
+        raise GroupStop(Status.FAULTED, f"{reason} (in {sc.id}'s {label})", kind)
+    if run.stop_kind is StopKind.FAILED:
+        raise ClusterError(f"{sc.id}: {label} failed: {run.stop_reason}")
+
+
+def produced(entry: Entry) -> int:
+    """Records this side's finished producer runs left in its topic: what its consumer can read."""
+    return sum(r.records for r in entry.attempts() if r.complete)
