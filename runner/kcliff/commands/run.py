@@ -21,11 +21,11 @@ from kcliff.commands import options
 from kcliff.errors import InputError
 from kcliff.host import procs
 from kcliff.measure import environment, runconfig
-from kcliff.measure.progress import Progress
-from kcliff.measure.runconfig import RunConfig
 from kcliff.measure.document import new_document
 from kcliff.measure.options import CLIFF_THRESHOLD, PRIME_S
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S, FollowUp, Group
+from kcliff.measure.progress import Progress
+from kcliff.measure.runconfig import RunConfig
 from kcliff.measure.suite import SuiteRunner
 from kcliff.pairwise import confirm, design
 from kcliff.report import table
