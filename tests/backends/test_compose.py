@@ -317,7 +317,7 @@ def test_failed_start_cleans_up(engine: str, tmp_path: Path) -> None:
     project = f"kcliff-test-{uuid.uuid4().hex[:8]}"
     cluster = compose.ComposeCluster(tmp_path, "4.2.0", *compose.choose_image("4.2.0"), project=project,
                                      ports=base.free_ports(3), overrides={"socket.send.buffer.bytes": "not-a-number"},
-                                     cluster_id=compose.new_cluster_id())
+                                     cluster_id=base.new_cluster_id())
     cluster._base = compose.compose_base_command()
     with pytest.raises(ClusterError) as failure:
         cluster.start(timeout=90)

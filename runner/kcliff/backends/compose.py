@@ -12,7 +12,6 @@ volumes survive, so a restart keeps the topics.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -20,7 +19,6 @@ import secrets
 import shutil
 import subprocess
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -29,7 +27,7 @@ from typing import Any, Mapping
 from kcliff import resources
 from kcliff.backends import latency
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Restartable, free_ports
+from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
 from kcliff.errors import ClusterError, InputError
 from kcliff.host import procs
 from kcliff.kafka import dist as kafka_dist
@@ -454,10 +452,6 @@ def _env_value(value: str) -> str:
 def _compose_environment() -> dict[str, str]:
     """Our environment without the compose file's variables, which would win over the env file."""
     return {k: v for k, v in os.environ.items() if k not in COMPOSE_VARIABLES}
-
-
-def new_cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 
 def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT_VERSION, *,
