@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff, wait_for
-from kcliff.backends import compose
+from kcliff.backends import compose_projects
 from kcliff.host import leftovers, load, procs
 
 GONE_S = 30  # the kernel and the watchdog take well under a second; generous for a loaded machine
@@ -118,11 +118,11 @@ def test_markers_round_trip_and_foreign_text_is_no_marker(tmp_path):
 
 
 def test_compose_projects_name_their_owner_and_others_are_left_alone():
-    owner = compose.project_owner(compose.owned_project_name())
+    owner = compose_projects.project_owner(compose_projects.owned_project_name())
     assert owner is not None and leftovers.owner_running(owner)
     # names this kcliff did not make (tests, the previous format, other tools) are never reaped
     for name in ("kcliff-test-1a2b3c4d", f"kcliff-{os.getpid()}-1a2b3c", "kcliff", "other-1-2-abcdef"):
-        assert compose.project_owner(name) is None
+        assert compose_projects.project_owner(name) is None
 
 
 @pytest.mark.parametrize("foreign, cores, others, warned", [
@@ -233,7 +233,7 @@ def test_a_cluster_left_up_on_purpose_survives_runs_and_is_not_other_load(tmp_pa
 
 
 def _project_of(pid: int) -> str | None:
-    return next((p for p in compose.owned_projects() if compose.project_owner(p).pid == pid), None)
+    return next((p for p in compose_projects.owned_projects() if compose_projects.project_owner(p).pid == pid), None)
 
 
 def _docker_objects(project: str) -> list[str]:
@@ -268,4 +268,4 @@ def test_sigkill_of_kcliff_mid_run_removes_its_compose_stack(tmp_path, docker_en
         if proc.poll() is None:
             proc.kill()
         if project:
-            compose.remove_project(project)
+            compose_projects.remove_project(project)

@@ -45,7 +45,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Progress, name:
                       config.caps.producer_heap_mb, config.caps.producer_cpus)
         return
     if config.backend == "compose":
-        from kcliff.backends.compose import ComposeCaps, start_compose_cluster
+        from kcliff.backends.compose import start_compose_cluster
+        from kcliff.backends.compose_file import ComposeCaps
         caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms)
         started: Cluster = start_compose_cluster(run_dir / name.replace("cluster", "compose"), config.kafka_version,
                                                  caps=caps)

@@ -111,7 +111,7 @@ def command_of(pid: int) -> str:
 
 
 def remove_compose_project(project: str) -> bool:
-    from kcliff.backends import compose
+    from kcliff.backends import compose_projects as compose
     return compose.remove_project(project)
 
 
@@ -124,11 +124,11 @@ def reap() -> list[str]:
             procs.stop_pids(pids)
             said.append(f"ended {len(pids)} process(es) left running by {owner.describe()}, which is gone: "
                         f"{', '.join(commands)}")
-    from kcliff.backends import compose
+    from kcliff.backends import compose_projects as compose
     for project in compose.owned_projects():
-        owner = compose.project_owner(project)
-        if owner is not None and leftover(owner) and remove_compose_project(project):
-            said.append(f"removed compose project {project} left running by {owner.describe()}, which is gone")
+        started_by = compose.project_owner(project)
+        if started_by is not None and leftover(started_by) and remove_compose_project(project):
+            said.append(f"removed compose project {project} left running by {started_by.describe()}, which is gone")
     _reaped.extend(said)
     return said
 
