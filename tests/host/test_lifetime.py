@@ -68,6 +68,27 @@ def test_the_watchdog_ends_a_grandchild_that_has_no_parent_death_signal(tmp_path
         _kill_all([parent.pid, child])
 
 
+def test_the_watchdog_runs_what_it_was_handed_once_its_kcliff_is_killed(tmp_path):
+    """procs.on_death: the command (how the compose backend removes its project) runs after a
+    SIGKILL, not before, and as an argv: a value with shell syntax stays one argument."""
+    ready, out = tmp_path / "ready", tmp_path / "ran; touch oops"
+    command = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('ran')", str(out)]
+    code = ("import time; from pathlib import Path; from kcliff.host import procs\n"
+            f"procs.on_death({command!r})\n"
+            f"Path({str(ready)!r}).write_text('1')\n"
+            "time.sleep(600)\n")
+    owner = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    try:
+        wait_for(ready.exists, 60, "the watchdog to be handed the command")
+        assert not out.exists()
+        owner.kill()
+        owner.wait()
+        wait_for(out.exists, GONE_S, "the watchdog to run the command")
+        assert out.read_text() == "ran" and not (tmp_path / "oops").exists()
+    finally:
+        _kill_all([owner.pid])
+
+
 def _marked(mark: str) -> subprocess.Popen:
     return subprocess.Popen(["sleep", "600"], env={**os.environ, procs.MARK_VAR: mark}, start_new_session=True)
 

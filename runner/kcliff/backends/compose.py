@@ -28,7 +28,7 @@ from kcliff.backends.compose_file import (BROKERS, CLIENT_PORT, COMPOSE_VARIABLE
                                           ComposeCaps, client_proxy_routes, compose_environment,
                                           default_compose_file, env_name, env_value, proxy_addresses,
                                           static_toxiproxy)
-from kcliff.backends.compose_projects import owned_project_name
+from kcliff.backends import compose_projects
 from kcliff.backends.docker_cli import DOCKER_HINT, choose_image, compose_base_command, docker, tail
 from kcliff.errors import ClusterError, InputError
 from kcliff.host import procs
@@ -314,11 +314,11 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     repository, pull_policy = choose_image(kafka_version, image)
     workdir = Path(workdir).resolve()  # compose resolves relative paths against the compose file
     workdir.mkdir(parents=True, exist_ok=True)
-    cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps, project or owned_project_name(),
+    cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps, project or compose_projects.owned_project_name(),
                              Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or default_compose_file()),
                              free_ports(len(BROKERS)))
     cluster._base = base
     cluster.cluster_id = new_cluster_id()
-    procs.watch_compose(cluster.project)
+    procs.on_death(compose_projects.removal_argv(cluster.project))
     cluster.start(timeout_s)
     return cluster

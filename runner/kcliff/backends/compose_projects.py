@@ -3,7 +3,8 @@ Docker engine and removed once that process is gone.
 
 Compose stacks live in dockerd, out of reach of kcliff's parent-death signal. A project named by
 owned_project_name carries its owner (this process's pid and start time), so a later kcliff can tell
-a stack whose kcliff died (host.leftovers' rule) from one still in use.
+a stack whose kcliff died (host.leftovers' rule) from one still in use. Two paths remove such a
+stack: this process's watchdog, handed removal_argv when the stack starts, and the next kcliff's reap.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import os
 import re
 import secrets
 import shutil
+import sys
 
 from kcliff.backends.docker_cli import docker
 from kcliff.errors import ClusterError, InputError
-from kcliff.host import procs
+from kcliff.host import leftovers, procs
 from kcliff.host.leftovers import Owner
 
 _OWNED_PROJECT = re.compile(r"^kcliff-(\d+)-(\d+)-[0-9a-f]{6}$")
@@ -59,3 +61,25 @@ def remove_project(project: str) -> bool:
         except (ClusterError, InputError):
             return found
     return found
+
+
+def removal_argv(project: str) -> list[str]:
+    """The command that removes `project` (this module run as a program), for the watchdog to run
+    once this process is gone (procs.on_death): the watchdog knows nothing of compose."""
+    return [sys.executable, "-m", "kcliff.backends.compose_projects", project]
+
+
+def reap() -> list[str]:
+    """Remove the compose projects of kcliff processes that are gone; one sentence per project."""
+    said = []
+    for project in owned_projects():
+        owner = project_owner(project)
+        if owner is not None and leftovers.leftover(owner) and remove_project(project):
+            said.append(f"removed compose project {project} left running by {owner.describe()}, which is gone")
+    leftovers.record(said)
+    return said
+
+
+if __name__ == "__main__":  # removal_argv
+    for name in sys.argv[1:]:
+        remove_project(name)

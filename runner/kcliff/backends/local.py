@@ -19,13 +19,13 @@ from kcliff.backends.latency import LatencyProxy
 from kcliff.backends.storage import broker_env, find_library
 from kcliff.errors import ClusterError
 from kcliff.host import procs
+from kcliff.host.leftovers import STATE_FILE
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka.release import BROKER_CLASS, STORAGE_CLASS, KafkaRelease, LogRole
 from kcliff.scenario import settings
 
 NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0
-STATE_FILE = "cluster.json"
 
 
 @dataclass
