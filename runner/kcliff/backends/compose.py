@@ -234,7 +234,7 @@ class ComposeCluster(Restartable):
                 pass
         label = f"label=com.docker.compose.project={self.project}"
         oneoffs = docker("ps", "--all", "--quiet", "--filter", label, "--filter",
-                          "label=com.docker.compose.oneoff=True", check=False).stdout.split()
+                         "label=com.docker.compose.oneoff=True", check=False).stdout.split()
         if oneoffs:  # compose down leaves `run` containers behind
             docker("rm", "--force", "--volumes", *oneoffs, timeout=120, check=False)
         if self.env_file.exists():  # the volumes go too: no broker needs its graceful shutdown (local.down)
@@ -288,7 +288,7 @@ class ComposeCluster(Restartable):
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "image": f"{self.image}:{self.kafka_version}",
                 "image_id": docker("image", "inspect", "-f", "{{.Id}}", f"{self.image}:{self.kafka_version}",
-                                    check=False).stdout.strip() or None,
+                                   check=False).stdout.strip() or None,
                 "project": self.project, "bootstrap": self.admin_bootstrap,
                 "caps": asdict(self.caps), "restarts_s": list(self.restarts)}
 

@@ -39,7 +39,7 @@ def owned_projects() -> list[str]:
         return []
     try:
         done = docker("ps", "--all", "--filter", "label=com.docker.compose.project",
-                       "--format", '{{.Label "com.docker.compose.project"}}', timeout=20, check=False)
+                      "--format", '{{.Label "com.docker.compose.project"}}', timeout=20, check=False)
     except ClusterError:
         return []
     return sorted({p for p in done.stdout.split() if _OWNED_PROJECT.match(p)})
