@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from kcliff.backends import base, compose, latency
+from kcliff.backends import base, compose, compose_file, docker_cli, latency
 from kcliff.backends.admin import Admin
 from kcliff.errors import ClusterError, InputError
 from kcliff.measure.perf_output import summary
@@ -41,7 +41,7 @@ def _unavailable(reason: str) -> None:
 @pytest.fixture(scope="module")
 def compose_base() -> list[str]:
     try:
-        return compose.compose_base_command()
+        return docker_cli.compose_base_command()
     except InputError as exc:
         _unavailable(str(exc))
 
@@ -63,25 +63,25 @@ def wrapper_key(variable: str) -> str:
 @pytest.mark.parametrize("name", ["socket.send.buffer.bytes", "log.flush.interval.messages",
                                   "replica.fetch.wait.max.ms", "listener.name.x_y.sasl-mech", "a_b.c-d"])
 def test_env_name_is_the_inverse_of_the_image_mapping(name: str) -> None:
-    assert compose.env_name(name) == compose.env_name(name).upper()
-    assert wrapper_key(compose.env_name(name)) == name
+    assert compose_file.env_name(name) == compose_file.env_name(name).upper()
+    assert wrapper_key(compose_file.env_name(name)) == name
 
 
 def test_env_name_known_example() -> None:
-    assert compose.env_name("socket.send.buffer.bytes") == "KAFKA_SOCKET_SEND_BUFFER_BYTES"
+    assert compose_file.env_name("socket.send.buffer.bytes") == "KAFKA_SOCKET_SEND_BUFFER_BYTES"
 
 
 def test_caps_from_env_reject_nonsense() -> None:
-    assert compose.ComposeCaps.from_env({"KCLIFF_BROKER_CPUS": "1.5"}).broker_cpus == 1.5
+    assert compose_file.ComposeCaps.from_env({"KCLIFF_BROKER_CPUS": "1.5"}).broker_cpus == 1.5
     with pytest.raises(InputError, match="KCLIFF_BROKER_CPUS"):
-        compose.ComposeCaps.from_env({"KCLIFF_BROKER_CPUS": "two"})
+        compose_file.ComposeCaps.from_env({"KCLIFF_BROKER_CPUS": "two"})
     with pytest.raises(InputError, match="positive"):
-        compose.ComposeCaps.from_env({"KCLIFF_PRODUCER_HEAP_MB": "0"})
+        compose_file.ComposeCaps.from_env({"KCLIFF_PRODUCER_HEAP_MB": "0"})
 
 
 def _config(compose_base: list[str], env: dict[str, str]) -> dict:
-    clean = {k: v for k, v in os.environ.items() if k not in compose.COMPOSE_VARIABLES}
-    done = subprocess.run([*compose_base, "--file", str(compose.default_compose_file()), "--profile", "tools",
+    clean = {k: v for k, v in os.environ.items() if k not in compose_file.COMPOSE_VARIABLES}
+    done = subprocess.run([*compose_base, "--file", str(compose_file.default_compose_file()), "--profile", "tools",
                            "config", "--format", "json"], capture_output=True, text=True, env={**clean, **env})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -109,12 +109,12 @@ def test_compose_file_validates_with_defaults(compose_base: list[str]) -> None:
 
 def test_compose_file_takes_image_caps_and_overrides_from_variables(compose_base: list[str], tmp_path: Path) -> None:
     overrides = tmp_path / "overrides.env"
-    overrides.write_text(f"{compose.env_name('socket.send.buffer.bytes')}=8192\n")
-    config = _config(compose_base, {"KCLIFF_KAFKA_IMAGE": compose.STANDIN_IMAGE, "KCLIFF_PULL_POLICY": "never",
+    overrides.write_text(f"{compose_file.env_name('socket.send.buffer.bytes')}=8192\n")
+    config = _config(compose_base, {"KCLIFF_KAFKA_IMAGE": docker_cli.STANDIN_IMAGE, "KCLIFF_PULL_POLICY": "never",
                                     "KCLIFF_BROKER_CPUS": "1.5", "KCLIFF_BROKER_MEMORY": "1g",
                                     "KCLIFF_BROKER_ENV_FILE": str(overrides)})
     broker = config["services"]["kafka-2"]
-    assert broker["image"] == f"{compose.STANDIN_IMAGE}:4.2.0" and broker["pull_policy"] == "never"
+    assert broker["image"] == f"{docker_cli.STANDIN_IMAGE}:4.2.0" and broker["pull_policy"] == "never"
     assert float(broker["cpus"]) == 1.5 and int(broker["mem_limit"]) == 1024 ** 3
     assert broker["environment"]["KAFKA_SOCKET_SEND_BUFFER_BYTES"] == "8192"
 
@@ -123,28 +123,28 @@ def test_client_rtt_puts_the_proxy_service_between_producer_and_client_listeners
                                                                                   tmp_path: Path) -> None:
     """The variables kcliff writes for --client-rtt-ms: the CLIENT listener advertised at the proxy
     service (a container of the Kafka image running the host's static binary), replication direct."""
-    cluster = compose.ComposeCluster(tmp_path, "4.2.0", compose.STANDIN_IMAGE, "never",
-                                     compose.ComposeCaps(client_rtt_ms=20), project="kcliff-config", ports=[1, 2, 3])
+    cluster = compose.ComposeCluster(tmp_path, "4.2.0", docker_cli.STANDIN_IMAGE, "never",
+                                     compose_file.ComposeCaps(client_rtt_ms=20), project="kcliff-config", ports=[1, 2, 3])
     cluster._base = compose_base
     cluster._prepare_client_proxy()
     cluster.write_env()
     done = subprocess.run(cluster.compose_argv("--profile", "client-rtt", "config", "--format", "json"),
-                          capture_output=True, text=True, env=compose._compose_environment())
+                          capture_output=True, text=True, env=compose_file.compose_environment())
     assert done.returncode == 0, done.stderr
     services = json.loads(done.stdout)["services"]
-    proxy = services[compose.PROXY_SERVICE]
-    assert proxy["image"] == services["kafka-1"]["image"] == f"{compose.STANDIN_IMAGE}:4.2.0"
+    proxy = services[compose_file.PROXY_SERVICE]
+    assert proxy["image"] == services["kafka-1"]["image"] == f"{docker_cli.STANDIN_IMAGE}:4.2.0"
     binds = {v["target"]: v["source"] for v in proxy["volumes"]}
     assert binds[proxy["entrypoint"][0]] == latency.find_binary()
     assert all(p["host_ip"] == "127.0.0.1" for p in proxy["ports"])
-    routes = compose.client_proxy_routes()
-    for i, (name, address) in enumerate(zip(compose.BROKERS, compose.proxy_addresses()), start=1):
+    routes = compose_file.client_proxy_routes()
+    for i, (name, address) in enumerate(zip(compose_file.BROKERS, compose_file.proxy_addresses()), start=1):
         env = services[name]["environment"]
         assert f"CLIENT://{address}" in env["KAFKA_ADVERTISED_LISTENERS"].split(",")
-        assert f"CLIENT://:{compose.CLIENT_PORT}" in env["KAFKA_LISTENERS"].split(",")
+        assert f"CLIENT://:{compose_file.CLIENT_PORT}" in env["KAFKA_LISTENERS"].split(",")
         assert env["KAFKA_INTER_BROKER_LISTENER_NAME"] == "INTERNAL"
-        assert routes[f"0.0.0.0:{address.rsplit(':', 1)[1]}"] == f"{name}:{compose.CLIENT_PORT}"
-    assert cluster.tool_bootstrap == ",".join(compose.proxy_addresses())
+        assert routes[f"0.0.0.0:{address.rsplit(':', 1)[1]}"] == f"{name}:{compose_file.CLIENT_PORT}"
+    assert cluster.tool_bootstrap == ",".join(compose_file.proxy_addresses())
     assert cluster.client_rtt_ms() == 20
 
 
@@ -153,7 +153,7 @@ def test_a_dynamically_linked_toxiproxy_is_refused(monkeypatch: pytest.MonkeyPat
     assert latency.is_static(latency.find_binary())
     monkeypatch.setattr(latency, "find_binary", lambda: sys.executable)
     with pytest.raises(InputError, match="dynamically linked"):
-        compose.static_toxiproxy()
+        compose_file.static_toxiproxy()
 
 
 # -- a real stack ----------------------------------------------------------------------------------
@@ -315,10 +315,10 @@ def test_failed_start_cleans_up(engine: str, tmp_path: Path) -> None:
     """A stack that cannot become healthy (a broker env file with an invalid setting) is reported
     and removed, not left running."""
     project = f"kcliff-test-{uuid.uuid4().hex[:8]}"
-    cluster = compose.ComposeCluster(tmp_path, "4.2.0", *compose.choose_image("4.2.0"), project=project,
+    cluster = compose.ComposeCluster(tmp_path, "4.2.0", *docker_cli.choose_image("4.2.0"), project=project,
                                      ports=base.free_ports(3), overrides={"socket.send.buffer.bytes": "not-a-number"},
-                                     cluster_id=compose.new_cluster_id())
-    cluster._base = compose.compose_base_command()
+                                     cluster_id=base.new_cluster_id())
+    cluster._base = docker_cli.compose_base_command()
     with pytest.raises(ClusterError) as failure:
         cluster.start(timeout=90)
     assert "healthy" in str(failure.value) or "exited" in str(failure.value)

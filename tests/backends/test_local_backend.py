@@ -1,6 +1,7 @@
 """Unit facts about the local backend that need no cluster."""
 
-from kcliff.backends.local import Node, new_cluster_id, server_properties
+from kcliff.backends.base import new_cluster_id
+from kcliff.backends.local import Node, server_properties
 
 
 def test_cluster_ids_never_look_like_a_flag():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_kcliff
 from kcliff import configrepo
-from kcliff.configrepo import terraform
+from kcliff.configrepo import terraform, terraform_hcl
 from kcliff.errors import InputError
 
 EXAMPLE = ROOT / "examples" / "terraform-repo"
@@ -213,7 +213,7 @@ def test_a_topic_whose_partitions_are_not_a_literal_is_linted_but_not_measured(t
 
 
 def test_values_become_the_strings_kafka_receives():
-    assert [terraform.kafka_string(v) for v in (True, False, 1000.0, 0.5, 12, "lz4")] == [
+    assert [terraform_hcl.kafka_string(v) for v in (True, False, 1000.0, 0.5, 12, "lz4")] == [
         "true", "false", "1000", "0.5", "12", "lz4"]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff, wait_for
-from kcliff.backends import compose
+from kcliff.backends import compose_projects
 from kcliff.host import leftovers, load, procs
 
 GONE_S = 30  # the kernel and the watchdog take well under a second; generous for a loaded machine
@@ -68,6 +68,27 @@ def test_the_watchdog_ends_a_grandchild_that_has_no_parent_death_signal(tmp_path
         _kill_all([parent.pid, child])
 
 
+def test_the_watchdog_runs_what_it_was_handed_once_its_kcliff_is_killed(tmp_path):
+    """procs.on_death: the command (how the compose backend removes its project) runs after a
+    SIGKILL, not before, and as an argv: a value with shell syntax stays one argument."""
+    ready, out = tmp_path / "ready", tmp_path / "ran; touch oops"
+    command = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('ran')", str(out)]
+    code = ("import time; from pathlib import Path; from kcliff.host import procs\n"
+            f"procs.on_death({command!r})\n"
+            f"Path({str(ready)!r}).write_text('1')\n"
+            "time.sleep(600)\n")
+    owner = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    try:
+        wait_for(ready.exists, 60, "the watchdog to be handed the command")
+        assert not out.exists()
+        owner.kill()
+        owner.wait()
+        wait_for(out.exists, GONE_S, "the watchdog to run the command")
+        assert out.read_text() == "ran" and not (tmp_path / "oops").exists()
+    finally:
+        _kill_all([owner.pid])
+
+
 def _marked(mark: str) -> subprocess.Popen:
     return subprocess.Popen(["sleep", "600"], env={**os.environ, procs.MARK_VAR: mark}, start_new_session=True)
 
@@ -118,11 +139,11 @@ def test_markers_round_trip_and_foreign_text_is_no_marker(tmp_path):
 
 
 def test_compose_projects_name_their_owner_and_others_are_left_alone():
-    owner = compose.project_owner(compose.owned_project_name())
+    owner = compose_projects.project_owner(compose_projects.owned_project_name())
     assert owner is not None and leftovers.owner_running(owner)
     # names this kcliff did not make (tests, the previous format, other tools) are never reaped
     for name in ("kcliff-test-1a2b3c4d", f"kcliff-{os.getpid()}-1a2b3c", "kcliff", "other-1-2-abcdef"):
-        assert compose.project_owner(name) is None
+        assert compose_projects.project_owner(name) is None
 
 
 @pytest.mark.parametrize("foreign, cores, others, warned", [
@@ -233,7 +254,7 @@ def test_a_cluster_left_up_on_purpose_survives_runs_and_is_not_other_load(tmp_pa
 
 
 def _project_of(pid: int) -> str | None:
-    return next((p for p in compose.owned_projects() if compose.project_owner(p).pid == pid), None)
+    return next((p for p in compose_projects.owned_projects() if compose_projects.project_owner(p).pid == pid), None)
 
 
 def _docker_objects(project: str) -> list[str]:
@@ -268,4 +289,4 @@ def test_sigkill_of_kcliff_mid_run_removes_its_compose_stack(tmp_path, docker_en
         if proc.poll() is None:
             proc.kill()
         if project:
-            compose.remove_project(project)
+            compose_projects.remove_project(project)

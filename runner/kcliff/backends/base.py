@@ -6,7 +6,9 @@ only how the cluster starts and where the perf tool runs differ.
 
 from __future__ import annotations
 
+import base64
 import socket
+import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,16 @@ from kcliff.kafka.release import KafkaRelease
 # then the cluster's metadata still shows the old, dead registration as alive, and a TCP or metadata
 # probe cannot tell that the new process is serving. It logs this line once the controller unfenced it.
 STARTED_LINE = "Kafka Server started"
+
+
+def new_cluster_id() -> str:
+    """A KRaft cluster id as `kafka-storage random-uuid` prints it (Kafka's Uuid.randomUuid): a random
+    (version 4) UUID's 16 bytes, URL-safe base64 without padding, 22 characters, never one starting
+    with '-', which StorageTool's `-t ID` would read as a flag (the image's `--cluster-id=ID` would not)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 def free_ports(count: int) -> list[int]:

@@ -12,163 +12,32 @@ volumes survive, so a restart keeps the topics.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
-import re
-import secrets
-import shutil
 import subprocess
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from kcliff import resources
 from kcliff.backends import latency
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Restartable, free_ports
+from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
+from kcliff.backends.compose_file import (BROKERS, CLIENT_PORT, COMPOSE_VARIABLES, INTERNAL_PORT, PROXY_SERVICE,
+                                          ComposeCaps, client_proxy_routes, compose_environment,
+                                          default_compose_file, env_name, env_value, proxy_addresses,
+                                          static_toxiproxy)
+from kcliff.backends import compose_projects
+from kcliff.backends.docker_cli import DOCKER_HINT, choose_image, compose_base_command, docker, tail
 from kcliff.errors import ClusterError, InputError
 from kcliff.host import procs
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka import release as kafka_release
 from kcliff.scenario import settings
 
-DEFAULT_IMAGE = "apache/kafka"
-STANDIN_IMAGE = "kcliff/kafka-standin"  # built by scripts/setup-docker.sh where no registry is reachable
-DOCKER_HINT = "install Docker Engine with the compose v2 plugin (in a kcliff checkout: scripts/setup-docker.sh)"
-BROKERS = ("kafka-1", "kafka-2", "kafka-3")
-INTERNAL_PORT = 19092
-CLIENT_PORT = 19094  # the brokers' CLIENT listener, behind the toxiproxy service with --client-rtt-ms
-PROXY_SERVICE = "toxiproxy"
-PROXY_PORT_BASE = 19190  # the toxiproxy service listens on 19191.. for kafka-1..
 READY_TIMEOUT_S = 240.0
 COMPOSE_TIMEOUT_S = 600.0
-# Variables compose/docker-compose.yml reads; kcliff sets every one of them for its own stacks.
-COMPOSE_VARIABLES = (
-    "KCLIFF_KAFKA_IMAGE", "KCLIFF_KAFKA_VERSION", "KCLIFF_PULL_POLICY", "KCLIFF_CLUSTER_ID",
-    "KCLIFF_BROKER_CPUS", "KCLIFF_BROKER_MEMORY", "KCLIFF_BROKER_HEAP_OPTS",
-    "KCLIFF_PRODUCER_CPUS", "KCLIFF_PRODUCER_MEMORY", "KCLIFF_PRODUCER_HEAP_OPTS",
-    "KCLIFF_HOST_PORT_1", "KCLIFF_HOST_PORT_2", "KCLIFF_HOST_PORT_3", "KCLIFF_BROKER_ENV_FILE",
-    "KCLIFF_CLIENT_ADDRESS_1", "KCLIFF_CLIENT_ADDRESS_2", "KCLIFF_CLIENT_ADDRESS_3",
-    "KCLIFF_TOXIPROXY_BIN", "KCLIFF_TOXIPROXY_CONFIG", "KCLIFF_TOXIPROXY_API_PORT",
-)
-
-
-@dataclass(frozen=True)
-class ComposeCaps:
-    """Container limits (docker's --cpus / --memory) and JVM heaps. The defaults are the published
-    study's 2 CPU / 2 GB per broker; KCLIFF_BROKER_CPUS etc. override them (see from_env)."""
-    broker_cpus: float = 2.0
-    broker_memory_mb: int = 2048
-    broker_heap_mb: int = 1024
-    producer_cpus: float = 2.0
-    producer_memory_mb: int = 2048
-    producer_heap_mb: int = 512
-    client_rtt_ms: float = 0.0  # producer <-> broker round trip added by the toxiproxy service
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> ComposeCaps:
-        env = os.environ if env is None else env
-        names = {"broker_cpus": "KCLIFF_BROKER_CPUS", "broker_memory_mb": "KCLIFF_BROKER_MEMORY_MB",
-                 "broker_heap_mb": "KCLIFF_BROKER_HEAP_MB", "producer_cpus": "KCLIFF_PRODUCER_CPUS",
-                 "producer_memory_mb": "KCLIFF_PRODUCER_MEMORY_MB", "producer_heap_mb": "KCLIFF_PRODUCER_HEAP_MB"}
-        values: dict[str, Any] = {}
-        for attr, var in names.items():
-            if env.get(var):
-                kind = float if attr.endswith("cpus") else int
-                try:
-                    values[attr] = kind(env[var])
-                except ValueError:
-                    raise InputError(f"{var} must be a number, got {env[var]!r}") from None
-                if values[attr] <= 0:
-                    raise InputError(f"{var} must be positive, got {env[var]!r}")
-        return cls(**values)
-
-    def variables(self) -> dict[str, str]:
-        return {
-            "KCLIFF_BROKER_CPUS": f"{self.broker_cpus:g}", "KCLIFF_BROKER_MEMORY": f"{self.broker_memory_mb}m",
-            "KCLIFF_BROKER_HEAP_OPTS": f"-Xmx{self.broker_heap_mb}m -Xms{self.broker_heap_mb}m",
-            "KCLIFF_PRODUCER_CPUS": f"{self.producer_cpus:g}", "KCLIFF_PRODUCER_MEMORY": f"{self.producer_memory_mb}m",
-            "KCLIFF_PRODUCER_HEAP_OPTS": f"-Xmx{self.producer_heap_mb}m -Xms{self.producer_heap_mb}m",
-        }
-
-
-def env_name(setting: str) -> str:
-    """The apache/kafka image's variable for a server.properties key (the inverse of its mapping:
-    '.' <-> '_', '_' <-> '__', '-' <-> '___'): socket.send.buffer.bytes -> KAFKA_SOCKET_SEND_BUFFER_BYTES."""
-    return "KAFKA_" + setting.replace("_", "__").replace("-", "___").replace(".", "_").upper()
-
-
-def compose_base_command() -> list[str]:
-    """The compose v2 binary itself when it can be found (a signal to it reaches the container of a
-    `run`; through the docker CLI's plugin shim it does not), else `docker compose`."""
-    candidates = [os.environ.get("KCLIFF_DOCKER_COMPOSE"), shutil.which("docker-compose"),
-                  str(Path.home() / ".docker/cli-plugins/docker-compose"),
-                  "/usr/local/lib/docker/cli-plugins/docker-compose", "/usr/libexec/docker/cli-plugins/docker-compose",
-                  "/usr/lib/docker/cli-plugins/docker-compose"]
-    for path in candidates:
-        if path and os.access(path, os.X_OK) and _is_compose_v2([path]):
-            return [path]
-    if shutil.which("docker") and _is_compose_v2(["docker", "compose"]):
-        return ["docker", "compose"]
-    raise InputError(f"docker compose v2 not found: {DOCKER_HINT}")
-
-
-def _is_compose_v2(base: list[str]) -> bool:
-    try:
-        done = subprocess.run(base + ["version", "--short"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0 and done.stdout.strip().lstrip("v").startswith("2.")
-
-
-def _docker(*args: str, timeout: float = 60.0, check: bool = True) -> subprocess.CompletedProcess[str]:
-    try:
-        done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise InputError(f"docker not found: {DOCKER_HINT}") from None
-    except subprocess.TimeoutExpired:
-        raise ClusterError(f"docker {' '.join(args[:2])} took over {timeout:.0f}s") from None
-    if check and done.returncode != 0:
-        raise ClusterError(f"docker {' '.join(args[:2])} failed: {_tail(done.stderr or done.stdout)}")
-    return done
-
-
-def _tail(text: str, lines: int = 15) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:])
-
-
-def image_present(image: str) -> bool:
-    return _docker("image", "inspect", "-f", "{{.Id}}", image, check=False).returncode == 0
-
-
-def choose_image(kafka_version: str, image: str | None = None) -> tuple[str, str]:
-    """(repository, pull policy). An explicit image (argument or KCLIFF_KAFKA_IMAGE) wins; otherwise
-    apache/kafka when it is present locally, else the stand-in when it is, else apache/kafka pulled
-    on first use (GitHub's runners can pull; this machine cannot)."""
-    chosen = image or os.environ.get("KCLIFF_KAFKA_IMAGE")
-    if not chosen:
-        if image_present(f"{DEFAULT_IMAGE}:{kafka_version}"):
-            chosen = DEFAULT_IMAGE
-        elif image_present(f"{STANDIN_IMAGE}:{kafka_version}"):
-            chosen = STANDIN_IMAGE
-        else:
-            chosen = DEFAULT_IMAGE
-    if ":" in chosen.rsplit("/", 1)[-1]:
-        raise InputError(f"give the image without a tag ({chosen!r}): the tag is the Kafka version")
-    present = image_present(f"{chosen}:{kafka_version}")
-    if not present and chosen == STANDIN_IMAGE:
-        raise InputError(f"{STANDIN_IMAGE}:{kafka_version} is not built: run scripts/setup-docker.sh")
-    return chosen, "never" if present else "missing"
-
-
-def default_compose_file() -> Path:
-    """compose/docker-compose.yml as kcliff ships it (resources: the checkout's or the installed copy)."""
-    return resources.shipped("compose") / "docker-compose.yml"
 
 
 @dataclass
@@ -220,12 +89,12 @@ class ComposeCluster(Restartable):
     def compose(self, *args: str, timeout: float = COMPOSE_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess[str]:
         try:
             done = subprocess.run(self.compose_argv(*args), capture_output=True, text=True, timeout=timeout,
-                                  env=_compose_environment(), stdin=subprocess.DEVNULL)
+                                  env=compose_environment(), stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise ClusterError(f"docker compose {args[0]} took over {timeout:.0f}s (project {self.project})") from None
         if check and done.returncode != 0:
             raise ClusterError(f"docker compose {args[0]} failed (project {self.project}):\n"
-                               f"{_tail(done.stderr or done.stdout)}")
+                               f"{tail(done.stderr or done.stdout)}")
         return done
 
     def write_env(self) -> None:
@@ -236,11 +105,11 @@ class ComposeCluster(Restartable):
             **{f"KCLIFF_HOST_PORT_{i}": str(p) for i, p in enumerate(self.ports, start=1)},
             **self._client_proxy_variables(),
         }
-        self.env_file.write_text("".join(f"{k}={_env_value(v)}\n" for k, v in variables.items()))
+        self.env_file.write_text("".join(f"{k}={env_value(v)}\n" for k, v in variables.items()))
         self.write_overrides(self.overrides)
 
     def write_overrides(self, overrides: dict[str, Any]) -> None:
-        lines = [f"{env_name(k)}={_env_value(settings.as_kafka_value(v))}\n" for k, v in sorted(overrides.items())]
+        lines = [f"{env_name(k)}={env_value(settings.as_kafka_value(v))}\n" for k, v in sorted(overrides.items())]
         self.broker_env_file.write_text("# read-only broker settings, as KAFKA_* variables\n" + "".join(lines))
 
     # -- life cycle ------------------------------------------------------------------------------
@@ -266,7 +135,7 @@ class ComposeCluster(Restartable):
                             timeout=timeout + 60, check=False)
         if done.returncode != 0:
             raise ClusterError(f"the compose cluster did not become healthy (project {self.project}): "
-                               f"{_tail(done.stderr, 5)}\n{self._log_tail()}")
+                               f"{tail(done.stderr, 5)}\n{self._logtail()}")
         self.wait_ready(timeout, launching, since)
 
     def _started(self, service: str, since: str) -> bool:
@@ -284,15 +153,15 @@ class ComposeCluster(Restartable):
             waiting = [name for name in waiting if not self._started(name, since)]
             dead = self.dead_nodes()
             if dead:
-                raise ClusterError(f"broker {dead[0]} exited during start-up:\n{self._log_tail()}")
+                raise ClusterError(f"broker {dead[0]} exited during start-up:\n{self._logtail()}")
             if time.monotonic() > deadline:
-                raise ClusterError(f"brokers not all started and registered after {timeout:.0f}s:\n{self._log_tail()}")
+                raise ClusterError(f"brokers not all started and registered after {timeout:.0f}s:\n{self._logtail()}")
             time.sleep(0.5)
         admin.prove_writable(max(deadline - time.monotonic(), 10.0))
 
-    def _log_tail(self, lines: int = 20) -> str:
+    def _logtail(self, lines: int = 20) -> str:
         done = self.compose("logs", "--no-color", "--tail", str(lines), *BROKERS, timeout=60, check=False)
-        return _tail(done.stdout, 3 * lines)
+        return tail(done.stdout, 3 * lines)
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         """A one-off container of the `producer` service runs the class (its own caps; removed when
@@ -347,7 +216,7 @@ class ComposeCluster(Restartable):
             ids = self.compose("ps", "--all", "--quiet", name, timeout=60).stdout.split()
             if not ids:
                 continue
-            out = _docker("inspect", "-f", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", ids[0]).stdout.split()
+            out = docker("inspect", "-f", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", ids[0]).stdout.split()
             caps[name] = {"nano_cpus": int(out[0]), "memory": int(out[1])}
         return caps
 
@@ -364,19 +233,19 @@ class ComposeCluster(Restartable):
             except ClusterError:
                 pass
         label = f"label=com.docker.compose.project={self.project}"
-        oneoffs = _docker("ps", "--all", "--quiet", "--filter", label, "--filter",
-                          "label=com.docker.compose.oneoff=True", check=False).stdout.split()
+        oneoffs = docker("ps", "--all", "--quiet", "--filter", label, "--filter",
+                         "label=com.docker.compose.oneoff=True", check=False).stdout.split()
         if oneoffs:  # compose down leaves `run` containers behind
-            _docker("rm", "--force", "--volumes", *oneoffs, timeout=120, check=False)
+            docker("rm", "--force", "--volumes", *oneoffs, timeout=120, check=False)
         if self.env_file.exists():  # the volumes go too: no broker needs its graceful shutdown (local.down)
             self.compose("down", "--volumes", "--remove-orphans", "--timeout", "0", timeout=300, check=False)
-        left = _docker("ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
+        left = docker("ps", "--all", "--quiet", "--filter", label, check=False).stdout.split()
         if left:
-            _docker("rm", "--force", "--volumes", *left, timeout=120, check=False)
+            docker("rm", "--force", "--volumes", *left, timeout=120, check=False)
         for kind in ("network", "volume"):
-            names = _docker(kind, "ls", "--quiet", "--filter", label, check=False).stdout.split()
+            names = docker(kind, "ls", "--quiet", "--filter", label, check=False).stdout.split()
             if names:
-                _docker(kind, "rm", *names, timeout=120, check=False)
+                docker(kind, "rm", *names, timeout=120, check=False)
 
     def container_ids(self) -> list[str]:
         return str(self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout).split()
@@ -418,46 +287,10 @@ class ComposeCluster(Restartable):
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "image": f"{self.image}:{self.kafka_version}",
-                "image_id": _docker("image", "inspect", "-f", "{{.Id}}", f"{self.image}:{self.kafka_version}",
-                                    check=False).stdout.strip() or None,
+                "image_id": docker("image", "inspect", "-f", "{{.Id}}", f"{self.image}:{self.kafka_version}",
+                                   check=False).stdout.strip() or None,
                 "project": self.project, "bootstrap": self.admin_bootstrap,
                 "caps": asdict(self.caps), "restarts_s": list(self.restarts)}
-
-
-def proxy_addresses() -> list[str]:
-    """Where the producer container reaches each broker through the toxiproxy service."""
-    return [f"{PROXY_SERVICE}:{PROXY_PORT_BASE + i}" for i in range(1, len(BROKERS) + 1)]
-
-
-def client_proxy_routes() -> dict[str, str]:
-    """toxiproxy's listen address -> the broker's CLIENT listener behind it, in broker order."""
-    return {f"0.0.0.0:{address.rsplit(':', 1)[1]}": f"{name}:{CLIENT_PORT}"
-            for address, name in zip(proxy_addresses(), BROKERS)}
-
-
-def static_toxiproxy() -> str:
-    """The toxiproxy-server binary, static: it runs inside a container of the Kafka image, and
-    apache/kafka (Alpine, musl) has no glibc loader for a dynamically linked one."""
-    binary = latency.find_binary()
-    if not latency.is_static(binary):
-        raise InputError(f"{binary} is dynamically linked and cannot run in the apache/kafka image: "
-                         "rebuild it with scripts/setup-toxiproxy.sh, which builds it static")
-    return binary
-
-
-def _env_value(value: str) -> str:
-    if "\n" in value or "\r" in value:
-        raise InputError(f"a value for an env file cannot contain a line break: {value!r}")
-    return value
-
-
-def _compose_environment() -> dict[str, str]:
-    """Our environment without the compose file's variables, which would win over the env file."""
-    return {k: v for k, v in os.environ.items() if k not in COMPOSE_VARIABLES}
-
-
-def new_cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 
 def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT_VERSION, *,
@@ -476,63 +309,16 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     if caps.client_rtt_ms > 0:
         static_toxiproxy()  # before anything starts
     base = compose_base_command()
-    if _docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode != 0:
+    if docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode != 0:
         raise InputError(f"no Docker engine answers: {DOCKER_HINT}")
     repository, pull_policy = choose_image(kafka_version, image)
     workdir = Path(workdir).resolve()  # compose resolves relative paths against the compose file
     workdir.mkdir(parents=True, exist_ok=True)
-    cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps, project or owned_project_name(),
+    cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps, project or compose_projects.owned_project_name(),
                              Path(compose_file or os.environ.get("KCLIFF_COMPOSE_FILE") or default_compose_file()),
                              free_ports(len(BROKERS)))
     cluster._base = base
     cluster.cluster_id = new_cluster_id()
-    procs.watch_compose(cluster.project)
+    procs.on_death(compose_projects.removal_argv(cluster.project))
     cluster.start(timeout_s)
     return cluster
-
-
-# -- lifetime: compose stacks live in dockerd, out of reach of kcliff's parent-death signal --------
-# A project named by owned_project_name carries its owner (this process's pid and start time), so a
-# later kcliff can tell a stack whose kcliff died (kcliff.leftovers) from one still in use.
-_OWNED_PROJECT = re.compile(r"^kcliff-(\d+)-(\d+)-[0-9a-f]{6}$")
-
-
-def owned_project_name() -> str:
-    return f"kcliff-{os.getpid()}-{procs.process_start(os.getpid())}-{secrets.token_hex(3)}"
-
-
-def project_owner(project: str) -> Any:
-    """The kcliff process (a leftovers.Owner) that started `project`, None for projects not named so."""
-    from kcliff.host.leftovers import Owner
-    match = _OWNED_PROJECT.match(project)
-    return Owner("run", int(match[1]), match[2]) if match else None
-
-
-def owned_projects() -> list[str]:
-    """Compose projects on this Docker engine named by owned_project_name; none without Docker."""
-    if shutil.which("docker") is None:
-        return []
-    try:
-        done = _docker("ps", "--all", "--filter", "label=com.docker.compose.project",
-                       "--format", '{{.Label "com.docker.compose.project"}}', timeout=20, check=False)
-    except ClusterError:
-        return []
-    return sorted({p for p in done.stdout.split() if _OWNED_PROJECT.match(p)})
-
-
-def remove_project(project: str) -> bool:
-    """Remove every container (one-off producer runs included), network and volume of `project`
-    without the compose file, whose env files may be gone with the run. True if anything was there."""
-    label = f"label=com.docker.compose.project={project}"
-    found = False
-    for kind, listing, removal in (("container", ["ps", "--all", "--quiet"], ["rm", "--force", "--volumes"]),
-                                   ("network", ["network", "ls", "--quiet"], ["network", "rm"]),
-                                   ("volume", ["volume", "ls", "--quiet"], ["volume", "rm", "--force"])):
-        try:
-            ids = _docker(*listing, "--filter", label, timeout=60, check=False).stdout.split()
-            if ids:
-                found = True
-                _docker(*removal, *ids, timeout=180, check=False)
-        except (ClusterError, InputError):
-            return found
-    return found

@@ -6,28 +6,26 @@ Ports are picked free at start-up, so a Kafka the user already runs is never dis
 
 from __future__ import annotations
 
-import base64
 import json
 import subprocess
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Restartable, free_ports
+from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
 from kcliff.backends.latency import LatencyProxy
 from kcliff.backends.storage import broker_env, find_library
 from kcliff.errors import ClusterError
 from kcliff.host import procs
+from kcliff.host.leftovers import STATE_FILE
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka.release import BROKER_CLASS, STORAGE_CLASS, KafkaRelease, LogRole
 from kcliff.scenario import settings
 
 NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0
-STATE_FILE = "cluster.json"
 
 
 @dataclass
@@ -61,15 +59,6 @@ class Node:
         with open(self.log, "rb") as log:
             log.seek(self.log_mark)
             return STARTED_LINE.encode() in log.read()
-
-
-def new_cluster_id() -> str:
-    """KRaft cluster ids are 16 random bytes, URL-safe base64 without padding (what StorageTool makes).
-    Like Kafka's Uuid.randomUuid, never one starting with '-': the tool would read it as a flag."""
-    while True:
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        if not cluster_id.startswith("-"):
-            return cluster_id
 
 
 def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str:

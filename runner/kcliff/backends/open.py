@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Protocol
 
+from kcliff.backends import compose_projects
 from kcliff.backends.base import Cluster
 from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
 from kcliff.host import leftovers
@@ -38,13 +39,19 @@ class ClusterConfig:
     caps: Caps
 
 
+def reap_leftovers() -> list[str]:
+    """End what dead kcliff processes left running, one sentence each: their marked processes
+    (host.leftovers) and their compose projects, which live in dockerd."""
+    return leftovers.reap() + compose_projects.reap()
+
+
 @contextlib.contextmanager
 def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name: str = "cluster",
                  reuse: bool = True) -> Iterator[Cluster]:
     """The cluster to measure; whatever this function started is torn down when the block ends.
     `name` tells a second cluster's files from the first's; `reuse=False` starts one even where
     `kcliff cluster up` left one running (an upgrade check needs a cluster of each version)."""
-    for said in leftovers.reap():
+    for said in reap_leftovers():
         progress.warn(said)
     if config.backend == "external":
         from kcliff.backends.external import connect
@@ -53,7 +60,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
                       config.caps.producer_heap_mb, config.caps.producer_cpus)
         return
     if config.backend == "compose":
-        from kcliff.backends.compose import ComposeCaps, start_compose_cluster
+        from kcliff.backends.compose import start_compose_cluster
+        from kcliff.backends.compose_file import ComposeCaps
         caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms)
         started: Cluster = start_compose_cluster(run_dir / name.replace("cluster", "compose"), config.kafka_version,
                                                  caps=caps)

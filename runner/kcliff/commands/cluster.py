@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kcliff.backends.admin import Admin
 from kcliff.backends.local import LocalCluster, shared_dir, start_local_cluster
+from kcliff.backends.open import reap_leftovers
 from kcliff.commands import options
 from kcliff.host import leftovers, procs
 
@@ -33,7 +34,7 @@ def run_up(args: argparse.Namespace) -> int:
         return 0
     if existing:
         existing.down()
-    for said in leftovers.reap():
+    for said in reap_leftovers():
         print(f"warning: {said}", file=sys.stderr)
     procs.install_handlers()
     cluster = start_local_cluster(shared_dir(args.workdir), args.kafka_version, options.caps(args),

@@ -1,10 +1,12 @@
 """What earlier kcliff processes left running, found by the marker every process kcliff starts
-carries (procs.MARK_VAR in its environment; compose projects named by compose.owned_project_name).
+carries (procs.MARK_VAR in its environment).
 
 A run's processes are leftovers once the kcliff process that started them is gone: they are ended,
 loudly. A `kcliff cluster up` cluster is meant to outlive its command: it is a leftover only when
 its state file is gone too (`kcliff cluster down` removes it, a killed `cluster up` never wrote it).
-Processes without a marker are never touched.
+Processes without a marker are never touched. What lives outside this machine's process table
+(compose projects in dockerd) is the backends' to find; they judge it by `leftover` and say what
+they removed through `record`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from pathlib import Path
 
 from kcliff.host import procs
 
+# The file a `kcliff cluster up` cluster keeps in its work directory while it is meant to stay up
+# (backends/local writes and removes it); its presence is what spares such a cluster.
+STATE_FILE = "cluster.json"
 _reaped: list[str] = []  # what this process ended, for the results' environment
 
 
@@ -59,7 +64,6 @@ def owner_running(owner: Owner) -> bool:
 
 
 def leftover(owner: Owner) -> bool:
-    from kcliff.backends.local import STATE_FILE
     return is_leftover(owner, owner_running(owner), (Path(owner.workdir) / STATE_FILE).is_file())
 
 
@@ -110,13 +114,8 @@ def command_of(pid: int) -> str:
     return f"{Path(argv[0].decode(errors='replace')).name} {(main or b'').decode(errors='replace')}".strip()
 
 
-def remove_compose_project(project: str) -> bool:
-    from kcliff.backends import compose
-    return compose.remove_project(project)
-
-
 def reap() -> list[str]:
-    """End what dead kcliff processes left running; one sentence per owner, for a loud warning."""
+    """End the processes dead kcliff processes left running; one sentence per owner, for a loud warning."""
     said = []
     for owner, pids in by_owner().items():
         if leftover(owner):
@@ -124,13 +123,13 @@ def reap() -> list[str]:
             procs.stop_pids(pids)
             said.append(f"ended {len(pids)} process(es) left running by {owner.describe()}, which is gone: "
                         f"{', '.join(commands)}")
-    from kcliff.backends import compose
-    for project in compose.owned_projects():
-        owner = compose.project_owner(project)
-        if owner is not None and leftover(owner) and remove_compose_project(project):
-            said.append(f"removed compose project {project} left running by {owner.describe()}, which is gone")
-    _reaped.extend(said)
+    record(said)
     return said
+
+
+def record(said: list[str]) -> None:
+    """Keep what was ended (here or by a backend) for reaped()."""
+    _reaped.extend(said)
 
 
 def reaped() -> list[str]:

@@ -10,16 +10,18 @@ a marker and three layers make sure nothing outlives it:
   children), naming the kcliff process (pid and start time) or the `kcliff cluster up` it belongs to;
 - a process this one owns gets PR_SET_PDEATHSIG(SIGKILL): the kernel ends it the moment its parent
   dies, with no helper that could itself be killed;
-- a watchdog (kcliff.watchdog) waits for EOF on a pipe only this process holds, then ends whatever
-  still carries this process's marker and removes its compose projects (containers live in dockerd,
-  out of PDEATHSIG's reach);
-- the next kcliff run reaps what carries the marker of an owner that is gone (kcliff.leftovers).
+- a watchdog (kcliff.host.watchdog) waits for EOF on a pipe only this process holds, then ends
+  whatever still carries this process's marker and runs the commands handed to it by on_death
+  (the compose backend's project removal: containers live in dockerd, out of PDEATHSIG's reach);
+- the next kcliff run reaps what carries the marker of an owner that is gone (kcliff.host.leftovers;
+  compose projects: kcliff.backends.compose_projects).
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
+import json
 import os
 import queue
 import signal
@@ -36,6 +38,7 @@ MARK_VAR = "KCLIFF_OWNER"
 _PR_SET_PDEATHSIG = 1
 _live: set[subprocess.Popen[bytes]] = set()
 _watchdog_pipe: int | None = None  # write end; the watchdog sees EOF when this process is gone
+ON_DEATH = "run "  # the watchdog's pipe line "run <JSON argv>": a command to run once this process is gone
 _prctl: Callable[..., object] | None
 try:
     _prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the child after fork must not load anything
@@ -149,7 +152,7 @@ def _die_with(parent: int) -> Callable[[], None] | None:
 
 
 def start_watchdog() -> int:
-    """Start this process's watchdog once (kcliff.watchdog): it ends what carries this process's
+    """Start this process's watchdog once (kcliff.host.watchdog): it ends what carries this process's
     marker after this process is gone, however it went. Returns the write end of its pipe."""
     global _watchdog_pipe
     if _watchdog_pipe is not None:
@@ -169,9 +172,10 @@ def start_watchdog() -> int:
     return write_end
 
 
-def watch_compose(project: str) -> None:
-    """Have the watchdog remove compose `project` if this process dies without taking it down."""
-    os.write(start_watchdog(), f"compose {project}\n".encode())
+def on_death(argv: list[str]) -> None:
+    """Have the watchdog run `argv` once this process is gone, however it went (after ending what
+    carries its marker): for what lives outside this process tree, e.g. a compose project."""
+    os.write(start_watchdog(), f"{ON_DEATH}{json.dumps(argv)}\n".encode())
 
 
 def stop(proc: subprocess.Popen[bytes], grace_s: float = 10.0) -> None:
