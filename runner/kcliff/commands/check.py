@@ -36,6 +36,7 @@ from kcliff.judge import sequential, verdict
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
+from kcliff.lint.severity import Severity
 from kcliff.measure import environment
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import PRIME_S, Options, SuiteRunner, new_document, on_its_cliff, reads_on_cliff
@@ -101,8 +102,8 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
     for m in new:
         text = lint.describe(m, {})
         if fmt == "github":
-            print(lint.annotation(m.rule.severity if m.rule.severity == "error" else "warning",
-                                  lint.github_path(m.path, head_root), m.line, f"kcliff: {m.rule.id}", text))
+            print(lint.annotation(m.rule.severity, lint.github_path(m.path, head_root), m.line,
+                                  f"kcliff: {m.rule.id}", text))
         else:
             print(f"{m.path}:{m.line}: {m.rule.severity}: {text}")
     kept = [m for m in head_matches if m not in new]
@@ -215,8 +216,8 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
     if fmt != "github":
         return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c in changes]
     title = f"kcliff: measured {head.verdict}"
-    return ([lint.annotation("error", lint.github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
-             for c in changes] or [lint.annotation("error", "", None, title, effect)])
+    return ([lint.annotation(Severity.ERROR, lint.github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
+             for c in changes] or [lint.annotation(Severity.ERROR, "", None, title, effect)])
 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,

@@ -20,6 +20,7 @@ from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.lint.github import annotation as annotation
+from kcliff.lint.severity import Severity, tally
 
 DOCUMENTS = ("json", "sarif")  # formats that print one machine-readable document
 
@@ -36,7 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--rules", help="rules file (default: scenarios/cliffs.yaml shipped with kcliff)")
     parser.add_argument("--evidence", metavar="FILE",
                         help="a results or baseline file: show each rule's canary as measured there")
-    parser.add_argument("--fail-on", choices=("error", "warning"), default="error",
+    parser.add_argument("--fail-on", choices=[s.value for s in Severity], default=Severity.ERROR.value,
                         help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("--verbose", action="store_true", help="also list the keys kcliff ignored")
     add_repo_root_option(parser, "the checked-out repository")
@@ -116,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputErrors(found.found)  # the CLI prints each on its line (text: nothing else), exit 2
     matches = cliffs.evaluate(repo, rules)
     warnings = input_findings.input_warnings(repo.notes, name)
-    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
-    code = 1 if any(m.rule.severity in failing for m in matches) else 0
+    code = 1 if any(m.rule.severity.fails_at(Severity(args.fail_on)) for m in matches) else 0
     if args.format in DOCUMENTS:
         _write_document(args, rules, ratios, repo, matches, warnings, code)
         return code
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summary(matches: list[cliffs.Match], repo: configrepo.ConfigRepo, verbose: bool) -> str:
-    errors, warnings = cliffs.tally(m.rule.severity for m in matches)
+    errors, warnings = tally(m.rule.severity for m in matches)
     ignored = f"; {len(repo.notes)} notes (--verbose lists them)" if repo.notes and not verbose else ""
     return f"kcliff lint: {errors} error(s), {warnings} warning(s) in {len(repo.files)} file(s){ignored}"
 

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Literal, Mapping, Sequence
 
 from kcliff.judge import stats
+from kcliff.lint.severity import Severity
 from kcliff.results.model import METRICS, THROUGHPUT, CanaryVerdict
 
 DEFAULT_MIN_EFFECT = 0.10
@@ -283,7 +284,7 @@ def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryVerdict
     says why nothing needed measuring: then having compared nothing is a pass, not inconclusive."""
     reasons: list[str] = []
     found = [Outcome.PASS]
-    errors = [m for m in rule_matches if m.get("severity") == "error"]
+    errors = [m for m in rule_matches if m.get("severity") == Severity.ERROR]
     if errors:
         found.append(Outcome.CLIFF)
         reasons.extend(f"cliff rule {m['rule']} matched at {m['path']}:{m['line']}" for m in errors)

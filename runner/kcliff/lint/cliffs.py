@@ -12,7 +12,7 @@ import itertools
 import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from kcliff import resources, yamlio
 from kcliff.configrepo import ConfigRepo, Entry
@@ -20,11 +20,11 @@ from kcliff.configrepo.validate import DURABILITY
 from kcliff.errors import InputError, Problems
 from kcliff.kafka import configs as kafka_configs
 from kcliff.kafka.dist import DEFAULT_VERSION
+from kcliff.lint.severity import Severity
 from kcliff.scenario import settings
 
 RULES_SCHEMA = "kcliff.cliffs"
 RULES_VERSION = 1
-SEVERITIES = ("error", "warning")
 RULE_KEYS = ("id", "title", "severity", "when", "mechanism", "fix", "evidence")
 
 _NUMERIC = {"less_than": operator.lt, "at_most": operator.le, "greater_than": operator.gt, "at_least": operator.ge}
@@ -72,7 +72,7 @@ class Clause:
 class Rule:
     id: str
     title: str
-    severity: str
+    severity: Severity
     clauses: tuple[Clause, ...]
     mechanism: str
     fix: str
@@ -180,8 +180,8 @@ def _parse_rule(raw: Any, path: str, parent: Any, index: int) -> Rule:
     for key in ("id", "title", "mechanism", "fix"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise InputError(f"rule needs '{key}' (text)", path, yamlio.key_line(raw, key) or line)
-    if raw.get("severity") not in SEVERITIES:
-        raise InputError(f"severity must be one of {', '.join(SEVERITIES)}", path, yamlio.key_line(raw, "severity") or line)
+    if raw.get("severity") not in list(Severity):
+        raise InputError(f"severity must be one of {', '.join(Severity)}", path, yamlio.key_line(raw, "severity") or line)
     when = raw.get("when")
     if not isinstance(when, list) or not when:
         raise InputError("'when' must be a non-empty list of clauses", path, yamlio.key_line(raw, "when") or line)
@@ -190,7 +190,7 @@ def _parse_rule(raw: Any, path: str, parent: Any, index: int) -> Rule:
         raise InputError("'evidence' takes canary (a canary id or null) and study (text)", path,
                          yamlio.key_line(raw, "evidence") or line)
     clauses = tuple(_parse_clause(c, path, when, i) for i, c in enumerate(when))
-    return Rule(raw["id"], raw["title"].strip(), raw["severity"], clauses, " ".join(raw["mechanism"].split()),
+    return Rule(raw["id"], raw["title"].strip(), Severity(raw["severity"]), clauses, " ".join(raw["mechanism"].split()),
                 " ".join(raw["fix"].split()), evidence.get("canary"), str(evidence.get("study") or ""), line)
 
 
@@ -319,13 +319,6 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
             if m is not None:
                 found.setdefault((rule.id, m.path, m.line), m)
     return sorted(found.values(), key=lambda m: (m.path, m.line or 0, m.rule.id))
-
-
-def tally(severities: Iterable[str]) -> tuple[int, int]:
-    """(errors, warnings) among these findings' severities."""
-    seen = list(severities)
-    errors = sum(s == "error" for s in seen)
-    return errors, len(seen) - errors
 
 
 def introduced(base: list[Match], head: list[Match]) -> list[Match]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Callable, Iterable, Literal
+from typing import Callable, Iterable
 
 from kcliff.configrepo.model import Note, NoteLevel
 from kcliff.errors import InputError
 from kcliff.lint.github import annotation
+from kcliff.lint.severity import Severity
 
 
 class InputKind(StrEnum):
@@ -24,8 +25,7 @@ class InputKind(StrEnum):
     INPUT_WARNING = "input-warning"  # read, with a warning-level note (a key of another Kafka release, ...)
 
 
-Severity = Literal["error", "warning"]  # as the cliff rules' severities
-SEVERITY: dict[InputKind, Severity] = {InputKind.BAD_INPUT: "error", InputKind.INPUT_WARNING: "warning"}
+SEVERITY = {InputKind.BAD_INPUT: Severity.ERROR, InputKind.INPUT_WARNING: Severity.WARNING}
 TITLE = {InputKind.BAD_INPUT: "kcliff: bad input", InputKind.INPUT_WARNING: "kcliff: input warning"}
 
 

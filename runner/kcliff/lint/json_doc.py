@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kcliff import __version__
-from kcliff.lint import cliffs
 from kcliff.lint.cliffs import Match
-from kcliff.lint.findings import InputFinding, InputKind, Severity
+from kcliff.lint.findings import InputFinding, InputKind
+from kcliff.lint.severity import Severity, tally
 
 SCHEMA = "kcliff.lint"
 SCHEMA_VERSION = 2  # 2: findings carry a kind, and bad inputs are findings (exit_code 2)
@@ -28,7 +28,7 @@ class _Model(BaseModel):
 class Finding(_Model):
     kind: Literal["cliff"] = "cliff"  # a cliff rule matched (InputFindingDoc: bad-input, input-warning)
     rule: str
-    severity: str  # a rule severity: error | warning (cliffs.SEVERITIES)
+    severity: Severity  # the rule's
     title: str
     path: str  # relative to the repository root, as the GitHub annotations name the file
     line: int | None
@@ -98,7 +98,7 @@ class LintReport(_Model):
 def report(findings: list[Finding], inputs: list[InputFinding], notes: list[Note], files: int | None,
            exit_code: int, verbose: bool) -> LintReport:
     """The document: the rule matches, then the bad inputs and input warnings."""
-    errors, warnings = cliffs.tally(f.severity for f in findings)
+    errors, warnings = tally(f.severity for f in findings)
     bad = sum(1 for f in inputs if f.kind is InputKind.BAD_INPUT)
     counts = Counts(errors=errors, warnings=warnings, bad_inputs=bad, files=files, notes=len(notes))
     return LintReport(exit_code=exit_code, counts=counts, findings=[*findings, *map(InputFindingDoc.of, inputs)],

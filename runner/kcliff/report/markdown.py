@@ -17,6 +17,7 @@ from kcliff.judge.verdict import (
     Verdict,
     default_tolerance,
 )
+from kcliff.lint.severity import Severity
 from kcliff.results.model import METRICS
 
 MARK = {Outcome.PASS: "✅", Outcome.REGRESSION: "❌", Outcome.CLIFF: "❌", Outcome.INCONCLUSIVE: "⚠️"}
@@ -50,7 +51,7 @@ def advice(v: Verdict) -> list[str]:
     """What to change, one line per finding."""
     out: list[str] = []
     for m in v.rule_matches:
-        if m.get("severity") == "error":
+        if m.get("severity") == Severity.ERROR:
             out.append(f"`{m['path']}:{m['line']}`: {m.get('fix', 'see scenarios/cliffs.yaml')}")
     for sv in v.scenarios:
         if sv.verdict is Outcome.CLIFF:
