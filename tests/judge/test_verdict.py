@@ -93,7 +93,7 @@ E2E_HEAD = [17.0, 46.0, 14.0, 19.0, 22.0, 21.0, 14.0, 24.0, 13.0, 14.0]
 def test_end_to_end_p99_counts_only_beyond_its_floor():
     assert verdict.decide(E2E_BASE, E2E_HEAD, "p99", paired=True).outcome == "regression"  # the same runs as p99
     kept = verdict.decide(E2E_BASE, E2E_HEAD, "e2e_p99", paired=True)
-    assert kept.outcome == "pass" and kept.min_effect == verdict.MIN_EFFECT_FLOOR["e2e_p99"]
+    assert kept.outcome == "pass" and kept.min_effect == model.E2E_P99.min_effect_floor
     assert verdict.decide(E2E_BASE, scaled(E2E_HEAD, 2.0), "e2e_p99", paired=True).outcome == "regression"
     assert verdict.decide(E2E_BASE, E2E_HEAD, "e2e_p99", paired=True, min_effect=0.6).min_effect == 0.6
 

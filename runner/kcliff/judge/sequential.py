@@ -309,7 +309,7 @@ def judge_rounds(logs: Sequence[float | None], plan: Plan = PLAN, metric: str = 
     if not taken or taken[-1][0] != rounds:
         return Step(None, f"no look after round {rounds}", rounds, pairs)
     level = _level(plan, taken)
-    resolved = verdict.DEFAULT_RESOLUTION[metric] if resolution == "default" else resolution
+    resolved = METRICS[metric].resolution if resolution == "default" else resolution
     where = f"after {rounds} of {plan.max_rounds} rounds" + (f" ({pairs} with both sides)" if pairs < rounds else "")
     outcome, reason, ratio = _interim(measured, level, metric, min_effect, tolerance, resolved, where,
                                       plan.moved_margins)

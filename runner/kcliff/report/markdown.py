@@ -11,7 +11,6 @@ from typing import Any
 from kcliff.judge.verdict import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
-    MIN_EFFECT_FLOOR,
     Decision,
     Outcome,
     Verdict,
@@ -79,8 +78,8 @@ def advice(v: Verdict) -> list[str]:
 def _floors(v: Verdict) -> str:
     """The metrics this verdict judged at a larger minimum effect than the one asked for."""
     judged = {d.metric for sv in v.scenarios for d in sv.decisions}
-    return "".join(f" {m} counts only beyond {floor:.0%}, its floor." for m, floor in MIN_EFFECT_FLOOR.items()
-                   if m in judged and floor > v.settings.get("min_effect", DEFAULT_MIN_EFFECT))
+    return "".join(f" {m.name} counts only beyond {m.min_effect_floor:.0%}, its floor." for m in METRICS.values()
+                   if m.name in judged and m.min_effect_floor > v.settings.get("min_effect", DEFAULT_MIN_EFFECT))
 
 
 def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
