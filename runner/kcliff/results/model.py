@@ -14,9 +14,10 @@ import tempfile
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Annotated, Any, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from kcliff.errors import InputError
 
@@ -77,6 +78,18 @@ class StopKind(StrEnum):
         return self in (StopKind.FAULT, StopKind.DISK_FULL)
 
 
+class Workload(StrEnum):
+    """What a scenario measures: the producer always (it fills the topic the others read), and the
+    read side when asked, a consumer reading the topic or end-to-end latency (scenario/suites.py)."""
+
+    PRODUCE = "produce"
+    CONSUME = "consume"
+    END_TO_END = "end-to-end"
+
+
+READ_WORKLOADS = (Workload.CONSUME, Workload.END_TO_END)
+
+
 @dataclass(frozen=True)
 class Metric:
     """A figure kcliff judges: its name in verdicts and charts, its key in a run and a summary."""
@@ -85,7 +98,7 @@ class Metric:
     key: str
     unit: str
     higher_is_better: bool
-    workload: str = "produce"  # whose runs carry it: the producer's, the consumer's or end-to-end's
+    workload: Workload = Workload.PRODUCE  # whose runs carry it: the producer's, the consumer's or end-to-end's
     # How large a worsening a comparison's interval must rule out before "pass" is said (a fraction;
     # None: no such check, an unresolved metric does not by itself make a verdict inconclusive).
     resolution: float | None = None
@@ -104,11 +117,11 @@ class Metric:
 THROUGHPUT_RESOLUTION = 0.2
 THROUGHPUT = Metric("throughput", "mb_per_sec", "MB/s", True, resolution=THROUGHPUT_RESOLUTION)
 P99 = Metric("p99", "p99_ms", "ms", False)
-CONSUMED = Metric("consumed", "consumed_mb_per_sec", "MB/s", True, "consume", resolution=THROUGHPUT_RESOLUTION)
+CONSUMED = Metric("consumed", "consumed_mb_per_sec", "MB/s", True, Workload.CONSUME, resolution=THROUGHPUT_RESOLUTION)
 # End-to-end p99 is the second-slowest of 200 round trips: five checks of one benign change put it at
 # 0.73-1.24x, and the settings that hurt it cost several times that (docs/gate.md, "End-to-end p99 counts
 # only beyond 50%").
-E2E_P99 = Metric("e2e_p99", "e2e_p99_ms", "ms", False, "end-to-end", min_effect_floor=0.5)
+E2E_P99 = Metric("e2e_p99", "e2e_p99_ms", "ms", False, Workload.END_TO_END, min_effect_floor=0.5)
 METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99)}
 SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
 READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
@@ -128,7 +141,15 @@ class Figures:
         return None if found is None else float(found)
 
 
-ReadWorkload = Literal["consume", "end-to-end"]
+def _read_side(value: Any) -> Any:
+    """A read run's workload is one of the read side's (said as a Literal field would say it)."""
+    if value not in READ_WORKLOADS:
+        raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                  {"expected": " or ".join(repr(w.value) for w in READ_WORKLOADS)})
+    return value
+
+
+ReadWorkload = Annotated[Workload, BeforeValidator(_read_side)]
 
 
 class ToolRun(_Model, Figures):
@@ -212,7 +233,7 @@ def summarise(runs: list[Run], read_runs: list[ReadRun] | None = None) -> dict[s
     first seconds' figures: they count only when no run finished (a decided cliff's estimate)."""
     out: dict[str, Stat] = {}
     groups: list[tuple[tuple[str, ...], list[ToolRun]]] = [(SUMMARY_KEYS, list(runs))]
-    groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in ("consume", "end-to-end")]
+    groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in READ_WORKLOADS]
     for keys, group in groups:
         chosen = counted(group)
         for key in keys:
@@ -272,12 +293,12 @@ class Entry(_Model):
 
     def metrics(self) -> list[Metric]:
         """The metrics this entry's workloads measure (the producer's alone in a version 1 file)."""
-        done = self.workloads or ["produce"]
+        done = self.workloads or [Workload.PRODUCE]
         return [m for m in METRICS.values() if m.workload in done]
 
     def runs_of(self, metric: Metric) -> list[ToolRun]:
         """The measured runs of the tool that reports `metric`."""
-        if metric.workload == "produce":
+        if metric.workload is Workload.PRODUCE:
             return list(self.runs)
         return [r for r in self.read_runs if r.workload == metric.workload]
 
