@@ -10,6 +10,7 @@ from pathlib import Path
 
 from conftest import ROOT, run_kcliff
 from kcliff.results import baseline, model
+from kcliff.results.documents import BASELINE
 
 RESULTS = ROOT / "tests" / "data" / "results" / "check-consumer-benign.json"
 
@@ -58,7 +59,7 @@ def test_cli_writes_a_version_2_baseline_that_reads_back(tmp_path: Path) -> None
     done = run_kcliff("baseline", "update", str(RESULTS), "--dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     written = next(tmp_path.rglob("*.json"))
-    assert json.loads(written.read_text())["schema_version"] == baseline.SCHEMA_VERSION == 2
+    assert json.loads(written.read_text())["schema_version"] == BASELINE.version == 2
     assert baseline.load_baseline(written).scenarios["head"].workloads == ["produce", "consume", "end-to-end"]
     compared = run_kcliff("compare", str(RESULTS), "--baseline", str(tmp_path))
     assert compared.returncode in (0, 3), compared.stderr

@@ -6,7 +6,8 @@ import json
 import pytest
 import synthetic
 from kcliff.errors import InputError
-from kcliff.results import history, model
+from kcliff.results import history
+from kcliff.results.documents import RESULTS
 
 
 def _write(tmp_path, n=0, **kw):
@@ -64,7 +65,7 @@ def test_truncated_file_inside_the_history_stops_load_naming_it(tmp_path):
 
 def test_newer_schema_version_is_refused_and_left_untouched(tmp_path):
     doc = synthetic.results(0, synthetic.START, seed=0)
-    doc["schema_version"] = model.SCHEMA_VERSION + 1
+    doc["schema_version"] = RESULTS.version + 1
     src = synthetic.write(doc, tmp_path / "new.json")
     before = src.read_bytes()
     with pytest.raises(InputError, match="newer"):

@@ -20,6 +20,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from kcliff.judge import stats
 from kcliff.lint.severity import Severity
+from kcliff.results.documents import VERDICT
 from kcliff.results.model import METRICS, THROUGHPUT, CanaryVerdict
 
 DEFAULT_MIN_EFFECT = 0.10
@@ -248,7 +249,7 @@ class Verdict:
         return EXIT_CODES[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"schema": "kcliff.verdict", "schema_version": 1, "verdict": self.verdict, "exit_code": self.exit_code,
+        return {**VERDICT.stamp(), "verdict": self.verdict, "exit_code": self.exit_code,
                 "reasons": list(self.reasons), "settings": self.settings,
                 "scenarios": [s.to_dict() for s in self.scenarios],
                 "canaries": [asdict(c) for c in self.canaries],

@@ -16,9 +16,8 @@ from kcliff import __version__
 from kcliff.lint.cliffs import Match
 from kcliff.lint.findings import InputFinding, InputKind
 from kcliff.lint.severity import Severity, tally
+from kcliff.results.documents import LINT
 
-SCHEMA = "kcliff.lint"
-SCHEMA_VERSION = 2  # 2: findings carry a kind, and bad inputs are findings (exit_code 2)
 
 
 class _Model(BaseModel):
@@ -83,8 +82,8 @@ class InputFindingDoc(_Model):
 
 
 class LintReport(_Model):
-    schema_: str = Field(SCHEMA, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
-    schema_version: int = SCHEMA_VERSION
+    schema_: str = Field(LINT.name, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = LINT.version
     kcliff_version: str = __version__
     exit_code: int  # lint's own: 0 clean, 1 a finding at or above --fail-on, 2 bad input
     counts: Counts

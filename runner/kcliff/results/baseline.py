@@ -30,10 +30,9 @@ from kcliff import resources
 from kcliff.errors import InputError
 from kcliff.judge import verdict
 from kcliff.results import model
+from kcliff.results.documents import BASELINE
 from kcliff.results.model import Entry, Metric, ReadRun, ResultsDoc, Run, Status
 
-SCHEMA = "kcliff.baseline"
-SCHEMA_VERSION = 2
 DEFAULT_DIR = "baselines"
 DEFAULT_WINDOW = 30
 
@@ -98,8 +97,8 @@ class Source(_Model):
 class Baseline(_Model):
     """A baseline file: one Kafka version and runner class, the runs of its past results."""
 
-    schema_: str = Field(SCHEMA, alias="schema")
-    schema_version: int = SCHEMA_VERSION
+    schema_: str = Field(BASELINE.name, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = BASELINE.version
     kafka_version: str
     runner_class: str
     window: int = DEFAULT_WINDOW
@@ -118,17 +117,6 @@ class Baseline(_Model):
         return stored.as_entry(model.REFERENCE_ID) if stored is not None else None
 
 
-def _check_schema(doc: dict[str, Any], path: Path, schema: str, version: int) -> None:
-    if doc.get("schema") != schema:
-        raise InputError(f"not a {schema} file (its \"schema\" is {doc.get('schema')!r})", str(path))
-    found = doc.get("schema_version")
-    if not isinstance(found, int) or found < 1:
-        raise InputError(f"schema_version {found!r} is not a version number", str(path))
-    if found > version:
-        raise InputError(f"{schema} schema version {found} is newer than this kcliff reads ({version}); "
-                         "upgrade kcliff (the file was left as it is)", str(path))
-
-
 def load_results(path: str | Path) -> ResultsDoc:
     """A results file (docs/results-schema.md) that names its Kafka version and runner class;
     truncated, foreign, newer-schema or malformed files are refused by model.load."""
@@ -144,7 +132,7 @@ def canary_ratios(path: str | Path) -> dict[str, float]:
     the evidence column of the cliff rules."""
     path = Path(path)
     raw = model.read_json(path, "results or baseline file")
-    found: ResultsDoc | Baseline = load_baseline(path) if raw.get("schema") == SCHEMA else load_results(path)
+    found: ResultsDoc | Baseline = load_baseline(path) if raw.get("schema") == BASELINE.name else load_results(path)
     reference = found.reference()
     verdicts = [model.canary_verdict(c, reference) for c in found.canaries()]
     return {v.id: v.ratio for v in verdicts if v.ratio is not None}
@@ -172,7 +160,7 @@ def load_baseline(path: str | Path) -> Baseline:
     """The one reader of a baseline file: truncated, foreign, newer-schema or malformed files raise InputError."""
     path = Path(path)
     raw = model.read_json(path, "baseline file")
-    _check_schema(raw, path, SCHEMA, SCHEMA_VERSION)
+    BASELINE.check(raw, path)
     try:
         return Baseline.model_validate(raw)
     except ValidationError as exc:

@@ -20,9 +20,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import PydanticCustomError
 
 from kcliff.errors import InputError
+from kcliff.results.documents import RESULTS
 
-SCHEMA = "kcliff.results"
-SCHEMA_VERSION = 2  # 2: read-side runs (read_runs) and their metrics; version 1 files read as they are
+# measure/suite.py's name until its split (#27) leaves the schema to ResultsDoc's default
+SCHEMA = RESULTS.name
 REFERENCE_ID = "reference"
 
 
@@ -339,8 +340,8 @@ class Confirmation(_Model):
 class ResultsDoc(_Model):
     """One run of kcliff: its environment, parameters and every scenario measured so far."""
 
-    schema_: str = Field(SCHEMA, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
-    schema_version: int = SCHEMA_VERSION
+    schema_: str = Field(RESULTS.name, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = RESULTS.version
     run_id: str
     status: RunStatus = RunStatus.RUNNING
     environment: dict[str, Any]
@@ -467,12 +468,7 @@ def load(path: Path | str) -> ResultsDoc:
     naming the file and the first bad field."""
     path = Path(path)
     raw = read_json(path, "results file")
-    if raw.get("schema") != SCHEMA:
-        raise InputError(f"not a kcliff results file (expected \"schema\": \"{SCHEMA}\")", str(path))
-    version = raw.get("schema_version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise InputError(f"results schema version {version!r} is newer than this kcliff understands "
-                         f"({SCHEMA_VERSION}); upgrade kcliff", str(path))
+    RESULTS.check(raw, path)
     try:
         return ResultsDoc.model_validate(raw)
     except ValidationError as exc:
