@@ -20,6 +20,7 @@ from kcliff.commands import check, run
 from kcliff.judge import verdict
 from kcliff.report import table
 from kcliff.report.site import build_site
+from kcliff.judge import baseline_verdict
 from kcliff.results import baseline, model
 from kcliff.results.model import ResultsDoc
 
@@ -81,7 +82,7 @@ def test_every_reader_gives_each_canary_the_same_verdict(stopped, tmp_path, caps
 
     # compare: the same canaries, and the miss makes it inconclusive
     base, _ = baseline.update(baseline.new_baseline("4.2.0", "local-2c-24g"), model.load(REAL))
-    compared = baseline.compare(doc, base)
+    compared = baseline_verdict.compare(doc, base)
     assert {c.id: c.seen for c in compared.canaries} == EXPECTED
     assert compared.verdict is verdict.Outcome.INCONCLUSIVE
     assert any(r.startswith("canary flush-1 did not show its cliff") for r in compared.reasons)
@@ -103,4 +104,4 @@ def test_the_real_file_as_recorded_passes_everywhere(capsys):
     assert run.exit_code(doc) == 0 and capsys.readouterr().err == ""
     updated, _ = baseline.update(baseline.new_baseline("4.2.0", "local-2c-24g"), doc)
     assert [s.run_id for s in updated.sources] == [doc.run_id]
-    assert not [r for r in baseline.compare(doc, updated).reasons if r.startswith("canary")]
+    assert not [r for r in baseline_verdict.compare(doc, updated).reasons if r.startswith("canary")]

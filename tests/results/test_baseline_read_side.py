@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from conftest import ROOT, run_kcliff
+from kcliff.judge import baseline_verdict
 from kcliff.results import baseline, model
 from kcliff.results.documents import BASELINE
 
@@ -45,13 +46,13 @@ def test_window_trims_each_read_workload_to_its_newest_runs() -> None:
 
 def test_compare_judges_the_consumer_against_its_stored_runs_and_skips_what_was_never_stored() -> None:
     doc = baseline.load_results(RESULTS)
-    outcome = baseline.compare(doc, stored())
+    outcome = baseline_verdict.compare(doc, stored())
     head = next(s for s in outcome.scenarios if s.id == "head")
     assert {d.metric for d in head.decisions} == {"throughput", "p99", "consumed", "e2e_p99"}
     old = stored()
     for scenario in old.scenarios.values():  # as a version 1 baseline stored them: the producer only
         scenario.read_runs, scenario.workloads = [], None
-    head = next(s for s in baseline.compare(doc, old).scenarios if s.id == "head")
+    head = next(s for s in baseline_verdict.compare(doc, old).scenarios if s.id == "head")
     assert {d.metric for d in head.decisions} == {"throughput", "p99"}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kcliff.judge import verdict
+from kcliff.judge import baseline_verdict, verdict
 from kcliff.measure import environment
 from kcliff.pairwise import confirm
 from kcliff.results import baseline as baselines
@@ -82,7 +82,7 @@ def _judged(sv: verdict.ScenarioVerdict) -> str:
 
 def baseline_rows(doc: ResultsDoc, base: baselines.Baseline) -> list[list[str]]:
     """[scenario, verdict] for every scenario of the run: kcliff compare's decision, or why there is none."""
-    judged = {sv.id: sv for sv in baselines.compare(doc, base).scenarios}
+    judged = {sv.id: sv for sv in baseline_verdict.compare(doc, base).scenarios}
     out = []
     for entry in doc.scenarios:
         if entry.is_canary:

@@ -28,7 +28,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kcliff import resources
 from kcliff.errors import InputError
-from kcliff.judge import verdict
 from kcliff.results import model
 from kcliff.results.documents import BASELINE
 from kcliff.results.model import Entry, Metric, ReadRun, ResultsDoc, Run, Status
@@ -254,31 +253,6 @@ def skip_reason(entry: Entry, stored: StoredScenario | None) -> str | None:
     if not entry.counts:
         return f"status '{entry.status}' in this run"
     return None
-
-
-def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.Verdict:
-    """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
-    canaries = model.canary_verdicts(results)
-    ceiling = verdict.cliff_ceiling(canaries)
-    compared: list[verdict.ScenarioVerdict] = []
-    notes: list[str] = []
-    if not canaries:
-        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
-    for entry in results.scenarios:
-        if entry.is_canary:
-            continue  # canaries are the self-test, not a subject of the comparison
-        stored = base.scenarios.get(entry.id)
-        why = skip_reason(entry, stored)
-        if why or stored is None:
-            notes.append(f"{entry.id}: {why}; not compared")
-            continue
-        # a metric the baseline has no runs of yet (a consumer measured for the first time) is not judged
-        kept = {m.name: values for m in entry.metrics() if (values := stored.values(m))}
-        compared.append(verdict.compare_scenario(
-            entry.id, kept, {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
-    if results.status is not model.RunStatus.COMPLETE:
-        notes.append(f"the run's status is '{results.status}': only what it measured was compared")
-    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
 
 
 def save(doc: Baseline, path: str | Path) -> None:
