@@ -24,23 +24,11 @@ import pandas as pd
 from kcliff.pairwise import censored, design, prediction, study
 from kcliff.pairwise.censored import Matrix, Vector
 from kcliff.pairwise.design import CENSORED, MB, P99_MS, Design, sort_levels, split
+from kcliff.pairwise.prediction import MetricFit
 from kcliff.results.model import P99, ResultsDoc
 
 CONFOUNDED_R = 0.4  # design columns correlated at least this much are reported as partly confounded
 Encoding = dict[str, list[float]]  # level label -> that level's covariates for one factor
-
-
-@dataclass(frozen=True)
-class MetricFit:
-    """One metric's fit: each factor's log contribution per level (intercept apart)."""
-
-    intercept: float
-    contributions: dict[str, dict[str, float]]
-    slope: dict[str, float]  # a numeric factor's trend: log change per log level (the power b)
-    se: dict[str, float]  # its standard error (approximate; NaN when the fit has no noise left to measure)
-    sigma: float
-    rows: int
-    bounded: int
 
 
 @dataclass
