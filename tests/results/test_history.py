@@ -6,6 +6,7 @@ import json
 import pytest
 import synthetic
 from kcliff.errors import InputError
+from kcliff.judge import regressions
 from kcliff.results import history
 from kcliff.results.documents import RESULTS
 
@@ -87,8 +88,8 @@ def test_series_never_mix_runner_classes(tmp_path):
         history.add(_write(tmp_path, n), tmp_path / "hist")
     history.add(_write(tmp_path, 5, runner_class="other-8c"), tmp_path / "hist")
     runs = history.load(tmp_path / "hist")
-    assert {len(s.points) for s in history.build_series(runs)} == {1}  # newest run's class: other-8c
-    mine = history.build_series(runs, synthetic.RUNNER_CLASS)
+    assert {len(s.points) for s in regressions.build_series(runs)} == {1}  # newest run's class: other-8c
+    mine = regressions.build_series(runs, synthetic.RUNNER_CLASS)
     assert {len(s.points) for s in mine} == {3}
     ref = next(s for s in mine if s.key == "reference throughput")
     assert len(ref.points[0].observations) == 3
@@ -137,7 +138,7 @@ def test_a_consumer_regression_is_a_change_point_of_its_own_series(tmp_path):
     from kcliff.judge import changepoint
 
     hist = synthetic.reading_history(tmp_path, 10, step_at=6, factor=0.6)
-    series = {s.key: s for s in history.build_series(history.load(hist))}
+    series = {s.key: s for s in regressions.build_series(history.load(hist))}
     assert {"reference consumed", "reference e2e_p99", "reference throughput"} <= series.keys()
     found = changepoint.detect_all([series["reference consumed"], series["reference throughput"]])
     consumed = found["reference consumed"]

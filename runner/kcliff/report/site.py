@@ -13,7 +13,7 @@ from typing import Any
 
 from kcliff import resources
 from kcliff.errors import InputError
-from kcliff.judge import changepoint, tiers
+from kcliff.judge import changepoint, regressions, tiers
 from kcliff.report import charts, factor_page, latest, pages
 from kcliff.results import history, model
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
@@ -86,7 +86,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
     out.mkdir(parents=True, exist_ok=True)
     links = _copy_raw(runs, results, out)
     runner_class = doc.environment["runner_class"]
-    series = history.build_series(runs, runner_class)
+    series = regressions.build_series(runs, runner_class)
     found = changepoint.detect_all(series)
     at_latest = [cp for cps in found.values() for cp in cps if cp.run_id == doc.run_id]
     context = {
