@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import run_kcliff
 from kcliff import configrepo
-from kcliff.commands.lint import github_path
+from kcliff.lint.github import github_path
 from kcliff.errors import InputError
 from tests.lint.test_lint_cli import BASE_REPO, make_repo
 

@@ -19,7 +19,7 @@ from kcliff import configrepo
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
-from kcliff.lint.github import annotation as annotation
+from kcliff.lint.github import add_repo_root_option, annotation, github_path, repo_root
 from kcliff.lint.severity import Severity, tally
 
 DOCUMENTS = ("json", "sarif")  # formats that print one machine-readable document
@@ -42,48 +42,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--verbose", action="store_true", help="also list the keys kcliff ignored")
     add_repo_root_option(parser, "the checked-out repository")
     parser.set_defaults(func=run)
-
-
-def add_repo_root_option(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--repo-root", type=Path, metavar="DIR",
-                        help=f"root of {what}: --format github annotations name files relative to it, and "
-                             "no config file may lead out of it (default: the git checkout holding the path)")
-
-
-def repo_root(path: str, root: Path | None = None) -> Path | None:
-    """The repository root paths are named relative to: `root` (--repo-root), else the git checkout
-    holding `path`, else none."""
-    return root or (configrepo.checkout_root(Path(path)) if path else None)
-
-
-def github_path(path: str, root: Path | None = None) -> str:
-    """`path` as a GitHub annotation needs it: relative to the repository root (`root`, else the git
-    checkout holding it). Resolved, so a link inside the repo names the file holding the line; a link
-    leading out is named where it lies. Outside any checkout the path stays as given."""
-    top = repo_root(path, root)
-    if top is None:
-        return path
-    candidates: tuple[Callable[[Path], Path], ...] = (lambda p: p.resolve(), lambda p: p.parent.resolve() / p.name)
-    for candidate in candidates:
-        try:
-            return candidate(Path(path)).relative_to(top.resolve()).as_posix()
-        except (ValueError, OSError, RuntimeError):
-            continue
-    return path
-
-
-def evidence_text(rule: cliffs.Rule, ratios: dict[str, float]) -> str:
-    if rule.canary:
-        measured = ratios.get(rule.canary)
-        canary = f"canary {rule.canary}" + (f" measured {measured:.2f}x the reference" if measured is not None else "")
-        return f"{canary}; {rule.study}" if rule.study else canary
-    return rule.study
-
-
-def describe(match: cliffs.Match, ratios: dict[str, float]) -> str:
-    where = f" (topic {match.named_topic})" if match.named_topic else ""
-    return (f"{match.condition()}{where}: {match.rule.mechanism} Fix: {match.rule.fix} "
-            f"Evidence: {evidence_text(match.rule, ratios)}")
 
 
 def _canary_ratios(path: str) -> dict[str, float]:
@@ -124,10 +82,10 @@ def run(args: argparse.Namespace) -> int:
     for m in matches:
         if args.format == "github":
             print(annotation(m.rule.severity, github_path(m.path, args.repo_root), m.line,
-                             f"kcliff {m.rule.id}: {m.rule.title}", describe(m, ratios)))
+                             f"kcliff {m.rule.id}: {m.rule.title}", m.describe(ratios)))
         else:
             print(f"{m.path}:{m.line}: {m.rule.severity}: {m.rule.title} [{m.rule.id}]")
-            print(f"    {describe(m, ratios)}")
+            print(f"    {m.describe(ratios)}")
     for warning in warnings:
         print(warning.annotation() if args.format == "github" else warning.text())
     if args.verbose:
@@ -153,14 +111,14 @@ def _write_document(args: argparse.Namespace, rules: list[cliffs.Rule], ratios: 
     from kcliff.lint import sarif as lint_sarif
     from kcliff.results.model import write_json
 
-    findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), describe(m, ratios),
-                                     evidence_text(m.rule, ratios)) for m in matches]
+    findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), m.describe(ratios),
+                                     m.rule.evidence(ratios)) for m in matches]
     notes = [lint_json.Note(path=github_path(n.path, args.repo_root), line=n.line, message=n.message, level=n.level)
              for n in (repo.notes if repo else [])]
     doc: lint_json.LintReport | lint_sarif.Log
     if args.format == "sarif":
         srcroot = repo_root(args.paths[0], args.repo_root) or Path.cwd()
-        doc = lint_sarif.document(rules, {r.id: evidence_text(r, ratios) for r in rules}, findings,
+        doc = lint_sarif.document(rules, {r.id: r.evidence(ratios) for r in rules}, findings,
                                   notes if args.verbose else None, srcroot, inputs, code)
     else:
         doc = lint_json.report(findings, inputs, notes, len(repo.files) if repo else None, code, args.verbose)

@@ -80,6 +80,14 @@ class Rule:
     study: str
     line: int | None = None
 
+    def evidence(self, ratios: dict[str, float]) -> str:
+        """Its canary, as measured in `ratios` (canary id -> throughput ratio to the reference), and its study."""
+        if self.canary:
+            measured = ratios.get(self.canary)
+            canary = f"canary {self.canary}" + ("" if measured is None else f" measured {measured:.2f}x the reference")
+            return f"{canary}; {self.study}" if self.study else canary
+        return self.study
+
 
 @dataclass(frozen=True)
 class Match:
@@ -111,6 +119,12 @@ class Match:
         return {"rule": self.rule.id, "severity": self.rule.severity, "title": self.rule.title, "path": self.path,
                 "line": self.line, "topic": self.topic, "condition": self.condition(), "fix": self.rule.fix,
                 "canary": self.rule.canary}
+
+    def describe(self, ratios: dict[str, float]) -> str:
+        """What lint and check say about the match: the values, the mechanism, the fix, the evidence."""
+        where = f" (topic {self.named_topic})" if self.named_topic else ""
+        return (f"{self.condition()}{where}: {self.rule.mechanism} Fix: {self.rule.fix} "
+                f"Evidence: {self.rule.evidence(ratios)}")
 
     def condition(self) -> str:
         """e.g. 'producer linger.ms=0, producer batch.size=16384 (default)'."""
