@@ -153,7 +153,8 @@ def test_study_tables_tiers_and_pairs_on_the_full_run(off, on):
 
 def test_the_prediction_is_a_scenario_and_respects_the_p99_bound(off):
     fa = factors.analyse(off)
-    chosen = factors.settings_of(fa)
+    assert fa.best is not None
+    chosen = fa.best.settings
     assert set(chosen) == {"broker", "topic", "producer"}
     assert chosen["producer"]["batch.size"] == 1048576 and isinstance(chosen["topic"]["partitions"], int)
     parse_scenario({"id": "predicted", "description": "the model's best", **chosen}, "<prediction>")

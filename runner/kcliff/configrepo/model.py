@@ -15,10 +15,6 @@ from typing import Any
 
 from kcliff.errors import InputError
 
-# Scopes a repo file can hold. kcliff measures broker, topic and producer; consumer files are typed
-# and linted against the cliff rules.
-REPO_SCOPES = ("broker", "topic", "producer", "consumer")
-
 # Kafka's own rule for topic names (Topic.validate): a name it would refuse is refused when read.
 TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 

@@ -203,9 +203,3 @@ def analyse(doc: ResultsDoc, p99_bound_ms: float | None = None) -> FactorAnalysi
     fa.measured = prediction.best_measured(built, bound)
     fa.warnings += prediction.warnings(built, fa.fits, fa.best)
     return fa
-
-
-def settings_of(fa: FactorAnalysis, bounded: bool = False) -> dict[str, dict[str, Any]]:
-    """The predicted configuration as a scenario's settings per scope (for `kcliff run --confirm`)."""
-    chosen = fa.bounded if bounded else fa.best
-    return chosen.settings if chosen is not None else {}
