@@ -2,8 +2,8 @@
 
 Exit codes: 0 clean (warnings allowed unless --fail-on warning), 1 a cliff (error-severity rule)
 matched, 2 bad input (unknown key, bad value, unreadable file) - every one of the run reported on
-its file and line (input_findings.py renders them for each format). --format json / sarif write one
-document (lint_json.py, lint_sarif.py) to stdout or --output FILE, with the same exit codes; on bad
+its file and line (lint/findings.py renders them for each format). --format json / sarif write one
+document (lint/json_doc.py, lint/sarif.py) to stdout or --output FILE, with the same exit codes; on bad
 input it holds every bad input as a finding (docs/gate.md, "Machine-readable lint").
 """
 

@@ -3,7 +3,7 @@ InputErrors) or a warning-level configrepo.Note becomes what lint and check prin
 
 One InputFinding per problem, rendered here for every output: a line of text, a GitHub annotation
 (`::error file=F,line=L,title=kcliff: bad input::...`), a JSON finding (`kind` bad-input or
-input-warning in the kcliff.lint document, lint_json.py) and a SARIF result of the rule
+input-warning in the kcliff.lint document, lint/json_doc.py) and a SARIF result of the rule
 `kcliff/bad-input` or `kcliff/input-warning` (lint/sarif.py). docs/gate.md, "Machine-readable lint".
 """
 
@@ -31,7 +31,7 @@ TITLE = {InputKind.BAD_INPUT: "kcliff: bad input", InputKind.INPUT_WARNING: "kcl
 
 @dataclass(frozen=True)
 class InputFinding:
-    """One bad input or input warning; as a JSON finding it is lint_json.InputFindingDoc. A plain dataclass,
+    """One bad input or input warning; as a JSON finding it is json_doc.InputFindingDoc. A plain dataclass,
     so the text and GitHub outputs do not import pydantic (lint starts fast)."""
 
     kind: InputKind

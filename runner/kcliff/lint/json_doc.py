@@ -2,7 +2,7 @@
 
 Its findings are also what `--format sarif` is built from (lint/sarif.py), so both formats say the
 same thing as the text output and the GitHub annotations: one Finding (kind "cliff") per rule match,
-and one InputFinding (kind "bad-input" or "input-warning", input_findings.py) per bad input or
+and one InputFinding (kind "bad-input" or "input-warning", lint/findings.py) per bad input or
 warning-level note. On bad input the document holds every bad input and exit_code 2.
 """
 
