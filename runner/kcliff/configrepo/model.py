@@ -110,7 +110,7 @@ class Entry:
 
 class NoteLevel(StrEnum):
     """How loud a Note is: a `note` is listed with --verbose; a `warning` is reported in every output of
-    lint (a ::warning annotation, a SARIF warning result, an input-warning JSON finding; input_findings.py)."""
+    lint (a ::warning annotation, a SARIF warning result, an input-warning JSON finding; lint/findings.py)."""
 
     NOTE = "note"
     WARNING = "warning"
