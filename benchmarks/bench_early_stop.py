@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from kcliff.results import model
-from kcliff.results.model import THROUGHPUT, Entry, ResultsDoc, Status
+from kcliff.results.metrics import THROUGHPUT
+from kcliff.results.model import Entry, ResultsDoc, Status
 
 KCLIFF = [sys.executable, "-m", "kcliff.cli"]
 

@@ -48,12 +48,12 @@ from kcliff.backends.local import start_local_cluster
 from kcliff.host import procs
 from kcliff.judge import sequential, stats, verdict
 from kcliff.measure import environment
-from kcliff.measure.progress import Progress
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
+from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
-from kcliff.results import model
+from kcliff.results import metrics, model
 from kcliff.scenario.suites import REFERENCE_ID, load_suites
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,7 +150,7 @@ def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
 
 def judge(base: list[dict], head: list[dict], paired: bool) -> str:
     # the streams hold the producer's figures only: a check that reads also judges consumed and e2e_p99
-    sides = [{m.name: [r[m.key] for r in runs] for m in (model.THROUGHPUT, model.P99)} for runs in (base, head)]
+    sides = [{m.name: [r[m.key] for r in runs] for m in (metrics.THROUGHPUT, metrics.P99)} for runs in (base, head)]
     return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict.value
 
 

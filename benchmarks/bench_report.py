@@ -25,7 +25,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from kcliff.judge import changepoint
+from kcliff.judge import changepoint, regressions
 from kcliff.report.site import build_site
 from kcliff.results import history, model
 from kcliff.results.model import ResultsDoc, Run
@@ -111,7 +111,7 @@ def main() -> int:
         t0 = time.perf_counter()
         runs = history.load(hist)
         load_s = time.perf_counter() - t0
-        series = history.build_series(runs)
+        series = regressions.build_series(runs)
         t0 = time.perf_counter()
         found = changepoint.detect_all(series)
         detect_s = time.perf_counter() - t0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_kcliff
+
 from tests.backends.test_local_cluster import jvms_under
 
 pytestmark = pytest.mark.kafka

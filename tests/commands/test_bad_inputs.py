@@ -11,6 +11,7 @@ from urllib.parse import unquote
 
 import pytest
 from conftest import ROOT, run_kcliff
+
 from tests.lint.test_lint_formats import sarif_validator, valid
 
 CORPUS = Path(__file__).parents[1] / "bad_inputs"
@@ -56,12 +57,12 @@ CASES = [
     ("repo-topics-wrong-type", LINT, 2, "expected an integer"),
     ("repo-topics-empty", LINT, None, "file is empty"),
     ("results/truncated.json", HISTORY, 1, "truncated"),
-    ("results/newer-schema.json", HISTORY, None, "newer than this kcliff understands"),
+    ("results/newer-schema.json", HISTORY, None, "newer than this kcliff reads"),
     ("results/not-results.json", HISTORY, None, "not a kcliff results file"),
     ("results/binary.json", HISTORY, None, "cannot read results file"),
     ("results/truncated.json", RESUME, 1, "truncated"),
-    ("results/newer-schema.json", RESUME, None, "newer than this kcliff understands"),
-    ("results/newer-schema.json", COMPARE, None, "newer than this kcliff understands"),
+    ("results/newer-schema.json", RESUME, None, "newer than this kcliff reads"),
+    ("results/newer-schema.json", COMPARE, None, "newer than this kcliff reads"),
 ]
 
 

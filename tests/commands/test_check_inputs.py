@@ -14,6 +14,7 @@ from conftest import run_kcliff
 from kcliff import cli, configrepo
 from kcliff.commands import check
 from kcliff.results.model import ResultsDoc
+
 from tests.lint.test_lint_cli import BASE_REPO, make_repo
 
 

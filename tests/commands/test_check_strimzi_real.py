@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff
+
 from tests.commands.test_check_real import benign_check  # the same measure and no-false-alarm checks
 
 EXAMPLE = ROOT / "examples" / "strimzi-repo"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff
+
 from tests.commands.test_check_strimzi_real import BRIEF, edit, line_of, result_file
 
 EXAMPLE = ROOT / "examples" / "terraform-repo"

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import run_kcliff
 from kcliff import configrepo
-from kcliff.commands.lint import github_path
 from kcliff.errors import InputError
+from kcliff.lint.github import github_path
+
 from tests.lint.test_lint_cli import BASE_REPO, make_repo
 
 FLUSH_1 = {"kafka/server.properties": BASE_REPO["kafka/server.properties"] + "log.flush.interval.messages=1\n"}

@@ -15,6 +15,7 @@ from kcliff.commands import check
 from kcliff.configrepo import strimzi
 from kcliff.errors import InputError
 from kcliff.lint import cliffs
+
 from tests.commands.test_check_inputs import synthetic_doc
 
 EXAMPLE = ROOT / "examples" / "strimzi-repo"

@@ -11,6 +11,7 @@ from typing import Iterator
 
 import pytest
 from conftest import KCLIFF, ROOT, run_kcliff, wait_for
+
 from tests.backends.test_local_cluster import jvms_under
 
 

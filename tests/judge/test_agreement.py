@@ -17,11 +17,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 from kcliff.commands import check, run
-from kcliff.judge import verdict
+from kcliff.judge import baseline_verdict, canary, verdict
 from kcliff.report import table
 from kcliff.report.site import build_site
-from kcliff.judge import canary
-from kcliff.results import baseline, model
+from kcliff.results import baseline, metrics, model
 from kcliff.results.model import ResultsDoc
 
 REAL = ROOT / "benchmarks" / "data" / "early-stop-100k-on.json"
@@ -52,10 +51,10 @@ def test_the_file_has_stopped_runs_beside_finished_ones_and_counted_in_they_woul
     assert flush is not None and flush.status is model.Status.OK
     assert [r.stopped_early for r in flush.runs] == [False, False, False, True, True]
     assert all(r.stop_kind is model.StopKind.CLIFF for r in flush.runs if r.stopped_early)  # derived: older file
-    every_run = sorted(v for v in flush.values(model.THROUGHPUT) if v is not None)[2]
+    every_run = sorted(v for v in flush.values(metrics.THROUGHPUT) if v is not None)[2]
     reference = doc.reference()
-    assert reference is not None and every_run / (reference.median(model.THROUGHPUT) or 0) < 0.5
-    assert flush.median(model.THROUGHPUT) == 7.58  # the finished runs only
+    assert reference is not None and every_run / (reference.median(metrics.THROUGHPUT) or 0) < 0.5
+    assert flush.median(metrics.THROUGHPUT) == 7.58  # the finished runs only
 
 
 def test_every_reader_gives_each_canary_the_same_verdict(stopped, tmp_path, capsys):
@@ -76,13 +75,13 @@ def test_every_reader_gives_each_canary_the_same_verdict(stopped, tmp_path, caps
 
     # baseline update refuses it for that canary, and only that one
     with pytest.raises(baseline.Refused) as refused:
-        baseline.update(baseline.new_baseline("4.2.0", "local-2c-24g"), doc)
+        baseline_verdict.admit(baseline.new_baseline("4.2.0", "local-2c-24g"), doc)
     assert refused.value.code == 1 and "failed canary: flush-1 (" in str(refused.value)
     assert "batching-off" not in str(refused.value) and "inflight-1" not in str(refused.value)
 
     # compare: the same canaries, and the miss makes it inconclusive
     base, _ = baseline.update(baseline.new_baseline("4.2.0", "local-2c-24g"), model.load(REAL))
-    compared = baseline.compare(doc, base)
+    compared = baseline_verdict.compare(doc, base)
     assert {c.id: c.seen for c in compared.canaries} == EXPECTED
     assert compared.verdict is verdict.Outcome.INCONCLUSIVE
     assert any(r.startswith("canary flush-1 did not show its cliff") for r in compared.reasons)
@@ -104,4 +103,4 @@ def test_the_real_file_as_recorded_passes_everywhere(capsys):
     assert run.exit_code(doc) == 0 and capsys.readouterr().err == ""
     updated, _ = baseline.update(baseline.new_baseline("4.2.0", "local-2c-24g"), doc)
     assert [s.run_id for s in updated.sources] == [doc.run_id]
-    assert not [r for r in baseline.compare(doc, updated).reasons if r.startswith("canary")]
+    assert not [r for r in baseline_verdict.compare(doc, updated).reasons if r.startswith("canary")]

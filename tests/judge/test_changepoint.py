@@ -6,7 +6,7 @@ import pytest
 from kcliff.errors import InputError
 from kcliff.judge import changepoint
 from kcliff.judge.changepoint import Point, Series
-from kcliff.results.model import METRICS
+from kcliff.results.metrics import METRICS
 
 
 def _series(levels, metric="throughput", repeats=3, noise=0.02, seed=3, kafka=None):

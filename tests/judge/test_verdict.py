@@ -10,7 +10,7 @@ import pytest
 from kcliff.judge import sequential, verdict
 from kcliff.judge.canary import CanaryVerdict, canary_verdict
 from kcliff.report import markdown as report_md
-from kcliff.results import model
+from kcliff.results import metrics, model
 
 BASE = [40.0, 41.0, 39.5, 40.5, 40.2, 39.8, 40.7, 39.9]
 
@@ -94,7 +94,7 @@ E2E_HEAD = [17.0, 46.0, 14.0, 19.0, 22.0, 21.0, 14.0, 24.0, 13.0, 14.0]
 def test_end_to_end_p99_counts_only_beyond_its_floor():
     assert verdict.decide(E2E_BASE, E2E_HEAD, "p99", paired=True).outcome == "regression"  # the same runs as p99
     kept = verdict.decide(E2E_BASE, E2E_HEAD, "e2e_p99", paired=True)
-    assert kept.outcome == "pass" and kept.min_effect == verdict.MIN_EFFECT_FLOOR["e2e_p99"]
+    assert kept.outcome == "pass" and kept.min_effect == metrics.E2E_P99.min_effect_floor
     assert verdict.decide(E2E_BASE, scaled(E2E_HEAD, 2.0), "e2e_p99", paired=True).outcome == "regression"
     assert verdict.decide(E2E_BASE, E2E_HEAD, "e2e_p99", paired=True, min_effect=0.6).min_effect == 0.6
 
@@ -119,7 +119,7 @@ def test_unknown_metric_is_a_programming_error():
 
 def entry(sid: str, metric: str, values: list[float], max_ratio: float | None = None) -> model.Entry:
     """A results entry whose runs have `values` of `metric`; a canary when `max_ratio` is given."""
-    key = model.METRICS[metric].key
+    key = metrics.METRICS[metric].key
     cliff = model.CliffSpec(stands_for="test", metric=metric, max_ratio=max_ratio) if max_ratio else None
     return model.Entry(id=sid, cliff=cliff, runs=[model.Run(records=1000, **{key: v}) for v in values])
 

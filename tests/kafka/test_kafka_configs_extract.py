@@ -9,6 +9,7 @@ import subprocess
 import pytest
 from conftest import ROOT
 from kcliff.kafka import dist as kafka_dist
+
 from tests.kafka.test_kafka_configs_data import catalogue, view
 
 RELEASE = kafka_dist.DEFAULT_VERSION

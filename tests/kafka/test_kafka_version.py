@@ -12,6 +12,7 @@ from conftest import run_kcliff
 from kcliff import cli, configrepo
 from kcliff.commands import check
 from kcliff.errors import InputError
+
 from tests.commands.test_check_inputs import synthetic_doc
 from tests.lint.test_lint_cli import make_repo
 

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from tests.workflows.test_workflows import load, run_step
 
 ROOT = Path(__file__).resolve().parents[2]

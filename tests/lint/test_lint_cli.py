@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import run_kcliff
 from kcliff.lint.github import annotation, escape_data, escape_property
+
 from tests.results.test_baseline import synthetic_results
 
 BASE_REPO = {

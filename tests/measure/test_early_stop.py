@@ -9,10 +9,11 @@ from pathlib import Path
 
 from kcliff.judge.stopping import certain
 from kcliff.measure import producer as measure
-from kcliff.measure.perf_output import parse_line
 from kcliff.measure.on_cliff import on_its_cliff
+from kcliff.measure.perf_output import parse_line
 from kcliff.results import model
 from kcliff.results.model import Entry, ReadRun, Run, Stat, StopKind
+
 from tests.measure.test_stall import SilentAfterOneLine
 
 BATCHING_OFF = [(2.6, "307 records sent, 306.1 records/sec (0.30 MB/sec), 319.3 ms avg latency, 572.0 ms max latency.")]

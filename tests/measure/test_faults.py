@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import KCLIFF, ROOT, run_kcliff, wait_for
+
 from tests.backends.test_local_cluster import jvms_under
 
 pytestmark = pytest.mark.kafka

@@ -11,7 +11,8 @@ from pathlib import Path
 from kcliff.kafka import release as kafka_release
 from kcliff.measure import read_output, read_side
 from kcliff.report import export, table
-from kcliff.results.model import CONSUMED, E2E_P99, THROUGHPUT, Entry, ReadRun, ResultsDoc, Run, StopKind
+from kcliff.results.metrics import CONSUMED, E2E_P99, THROUGHPUT
+from kcliff.results.model import Entry, ReadRun, ResultsDoc, Run, StopKind
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "read-side"
 

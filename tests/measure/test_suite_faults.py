@@ -9,8 +9,8 @@ from typing import Any, Callable
 import pytest
 from kcliff.backends.base import Cluster, Restartable
 from kcliff.errors import ClusterError
-from kcliff.measure.progress import Progress
 from kcliff.measure.options import Options
+from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.results import model
 from kcliff.results.model import ResultsDoc, Run, RunStatus, Status, StopKind

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import synthetic
 from kcliff.pairwise import censored, design, factors, study
-from kcliff.results import model
+from kcliff.results import metrics, model
 from kcliff.results.model import ResultsDoc
 from kcliff.scenario.suites import parse_scenario
 
@@ -98,7 +98,7 @@ def test_the_full_run_analyses_its_18_design_rows_and_nothing_else(off):
     flush = fa.levels[fa.levels["setting"] == "log.flush.interval.messages"]
     assert list(flush["scenarios"]) == [6, 6, 6]
     pw = [e for e in off.scenarios if e.id.startswith("pw-")]
-    at_10000 = [e.median(model.THROUGHPUT) for e in pw if e.applied["broker"]["log.flush.interval.messages"] == 10000]
+    at_10000 = [e.median(metrics.THROUGHPUT) for e in pw if e.applied["broker"]["log.flush.interval.messages"] == 10000]
     assert _level(fa, "log.flush.interval.messages", "10000")["average MB/s"] == pytest.approx(np.mean(at_10000))
 
 
@@ -120,8 +120,8 @@ def test_cliff_rows_enter_as_bounds(on, off):
     # the bounds hold: the same rows measured in full (early stop off) are within them
     for sid in ("pw-08", "pw-14"):
         full = off.entry(sid)
-        assert full.median(model.THROUGHPUT) <= cliffs.set_index("_scenario").loc[sid, "_mb"]
-        assert full.median(model.P99) >= p99_floor
+        assert full.median(metrics.THROUGHPUT) <= cliffs.set_index("_scenario").loc[sid, "_mb"]
+        assert full.median(metrics.P99) >= p99_floor
     assert factors.analyse(on).fits["throughput"].bounded == 2
 
 
@@ -153,7 +153,8 @@ def test_study_tables_tiers_and_pairs_on_the_full_run(off, on):
 
 def test_the_prediction_is_a_scenario_and_respects_the_p99_bound(off):
     fa = factors.analyse(off)
-    chosen = factors.settings_of(fa)
+    assert fa.best is not None
+    chosen = fa.best.settings
     assert set(chosen) == {"broker", "topic", "producer"}
     assert chosen["producer"]["batch.size"] == 1048576 and isinstance(chosen["topic"]["partitions"], int)
     parse_scenario({"id": "predicted", "description": "the model's best", **chosen}, "<prediction>")

@@ -4,7 +4,8 @@ import json
 
 import synthetic
 from kcliff.report import export
-from kcliff.results.model import METRICS, ResultsDoc
+from kcliff.results.metrics import METRICS
+from kcliff.results.model import ResultsDoc
 
 
 def _doc(n=0, **kw):

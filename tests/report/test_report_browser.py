@@ -19,7 +19,8 @@ from kcliff.results import history
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "build" / "report-screenshot.png"
+# under .kcliff/ (make clean removes it): a build/ here would shadow the PyPA build package `python -m build` runs
+SCREENSHOT = ROOT / ".kcliff" / "screenshots" / "report-screenshot.png"
 STUDY = ROOT / "benchmarks" / "data" / "study-repro-local-2c.json"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -121,7 +122,7 @@ def test_factor_tables_render_and_a_screenshot_is_saved(served_site, browser):
     assert _open(browser, f"{served_site}/index.html") == []
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(1280, min(height + 100, 4000))
-    SCREENSHOT.parent.mkdir(exist_ok=True)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(SCREENSHOT))
     browser.get(f"{served_site}/trends.html")
     assert browser.save_screenshot(str(SCREENSHOT.with_name("report-trends-screenshot.png")))

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from conftest import run_kcliff
 from kcliff.results import baseline
-from kcliff.results.model import SCHEMA_VERSION, ResultsDoc
+from kcliff.results.documents import BASELINE, RESULTS
+from kcliff.results.model import ResultsDoc
 
 CANARIES = {"flush-1": ("throughput", 0.5), "inflight-1": ("throughput", 0.7)}
 SPEEDS = {"reference": 40.0, "flush-1": 2.0, "inflight-1": 14.0, "tuned": 55.0}
@@ -71,7 +72,7 @@ def test_update_creates_and_grows_the_file_for_its_kafka_version_and_runner_clas
         done = update(tmp_path, synthetic_results(n))
         assert done.returncode == 0, done.stderr
     doc = json.loads(baseline_file(tmp_path).read_text())
-    assert doc["schema"] == "kcliff.baseline" and doc["schema_version"] == baseline.SCHEMA_VERSION
+    assert doc["schema"] == "kcliff.baseline" and doc["schema_version"] == BASELINE.version
     assert doc["runner_class"] == "synthetic-2c" and doc["kafka_version"] == "4.2.0"
     assert len(doc["scenarios"]["reference"]["runs"]) == 9
     assert [s["run_id"] for s in doc["sources"]] == ["synthetic-000", "synthetic-001", "synthetic-002"]
@@ -123,7 +124,7 @@ def test_a_failed_canary_is_refused_and_nothing_is_written(tmp_path):
 
 @pytest.mark.parametrize("mangle, words", [
     (lambda text: text[: len(text) // 2], "not valid JSON (truncated?)"),
-    (lambda text: text.replace('"schema_version": 1', f'"schema_version": {SCHEMA_VERSION + 1}', 1),
+    (lambda text: text.replace('"schema_version": 1', f'"schema_version": {RESULTS.version + 1}', 1),
      "newer than this kcliff"),
     (lambda text: text.replace('"kcliff.results"', '"something.else"', 1), "not a kcliff results file"),
     (lambda text: text.replace('"status": "complete"', '"status": "interrupted"', 1), "only complete runs"),
@@ -141,7 +142,7 @@ def test_unusable_results_are_refused_without_writing(tmp_path, mangle, words):
 def test_a_newer_baseline_file_is_never_overwritten(tmp_path):
     target = baseline_file(tmp_path)
     target.parent.mkdir(parents=True)
-    newer = {**baseline.new_baseline("4.2.0", "synthetic-2c").to_json(), "schema_version": baseline.SCHEMA_VERSION + 1}
+    newer = {**baseline.new_baseline("4.2.0", "synthetic-2c").to_json(), "schema_version": BASELINE.version + 1}
     target.write_text(json.dumps(newer))
     before = target.read_bytes()
     done = update(tmp_path, synthetic_results(0))

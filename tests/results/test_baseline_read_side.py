@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 from conftest import ROOT, run_kcliff
-from kcliff.judge import canary
-from kcliff.results import baseline, model
+from kcliff.judge import baseline_verdict, canary
+from kcliff.results import baseline, metrics, model
+from kcliff.results.documents import BASELINE
 
 RESULTS = ROOT / "tests" / "data" / "results" / "check-consumer-benign.json"
 
@@ -25,7 +26,7 @@ def test_update_keeps_the_read_runs_of_the_scenarios_that_read() -> None:
     base = stored()
     reference = base.scenarios[model.REFERENCE_ID]
     assert {r.workload for r in reference.read_runs} == {"consume", "end-to-end"}
-    assert reference.values(model.CONSUMED) and all(v and v > 0 for v in reference.values(model.CONSUMED))
+    assert reference.values(metrics.CONSUMED) and all(v and v > 0 for v in reference.values(metrics.CONSUMED))
     assert not base.scenarios["flush-1"].read_runs  # a producer-only canary stores no read runs
 
 
@@ -45,13 +46,13 @@ def test_window_trims_each_read_workload_to_its_newest_runs() -> None:
 
 def test_compare_judges_the_consumer_against_its_stored_runs_and_skips_what_was_never_stored() -> None:
     doc = baseline.load_results(RESULTS)
-    outcome = baseline.compare(doc, stored())
+    outcome = baseline_verdict.compare(doc, stored())
     head = next(s for s in outcome.scenarios if s.id == "head")
     assert {d.metric for d in head.decisions} == {"throughput", "p99", "consumed", "e2e_p99"}
     old = stored()
     for scenario in old.scenarios.values():  # as a version 1 baseline stored them: the producer only
         scenario.read_runs, scenario.workloads = [], None
-    head = next(s for s in baseline.compare(doc, old).scenarios if s.id == "head")
+    head = next(s for s in baseline_verdict.compare(doc, old).scenarios if s.id == "head")
     assert {d.metric for d in head.decisions} == {"throughput", "p99"}
 
 
@@ -59,7 +60,7 @@ def test_cli_writes_a_version_2_baseline_that_reads_back(tmp_path: Path) -> None
     done = run_kcliff("baseline", "update", str(RESULTS), "--dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     written = next(tmp_path.rglob("*.json"))
-    assert json.loads(written.read_text())["schema_version"] == baseline.SCHEMA_VERSION == 2
+    assert json.loads(written.read_text())["schema_version"] == BASELINE.version == 2
     assert baseline.load_baseline(written).scenarios["head"].workloads == ["produce", "consume", "end-to-end"]
     compared = run_kcliff("compare", str(RESULTS), "--baseline", str(tmp_path))
     assert compared.returncode in (0, 3), compared.stderr

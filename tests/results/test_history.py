@@ -6,7 +6,9 @@ import json
 import pytest
 import synthetic
 from kcliff.errors import InputError
-from kcliff.results import history, model
+from kcliff.judge import regressions
+from kcliff.results import history
+from kcliff.results.documents import RESULTS
 
 
 def _write(tmp_path, n=0, **kw):
@@ -64,7 +66,7 @@ def test_truncated_file_inside_the_history_stops_load_naming_it(tmp_path):
 
 def test_newer_schema_version_is_refused_and_left_untouched(tmp_path):
     doc = synthetic.results(0, synthetic.START, seed=0)
-    doc["schema_version"] = model.SCHEMA_VERSION + 1
+    doc["schema_version"] = RESULTS.version + 1
     src = synthetic.write(doc, tmp_path / "new.json")
     before = src.read_bytes()
     with pytest.raises(InputError, match="newer"):
@@ -86,8 +88,8 @@ def test_series_never_mix_runner_classes(tmp_path):
         history.add(_write(tmp_path, n), tmp_path / "hist")
     history.add(_write(tmp_path, 5, runner_class="other-8c"), tmp_path / "hist")
     runs = history.load(tmp_path / "hist")
-    assert {len(s.points) for s in history.build_series(runs)} == {1}  # newest run's class: other-8c
-    mine = history.build_series(runs, synthetic.RUNNER_CLASS)
+    assert {len(s.points) for s in regressions.build_series(runs)} == {1}  # newest run's class: other-8c
+    mine = regressions.build_series(runs, synthetic.RUNNER_CLASS)
     assert {len(s.points) for s in mine} == {3}
     ref = next(s for s in mine if s.key == "reference throughput")
     assert len(ref.points[0].observations) == 3
@@ -136,7 +138,7 @@ def test_a_consumer_regression_is_a_change_point_of_its_own_series(tmp_path):
     from kcliff.judge import changepoint
 
     hist = synthetic.reading_history(tmp_path, 10, step_at=6, factor=0.6)
-    series = {s.key: s for s in history.build_series(history.load(hist))}
+    series = {s.key: s for s in regressions.build_series(history.load(hist))}
     assert {"reference consumed", "reference e2e_p99", "reference throughput"} <= series.keys()
     found = changepoint.detect_all([series["reference consumed"], series["reference throughput"]])
     consumed = found["reference consumed"]

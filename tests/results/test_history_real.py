@@ -5,7 +5,7 @@ import json
 
 import pytest
 from conftest import run_kcliff
-from kcliff.judge import changepoint
+from kcliff.judge import changepoint, regressions
 from kcliff.results import history
 
 pytestmark = pytest.mark.kafka
@@ -51,7 +51,7 @@ def test_change_point_lands_on_the_run_that_changed_the_config(shared_cluster, t
 
     runs = history.load(hist)
     assert len(runs) == RUNS
-    series = {(s.scenario, s.metric.name): s for s in history.build_series(runs)}
+    series = {(s.scenario, s.metric.name): s for s in regressions.build_series(runs)}
     changes = changepoint.detect(series[("probe", "throughput")])
     ids = [r.key.run_id for r in sorted(runs, key=lambda r: r.key.started)]
     observed = [p.observations for p in series[("probe", "throughput")].points]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff
+from kcliff.judge import baseline_verdict
 from kcliff.report import table
 from kcliff.results import baseline
 from kcliff.results.model import ResultsDoc
@@ -89,7 +90,7 @@ def test_each_scenario_gets_one_line_and_canaries_are_left_to_the_canary_column(
 
 def test_the_lines_say_what_kcliff_compare_decides():
     doc, base = real(), stored()
-    decided = {sv.id: sv.verdict for sv in baseline.compare(doc, base).scenarios}
+    decided = {sv.id: sv.verdict for sv in baseline_verdict.compare(doc, base).scenarios}
     got = rows(doc, base)
     assert decided and all(got[sid].startswith("ok" if v == "pass" else v) for sid, v in decided.items())
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tests.workflows.test_workflows import check_injection, check_pinning, load, violations
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,14 +21,24 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from kcliff.backends import latency
+from kcliff.backends import compose_projects, latency
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
-from kcliff.backends.compose_file import (BROKERS, CLIENT_PORT, COMPOSE_VARIABLES, INTERNAL_PORT, PROXY_SERVICE,
-                                          ComposeCaps, client_proxy_routes, compose_environment,
-                                          default_compose_file, env_name, env_value, proxy_addresses,
-                                          static_toxiproxy)
-from kcliff.backends import compose_projects
+from kcliff.backends.compose_file import (
+    BROKERS,
+    CLIENT_PORT,
+    COMPOSE_VARIABLES,
+    INTERNAL_PORT,
+    PROXY_SERVICE,
+    ComposeCaps,
+    client_proxy_routes,
+    compose_environment,
+    default_compose_file,
+    env_name,
+    env_value,
+    proxy_addresses,
+    static_toxiproxy,
+)
 from kcliff.backends.docker_cli import DOCKER_HINT, choose_image, compose_base_command, docker, tail
 from kcliff.errors import ClusterError, InputError
 from kcliff.host import procs

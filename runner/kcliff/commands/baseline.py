@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from kcliff.judge import baseline_verdict
 from kcliff.results import baseline as baselines
 
 
@@ -41,7 +42,7 @@ def run_update(args: argparse.Namespace) -> int:
         current = baselines.new_baseline(env["kafka_version"], claimed, args.window or baselines.DEFAULT_WINDOW)
     try:
         baselines.check_compatible(results, current, args.runner_class)
-        updated, notes = baselines.update(current, results, args.window)
+        updated, notes = baseline_verdict.admit(current, results, args.window)
     except baselines.Refused as exc:
         print(f"kcliff: baseline not updated: {exc}", file=sys.stderr)
         return exc.code

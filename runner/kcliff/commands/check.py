@@ -28,7 +28,7 @@ from typing import Any, Callable, TypeVar
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
 from kcliff.backends.open import BACKENDS, open_cluster
-from kcliff.commands import lint, options
+from kcliff.commands import options
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
@@ -36,6 +36,8 @@ from kcliff.judge import canary, stopping, verdict
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
+from kcliff.lint.github import add_repo_root_option, annotation, github_path
+from kcliff.lint.severity import Severity
 from kcliff.measure import environment
 from kcliff.measure.document import new_document
 from kcliff.measure.options import PRIME_S, Options
@@ -82,7 +84,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--backend", choices=BACKENDS)
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--quiet", action="store_true")
-    lint.add_repo_root_option(parser, "the head's checkout")
+    add_repo_root_option(parser, "the head's checkout")
     options.add_cluster_options(parser)
     parser.set_defaults(func=run)
 
@@ -99,10 +101,10 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
     base_matches, head_matches = cliffs.evaluate(base_repo, rules), cliffs.evaluate(head_repo, rules)
     new = cliffs.introduced(base_matches, head_matches)
     for m in new:
-        text = lint.describe(m, {})
+        text = m.describe({})
         if fmt == "github":
-            print(lint.annotation(m.rule.severity if m.rule.severity == "error" else "warning",
-                                  lint.github_path(m.path, head_root), m.line, f"kcliff: {m.rule.id}", text))
+            print(annotation(m.rule.severity, github_path(m.path, head_root), m.line,
+                                  f"kcliff: {m.rule.id}", text))
         else:
             print(f"{m.path}:{m.line}: {m.rule.severity}: {text}")
     kept = [m for m in head_matches if m not in new]
@@ -182,7 +184,7 @@ def bad_input_annotations(base: list[InputError], head: list[InputError], dirs: 
         return os.path.relpath(problem.path or top, top), problem.line, problem.message
 
     on_head = {same(p, dirs[1]) for p in head}
-    lines = [f.annotation() for f in input_findings.bad_inputs(head, lambda path: lint.github_path(path, head_root))]
+    lines = [f.annotation() for f in input_findings.bad_inputs(head, lambda path: github_path(path, head_root))]
     return lines + [f.annotation(on_file=False) for p in base if same(p, dirs[0]) not in on_head
                     for f in input_findings.bad_inputs([p], str)]
 
@@ -215,8 +217,8 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
     if fmt != "github":
         return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c in changes]
     title = f"kcliff: measured {head.verdict}"
-    return ([lint.annotation("error", lint.github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
-             for c in changes] or [lint.annotation("error", "", None, title, effect)])
+    return ([annotation(Severity.ERROR, github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
+             for c in changes] or [annotation(Severity.ERROR, "", None, title, effect)])
 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,

@@ -2,7 +2,7 @@
 With --upgrade the baseline may be of another Kafka version: a suite measured on two releases.
 
 Each scenario in RESULTS that the baseline holds with the same settings hash is compared metric by
-metric (baseline.compare, which `kcliff run` also prints); canaries are checked against the reference measured in the same run.
+metric (judge/baseline_verdict.py, which `kcliff run` also prints); canaries are checked against the reference measured in the same run.
 Output: Markdown (stdout, or appended to --markdown FILE such as $GITHUB_STEP_SUMMARY) and a JSON
 verdict (--json FILE). Exit codes: 0 pass, 1 regression or cliff, 2 bad input (unreadable or
 newer-schema files, another runner class or Kafka version), 3 inconclusive.
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from kcliff.errors import InputError
-from kcliff.judge import verdict
+from kcliff.judge import baseline_verdict, verdict
 from kcliff.report import markdown as report_md
 from kcliff.results import baseline as baselines
 from kcliff.results.model import ResultsDoc
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         baselines.check_compatible(results, base, args.runner_class, args.upgrade)
     except baselines.Refused as exc:
         raise InputError(str(exc), args.results) from None
-    v = baselines.compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
+    v = baseline_verdict.compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
     env = results.environment
     context = (f"Run `{results.run_id}` against the baseline for Kafka {base.kafka_version} on runner "
                f"class `{base.runner_class}` ({len(base.sources)} past runs, updated {base.updated}).")

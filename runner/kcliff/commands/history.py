@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kcliff.judge import changepoint
+from kcliff.judge import changepoint, regressions
 from kcliff.results import history
 
 MIN_CHANGE = changepoint.MIN_MAGNITUDE
@@ -54,21 +54,6 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(cp: changepoint.ChangePoint, unit: str) -> str:
-    notes = f" [{'; '.join(cp.notes)}]" if cp.notes else ""
-    return (f"{cp.scenario} {cp.metric}: {cp.before:.4g} -> {cp.after:.4g} {unit} ({cp.percent:+.1f}%) "
-            f"at run {cp.run_id} ({cp.date}), previous run {cp.previous_run_id} ({cp.previous_date}){notes}")
-
-
-def newest_regressions(runs: list[history.HistoryRun], min_change: float = MIN_CHANGE) -> list[str]:
-    """The change points at the newest run that go the bad way, described; runs of one class."""
-    newest = runs[-1].key
-    series = history.build_series(runs, newest.runner_class)
-    found = changepoint.detect_all(series, min_magnitude=min_change)
-    return [_describe(cp, s.metric.unit) for s in series for cp in found[s.key]
-            if cp.run_id == newest.run_id and cp.regression]
-
-
 def run_regressions(args: argparse.Namespace) -> int:
     runs = history.load(args.dir)
     if args.runner_class:
@@ -77,10 +62,10 @@ def run_regressions(args: argparse.Namespace) -> int:
         print(f"no runs in {args.dir}" + (f" for runner class {args.runner_class}" if args.runner_class else ""))
         return 0
     newest = runs[-1].key
-    regressions = newest_regressions(runs, args.min_change)
+    found = regressions.newest(runs, args.min_change)
     print(f"{len(runs)} runs ({newest.runner_class}); newest run {newest.run_id}")
-    for line in regressions:
+    for line in found:
         print(f"REGRESSION {line}")
-    if not regressions:
+    if not found:
         print("no regression starts at the newest run")
-    return 1 if regressions else 0
+    return 1 if found else 0

@@ -2,8 +2,8 @@
 
 Exit codes: 0 clean (warnings allowed unless --fail-on warning), 1 a cliff (error-severity rule)
 matched, 2 bad input (unknown key, bad value, unreadable file) - every one of the run reported on
-its file and line (input_findings.py renders them for each format). --format json / sarif write one
-document (lint_json.py, lint_sarif.py) to stdout or --output FILE, with the same exit codes; on bad
+its file and line (lint/findings.py renders them for each format). --format json / sarif write one
+document (lint/json_doc.py, lint/sarif.py) to stdout or --output FILE, with the same exit codes; on bad
 input it holds every bad input as a finding (docs/gate.md, "Machine-readable lint").
 """
 
@@ -19,7 +19,8 @@ from kcliff import configrepo
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
-from kcliff.lint.github import annotation as annotation
+from kcliff.lint.github import add_repo_root_option, annotation, github_path, repo_root
+from kcliff.lint.severity import Severity, tally
 
 DOCUMENTS = ("json", "sarif")  # formats that print one machine-readable document
 
@@ -36,57 +37,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--rules", help="rules file (default: scenarios/cliffs.yaml shipped with kcliff)")
     parser.add_argument("--evidence", metavar="FILE",
                         help="a results or baseline file: show each rule's canary as measured there")
-    parser.add_argument("--fail-on", choices=("error", "warning"), default="error",
+    parser.add_argument("--fail-on", choices=[s.value for s in Severity], default=Severity.ERROR.value,
                         help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("--verbose", action="store_true", help="also list the keys kcliff ignored")
     add_repo_root_option(parser, "the checked-out repository")
     parser.set_defaults(func=run)
 
 
-def add_repo_root_option(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--repo-root", type=Path, metavar="DIR",
-                        help=f"root of {what}: --format github annotations name files relative to it, and "
-                             "no config file may lead out of it (default: the git checkout holding the path)")
-
-
-def repo_root(path: str, root: Path | None = None) -> Path | None:
-    """The repository root paths are named relative to: `root` (--repo-root), else the git checkout
-    holding `path`, else none."""
-    return root or (configrepo.checkout_root(Path(path)) if path else None)
-
-
-def github_path(path: str, root: Path | None = None) -> str:
-    """`path` as a GitHub annotation needs it: relative to the repository root (`root`, else the git
-    checkout holding it). Resolved, so a link inside the repo names the file holding the line; a link
-    leading out is named where it lies. Outside any checkout the path stays as given."""
-    top = repo_root(path, root)
-    if top is None:
-        return path
-    candidates: tuple[Callable[[Path], Path], ...] = (lambda p: p.resolve(), lambda p: p.parent.resolve() / p.name)
-    for candidate in candidates:
-        try:
-            return candidate(Path(path)).relative_to(top.resolve()).as_posix()
-        except (ValueError, OSError, RuntimeError):
-            continue
-    return path
-
-
-def evidence_text(rule: cliffs.Rule, ratios: dict[str, float]) -> str:
-    if rule.canary:
-        measured = ratios.get(rule.canary)
-        canary = f"canary {rule.canary}" + (f" measured {measured:.2f}x the reference" if measured is not None else "")
-        return f"{canary}; {rule.study}" if rule.study else canary
-    return rule.study
-
-
-def describe(match: cliffs.Match, ratios: dict[str, float]) -> str:
-    where = f" (topic {match.named_topic})" if match.named_topic else ""
-    return (f"{match.condition()}{where}: {match.rule.mechanism} Fix: {match.rule.fix} "
-            f"Evidence: {evidence_text(match.rule, ratios)}")
-
-
 def _canary_ratios(path: str) -> dict[str, float]:
-    from kcliff.results.baseline import canary_ratios
+    from kcliff.judge.baseline_verdict import canary_ratios
 
     return canary_ratios(path)
 
@@ -116,18 +75,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputErrors(found.found)  # the CLI prints each on its line (text: nothing else), exit 2
     matches = cliffs.evaluate(repo, rules)
     warnings = input_findings.input_warnings(repo.notes, name)
-    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
-    code = 1 if any(m.rule.severity in failing for m in matches) else 0
+    code = 1 if any(m.rule.severity.fails_at(Severity(args.fail_on)) for m in matches) else 0
     if args.format in DOCUMENTS:
         _write_document(args, rules, ratios, repo, matches, warnings, code)
         return code
     for m in matches:
         if args.format == "github":
             print(annotation(m.rule.severity, github_path(m.path, args.repo_root), m.line,
-                             f"kcliff {m.rule.id}: {m.rule.title}", describe(m, ratios)))
+                             f"kcliff {m.rule.id}: {m.rule.title}", m.describe(ratios)))
         else:
             print(f"{m.path}:{m.line}: {m.rule.severity}: {m.rule.title} [{m.rule.id}]")
-            print(f"    {describe(m, ratios)}")
+            print(f"    {m.describe(ratios)}")
     for warning in warnings:
         print(warning.annotation() if args.format == "github" else warning.text())
     if args.verbose:
@@ -139,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summary(matches: list[cliffs.Match], repo: configrepo.ConfigRepo, verbose: bool) -> str:
-    errors, warnings = cliffs.tally(m.rule.severity for m in matches)
+    errors, warnings = tally(m.rule.severity for m in matches)
     ignored = f"; {len(repo.notes)} notes (--verbose lists them)" if repo.notes and not verbose else ""
     return f"kcliff lint: {errors} error(s), {warnings} warning(s) in {len(repo.files)} file(s){ignored}"
 
@@ -153,14 +111,14 @@ def _write_document(args: argparse.Namespace, rules: list[cliffs.Rule], ratios: 
     from kcliff.lint import sarif as lint_sarif
     from kcliff.results.model import write_json
 
-    findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), describe(m, ratios),
-                                     evidence_text(m.rule, ratios)) for m in matches]
+    findings = [lint_json.Finding.of(m, github_path(m.path, args.repo_root), m.describe(ratios),
+                                     m.rule.evidence(ratios)) for m in matches]
     notes = [lint_json.Note(path=github_path(n.path, args.repo_root), line=n.line, message=n.message, level=n.level)
              for n in (repo.notes if repo else [])]
     doc: lint_json.LintReport | lint_sarif.Log
     if args.format == "sarif":
         srcroot = repo_root(args.paths[0], args.repo_root) or Path.cwd()
-        doc = lint_sarif.document(rules, {r.id: evidence_text(r, ratios) for r in rules}, findings,
+        doc = lint_sarif.document(rules, {r.id: r.evidence(ratios) for r in rules}, findings,
                                   notes if args.verbose else None, srcroot, inputs, code)
     else:
         doc = lint_json.report(findings, inputs, notes, len(repo.files) if repo else None, code, args.verbose)

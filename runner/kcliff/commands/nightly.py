@@ -22,8 +22,8 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from kcliff.commands.history import newest_regressions
 from kcliff.errors import InputError
+from kcliff.judge import baseline_verdict, regressions
 from kcliff.judge.verdict import Outcome
 from kcliff.report import markdown as report_md
 from kcliff.report import table
@@ -102,7 +102,7 @@ def _compare(outcome: NightOutcome, doc: ResultsDoc, path: Path, site: Path, sum
         markdown = f"### kcliff compare\n\nNo baseline for `{doc.environment['runner_class']}` yet: this night starts it.\n"
     else:
         stored = baselines.load_baseline(path)
-        v = baselines.compare(doc, stored)
+        v = baseline_verdict.compare(doc, stored)
         outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, list(v.reasons)
         upgrade = (f" **Kafka upgrade: {stored.kafka_version} -> {doc.environment['kafka_version']}.**"
                    if stored.kafka_version != doc.environment["kafka_version"] else "")
@@ -122,7 +122,7 @@ def _update_baseline(outcome: NightOutcome, doc: ResultsDoc, path: Path) -> None
         return
     current = baselines.load_baseline(path) if path.exists() else \
         baselines.new_baseline(doc.environment["kafka_version"], doc.environment["runner_class"])
-    updated, _ = baselines.update(current, doc)
+    updated, _ = baseline_verdict.admit(current, doc)
     baselines.save(updated, path)
     outcome.baseline_updated = True
 
@@ -145,7 +145,7 @@ def run_publish(args: argparse.Namespace) -> int:
                            canaries_missed=[e.id for e, _ in table.unseen_canaries(doc)])
     history.add(args.results, args.site / "history", allow_running=True)
     runs = [r for r in history.load(args.site / "history") if r.key.runner_class == doc.environment["runner_class"]]
-    outcome.change_points = newest_regressions(runs)
+    outcome.change_points = regressions.newest(runs)
     path = _baseline_file(args.site, args.seed_baselines, doc)
     _compare(outcome, doc, path if path.exists() else (_previous_release(args.site, doc) or path), args.site,
              args.summary)

@@ -11,8 +11,8 @@ from kcliff.backends.local import Caps
 from kcliff.backends.open import ClusterConfig
 from kcliff.errors import InputError
 from kcliff.kafka import dist as kafka_dist
-from kcliff.measure.runconfig import RunConfig
 from kcliff.measure.options import Options
+from kcliff.measure.runconfig import RunConfig
 
 DEFAULT_WORKDIR = Path(".kcliff")
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from kcliff.errors import InputError
 from kcliff.results import model
-from kcliff.results.model import REFERENCE_ID, THROUGHPUT, ResultsDoc, RunStatus
+from kcliff.results.metrics import THROUGHPUT
+from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

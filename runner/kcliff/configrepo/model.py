@@ -15,10 +15,6 @@ from typing import Any
 
 from kcliff.errors import InputError
 
-# Scopes a repo file can hold. kcliff measures broker, topic and producer; consumer files are typed
-# and linted against the cliff rules.
-REPO_SCOPES = ("broker", "topic", "producer", "consumer")
-
 # Kafka's own rule for topic names (Topic.validate): a name it would refuse is refused when read.
 TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 
@@ -114,7 +110,7 @@ class Entry:
 
 class NoteLevel(StrEnum):
     """How loud a Note is: a `note` is listed with --verbose; a `warning` is reported in every output of
-    lint (a ::warning annotation, a SARIF warning result, an input-warning JSON finding; input_findings.py)."""
+    lint (a ::warning annotation, a SARIF warning result, an input-warning JSON finding; lint/findings.py)."""
 
     NOTE = "note"
     WARNING = "warning"

@@ -9,7 +9,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-from kcliff.results.model import METRICS, Entry, Metric, ResultsDoc, Status, counted
+from kcliff.results.metrics import METRICS, Metric
+from kcliff.results.model import Entry, ResultsDoc, Status, counted
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kcliff.errors import InputError
-from kcliff.results.model import Metric
+from kcliff.results.metrics import Metric
 
 PVALUE = 0.01
 PERMUTATIONS = 99  # p-values resolve to 0.01, enough for PVALUE; cost is linear in this

@@ -53,7 +53,7 @@ import numpy.typing as npt
 from kcliff.judge import stats, verdict
 from kcliff.judge.verdict import Decision, Outcome
 from kcliff.measure.plan import GATE_ROUNDS
-from kcliff.results.model import METRICS
+from kcliff.results.metrics import METRICS
 
 FIRST_LOOK = 6  # O'Brien-Fleming spends under 1e-4 before a third of the rounds: earlier looks cannot stop
 GRID = 1001  # points of the integration grid per look: boundaries within 1e-4 of a 2001-point grid
@@ -309,7 +309,7 @@ def judge_rounds(logs: Sequence[float | None], plan: Plan = PLAN, metric: str = 
     if not taken or taken[-1][0] != rounds:
         return Step(None, f"no look after round {rounds}", rounds, pairs)
     level = _level(plan, taken)
-    resolved = verdict.DEFAULT_RESOLUTION[metric] if resolution == "default" else resolution
+    resolved = METRICS[metric].resolution if resolution == "default" else resolution
     where = f"after {rounds} of {plan.max_rounds} rounds" + (f" ({pairs} with both sides)" if pairs < rounds else "")
     outcome, reason, ratio = _interim(measured, level, metric, min_effect, tolerance, resolved, where,
                                       plan.moved_margins)

@@ -17,8 +17,8 @@ from kcliff.judge import sequential
 from kcliff.judge.canary import canary_settled
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.plan import Decided
-from kcliff.results.model import CONSUMED, METRICS, REFERENCE_ID, THROUGHPUT, Entry
-from kcliff.scenario.suites import CONSUME
+from kcliff.results.metrics import CONSUMED, METRICS, THROUGHPUT, Workload
+from kcliff.results.model import REFERENCE_ID, Entry
 
 
 def settled(rounds: int) -> Decided:
@@ -52,6 +52,6 @@ def certain(rounds: int) -> Decided:
 
 def runs_left(entry: Entry, metric: str, rounds: int) -> int:
     """Runs of `metric` this entry will still measure in `rounds` rounds: none once decided on a cliff."""
-    if on_its_cliff(entry) or (METRICS[metric].workload == CONSUME and reads_on_cliff(entry)):
+    if on_its_cliff(entry) or (METRICS[metric].workload == Workload.CONSUME and reads_on_cliff(entry)):
         return 0
     return max(rounds - len(entry.runs), 0)

@@ -20,7 +20,9 @@ from typing import Any, Literal, Mapping, Sequence
 
 from kcliff.judge import stats
 from kcliff.judge.canary import CanaryVerdict
-from kcliff.results.model import METRICS, THROUGHPUT
+from kcliff.lint.severity import Severity
+from kcliff.results.documents import VERDICT
+from kcliff.results.metrics import METRICS, THROUGHPUT
 
 DEFAULT_MIN_EFFECT = 0.10
 DEFAULT_ALPHA = 0.025  # one-sided, against `tolerance`: the whole 95% interval beyond it
@@ -32,19 +34,7 @@ DEFAULT_MIN_RUNS = 3
 # gate benchmark's A/A checks scatter 1.3x more between checks than their own runs predict); tested
 # against no change at all, those were failed whenever noise stretched them past the minimum effect.
 TOLERANCE_SHARE = 0.5
-# How large a worsening the interval must rule out before "pass" is said (as a fraction; None: no
-# such check). Throughput: twice the minimum effect, so a pass means "no 20% drop", not "too noisy
-# to tell". p99 is reported and can fail the gate, but its run-to-run spread is often larger than
-# any effect worth gating on, so an unresolved p99 does not by itself make the verdict inconclusive.
-# The consumer's MB/s is a throughput and is judged like the producer's; end-to-end p99 (of 200 records)
-# like p99: it fails the gate on a certain regression, never blocks a pass alone.
-DEFAULT_RESOLUTION: dict[str, float | None] = {"throughput": 2 * DEFAULT_MIN_EFFECT, "p99": None,
-                                               "consumed": 2 * DEFAULT_MIN_EFFECT, "e2e_p99": None}
-# The least a metric must move to count, whatever the minimum effect asked for. End-to-end p99 is
-# the second-slowest of 200 round trips: five checks of one benign change put it at 0.73-1.24x, and
-# the settings that hurt it cost several times that (docs/gate.md, "End-to-end p99 counts only beyond 50%").
-MIN_EFFECT_FLOOR: dict[str, float] = {"e2e_p99": 0.5}
-
+# A metric's resolution and its floor on the minimum effect are the Metric's (results/model.py).
 
 
 class Outcome(StrEnum):
@@ -102,7 +92,7 @@ def default_tolerance(min_effect: float) -> float:
 
 def metric_min_effect(metric: str, min_effect: float) -> float:
     """The minimum effect `metric` is judged at: the one asked for, or its floor if larger."""
-    return max(min_effect, MIN_EFFECT_FLOOR.get(metric, 0.0))
+    return max(min_effect, METRICS[metric].min_effect_floor)
 
 
 def _worse(metric: str, ratio: float, min_effect: float) -> bool:
@@ -119,7 +109,7 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
            resolution: float | None | Literal["default"] = "default", seed: int = 0, n_boot: int = 4000,
            paired: bool = False, tolerance: float | None = None) -> Decision:
     """Compare one metric's per-run values. Regression needs both: a ratio beyond `min_effect` (big
-    enough to matter; at least the metric's MIN_EFFECT_FLOOR) and a one-sided p below `alpha`
+    enough to matter; at least the metric's min_effect_floor) and a one-sided p below `alpha`
     against a worsening of `tolerance` (default half the minimum effect): the runs must rule out
     that the head is only that much worse, so a real but small change is not failed whenever noise
     stretches it past the minimum effect.
@@ -127,7 +117,7 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
     measured in the same round): a t-test on the per-round log ratios and their geometric mean."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {tuple(METRICS)}, got {metric!r}")
-    resolved = DEFAULT_RESOLUTION[metric] if resolution == "default" else resolution
+    resolved = METRICS[metric].resolution if resolution == "default" else resolution
     min_effect = metric_min_effect(metric, min_effect)
     base, head = stats.clean(base_runs), stats.clean(head_runs)
     common: dict[str, Any] = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect,
@@ -256,7 +246,7 @@ class Verdict:
         return EXIT_CODES[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"schema": "kcliff.verdict", "schema_version": 1, "verdict": self.verdict, "exit_code": self.exit_code,
+        return {**VERDICT.stamp(), "verdict": self.verdict, "exit_code": self.exit_code,
                 "reasons": list(self.reasons), "settings": self.settings,
                 "scenarios": [s.to_dict() for s in self.scenarios],
                 "canaries": [asdict(c) for c in self.canaries],
@@ -280,7 +270,7 @@ def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryVerdict
     says why nothing needed measuring: then having compared nothing is a pass, not inconclusive."""
     reasons: list[str] = []
     found = [Outcome.PASS]
-    errors = [m for m in rule_matches if m.get("severity") == "error"]
+    errors = [m for m in rule_matches if m.get("severity") == Severity.ERROR]
     if errors:
         found.append(Outcome.CLIFF)
         reasons.extend(f"cliff rule {m['rule']} matched at {m['path']}:{m['line']}" for m in errors)

@@ -29,7 +29,6 @@ _CLIENTS_JAR = re.compile(r"^kafka-clients-(\d+\.\d+\.\d+)\.jar$")
 PRODUCER_CLASS = "org.apache.kafka.tools.ProducerPerformance"
 STORAGE_CLASS = "kafka.tools.StorageTool"
 BROKER_CLASS = "kafka.Kafka"
-FIXED_PRODUCER_INTERVAL_MS = 5000  # ProducerPerformance's interim lines before 4.2 (not settable)
 
 
 class Logging(enum.Enum):
@@ -88,15 +87,6 @@ class KafkaRelease:
     def producer_warmup(self) -> bool:
         """ProducerPerformance's --warmup-records: a steady-state summary leaving the first records out."""
         return self.at_least(4, 2)
-
-    @property
-    def producer_interval_settable(self) -> bool:
-        """ProducerPerformance's --reporting-interval; before it, an interim line every 5 s."""
-        return self.at_least(4, 2)
-
-    def producer_interval_ms(self, wanted_ms: int) -> int:
-        """How often the producer's tool will print an interim line when asked for `wanted_ms`."""
-        return wanted_ms if self.producer_interval_settable else FIXED_PRODUCER_INTERVAL_MS
 
     def producer_args(self, topic: str, records: int, record_size: int, throughput: int, props: list[str],
                       interval_ms: int, quiet: int) -> list[str]:

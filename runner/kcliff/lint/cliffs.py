@@ -12,7 +12,7 @@ import itertools
 import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from kcliff import resources, yamlio
 from kcliff.configrepo import ConfigRepo, Entry
@@ -20,11 +20,11 @@ from kcliff.configrepo.validate import DURABILITY
 from kcliff.errors import InputError, Problems
 from kcliff.kafka import configs as kafka_configs
 from kcliff.kafka.dist import DEFAULT_VERSION
+from kcliff.lint.severity import Severity
 from kcliff.scenario import settings
 
 RULES_SCHEMA = "kcliff.cliffs"
 RULES_VERSION = 1
-SEVERITIES = ("error", "warning")
 RULE_KEYS = ("id", "title", "severity", "when", "mechanism", "fix", "evidence")
 
 _NUMERIC = {"less_than": operator.lt, "at_most": operator.le, "greater_than": operator.gt, "at_least": operator.ge}
@@ -72,13 +72,21 @@ class Clause:
 class Rule:
     id: str
     title: str
-    severity: str
+    severity: Severity
     clauses: tuple[Clause, ...]
     mechanism: str
     fix: str
     canary: str | None
     study: str
     line: int | None = None
+
+    def evidence(self, ratios: dict[str, float]) -> str:
+        """Its canary, as measured in `ratios` (canary id -> throughput ratio to the reference), and its study."""
+        if self.canary:
+            measured = ratios.get(self.canary)
+            canary = f"canary {self.canary}" + ("" if measured is None else f" measured {measured:.2f}x the reference")
+            return f"{canary}; {self.study}" if self.study else canary
+        return self.study
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,12 @@ class Match:
         return {"rule": self.rule.id, "severity": self.rule.severity, "title": self.rule.title, "path": self.path,
                 "line": self.line, "topic": self.topic, "condition": self.condition(), "fix": self.rule.fix,
                 "canary": self.rule.canary}
+
+    def describe(self, ratios: dict[str, float]) -> str:
+        """What lint and check say about the match: the values, the mechanism, the fix, the evidence."""
+        where = f" (topic {self.named_topic})" if self.named_topic else ""
+        return (f"{self.condition()}{where}: {self.rule.mechanism} Fix: {self.rule.fix} "
+                f"Evidence: {self.rule.evidence(ratios)}")
 
     def condition(self) -> str:
         """e.g. 'producer linger.ms=0, producer batch.size=16384 (default)'."""
@@ -180,8 +194,8 @@ def _parse_rule(raw: Any, path: str, parent: Any, index: int) -> Rule:
     for key in ("id", "title", "mechanism", "fix"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise InputError(f"rule needs '{key}' (text)", path, yamlio.key_line(raw, key) or line)
-    if raw.get("severity") not in SEVERITIES:
-        raise InputError(f"severity must be one of {', '.join(SEVERITIES)}", path, yamlio.key_line(raw, "severity") or line)
+    if raw.get("severity") not in list(Severity):
+        raise InputError(f"severity must be one of {', '.join(Severity)}", path, yamlio.key_line(raw, "severity") or line)
     when = raw.get("when")
     if not isinstance(when, list) or not when:
         raise InputError("'when' must be a non-empty list of clauses", path, yamlio.key_line(raw, "when") or line)
@@ -190,7 +204,7 @@ def _parse_rule(raw: Any, path: str, parent: Any, index: int) -> Rule:
         raise InputError("'evidence' takes canary (a canary id or null) and study (text)", path,
                          yamlio.key_line(raw, "evidence") or line)
     clauses = tuple(_parse_clause(c, path, when, i) for i, c in enumerate(when))
-    return Rule(raw["id"], raw["title"].strip(), raw["severity"], clauses, " ".join(raw["mechanism"].split()),
+    return Rule(raw["id"], raw["title"].strip(), Severity(raw["severity"]), clauses, " ".join(raw["mechanism"].split()),
                 " ".join(raw["fix"].split()), evidence.get("canary"), str(evidence.get("study") or ""), line)
 
 
@@ -319,13 +333,6 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
             if m is not None:
                 found.setdefault((rule.id, m.path, m.line), m)
     return sorted(found.values(), key=lambda m: (m.path, m.line or 0, m.rule.id))
-
-
-def tally(severities: Iterable[str]) -> tuple[int, int]:
-    """(errors, warnings) among these findings' severities."""
-    seen = list(severities)
-    errors = sum(s == "error" for s in seen)
-    return errors, len(seen) - errors
 
 
 def introduced(base: list[Match], head: list[Match]) -> list[Match]:

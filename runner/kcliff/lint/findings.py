@@ -3,7 +3,7 @@ InputErrors) or a warning-level configrepo.Note becomes what lint and check prin
 
 One InputFinding per problem, rendered here for every output: a line of text, a GitHub annotation
 (`::error file=F,line=L,title=kcliff: bad input::...`), a JSON finding (`kind` bad-input or
-input-warning in the kcliff.lint document, lint_json.py) and a SARIF result of the rule
+input-warning in the kcliff.lint document, lint/json_doc.py) and a SARIF result of the rule
 `kcliff/bad-input` or `kcliff/input-warning` (lint/sarif.py). docs/gate.md, "Machine-readable lint".
 """
 
@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Callable, Iterable, Literal
+from typing import Callable, Iterable
 
 from kcliff.configrepo.model import Note, NoteLevel
 from kcliff.errors import InputError
 from kcliff.lint.github import annotation
+from kcliff.lint.severity import Severity
 
 
 class InputKind(StrEnum):
@@ -24,14 +25,13 @@ class InputKind(StrEnum):
     INPUT_WARNING = "input-warning"  # read, with a warning-level note (a key of another Kafka release, ...)
 
 
-Severity = Literal["error", "warning"]  # as the cliff rules' severities
-SEVERITY: dict[InputKind, Severity] = {InputKind.BAD_INPUT: "error", InputKind.INPUT_WARNING: "warning"}
+SEVERITY = {InputKind.BAD_INPUT: Severity.ERROR, InputKind.INPUT_WARNING: Severity.WARNING}
 TITLE = {InputKind.BAD_INPUT: "kcliff: bad input", InputKind.INPUT_WARNING: "kcliff: input warning"}
 
 
 @dataclass(frozen=True)
 class InputFinding:
-    """One bad input or input warning; as a JSON finding it is lint_json.InputFindingDoc. A plain dataclass,
+    """One bad input or input warning; as a JSON finding it is json_doc.InputFindingDoc. A plain dataclass,
     so the text and GitHub outputs do not import pydantic (lint starts fast)."""
 
     kind: InputKind

@@ -2,7 +2,7 @@
 
 Its findings are also what `--format sarif` is built from (lint/sarif.py), so both formats say the
 same thing as the text output and the GitHub annotations: one Finding (kind "cliff") per rule match,
-and one InputFinding (kind "bad-input" or "input-warning", input_findings.py) per bad input or
+and one InputFinding (kind "bad-input" or "input-warning", lint/findings.py) per bad input or
 warning-level note. On bad input the document holds every bad input and exit_code 2.
 """
 
@@ -13,12 +13,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kcliff import __version__
-from kcliff.lint import cliffs
 from kcliff.lint.cliffs import Match
-from kcliff.lint.findings import InputFinding, InputKind, Severity
-
-SCHEMA = "kcliff.lint"
-SCHEMA_VERSION = 2  # 2: findings carry a kind, and bad inputs are findings (exit_code 2)
+from kcliff.lint.findings import InputFinding, InputKind
+from kcliff.lint.severity import Severity, tally
+from kcliff.results.documents import LINT
 
 
 class _Model(BaseModel):
@@ -28,7 +26,7 @@ class _Model(BaseModel):
 class Finding(_Model):
     kind: Literal["cliff"] = "cliff"  # a cliff rule matched (InputFindingDoc: bad-input, input-warning)
     rule: str
-    severity: str  # a rule severity: error | warning (cliffs.SEVERITIES)
+    severity: Severity  # the rule's
     title: str
     path: str  # relative to the repository root, as the GitHub annotations name the file
     line: int | None
@@ -83,8 +81,8 @@ class InputFindingDoc(_Model):
 
 
 class LintReport(_Model):
-    schema_: str = Field(SCHEMA, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
-    schema_version: int = SCHEMA_VERSION
+    schema_: str = Field(LINT.name, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = LINT.version
     kcliff_version: str = __version__
     exit_code: int  # lint's own: 0 clean, 1 a finding at or above --fail-on, 2 bad input
     counts: Counts
@@ -98,7 +96,7 @@ class LintReport(_Model):
 def report(findings: list[Finding], inputs: list[InputFinding], notes: list[Note], files: int | None,
            exit_code: int, verbose: bool) -> LintReport:
     """The document: the rule matches, then the bad inputs and input warnings."""
-    errors, warnings = cliffs.tally(f.severity for f in findings)
+    errors, warnings = tally(f.severity for f in findings)
     bad = sum(1 for f in inputs if f.kind is InputKind.BAD_INPUT)
     counts = Counts(errors=errors, warnings=warnings, bad_inputs=bad, files=files, notes=len(notes))
     return LintReport(exit_code=exit_code, counts=counts, findings=[*findings, *map(InputFindingDoc.of, inputs)],

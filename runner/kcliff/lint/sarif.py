@@ -25,6 +25,7 @@ from kcliff import __version__
 from kcliff.lint.cliffs import Rule
 from kcliff.lint.findings import SEVERITY, InputFinding, InputKind
 from kcliff.lint.json_doc import Finding, Note
+from kcliff.lint.severity import Severity
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -32,7 +33,7 @@ SRCROOT = "%SRCROOT%"  # relative URIs are relative to the repository root, as c
 FINGERPRINT = "kcliffFinding/v1"
 # Code scanning orders alerts by precision. It follows the severity policy (scenarios/cliffs.yaml): an
 # error is measured by a canary on kcliff's rig (or switches a mechanism off); a warning is not, yet.
-PRECISION = {"error": "high", "warning": "medium"}
+PRECISION = {Severity.ERROR: "high", Severity.WARNING: "medium"}
 
 
 class _Sarif(BaseModel):

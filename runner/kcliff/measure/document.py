@@ -9,7 +9,8 @@ import uuid
 from kcliff.backends.base import Cluster
 from kcliff.measure import environment
 from kcliff.measure.options import Options
-from kcliff.results.model import SCHEMA, CliffSpec, Entry, ResultsDoc, Status, StopKind, ToolRun
+from kcliff.results.documents import RESULTS
+from kcliff.results.model import CliffSpec, Entry, ResultsDoc, Status, StopKind, ToolRun
 from kcliff.scenario.settings import RECORD_SIZE
 from kcliff.scenario.suites import Scenario
 
@@ -17,7 +18,7 @@ from kcliff.scenario.suites import Scenario
 def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_version: str) -> ResultsDoc:
     run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:4]
     return ResultsDoc(
-        schema=SCHEMA, run_id=run_id, environment=environment.collect(cluster, kafka_version),
+        schema=RESULTS.name, run_id=run_id, environment=environment.collect(cluster, kafka_version),
         parameters={"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
                     "record_size": RECORD_SIZE, "budget_s": opts.budget_s, "suites": suites,
                     "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,

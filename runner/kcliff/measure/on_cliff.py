@@ -4,8 +4,8 @@ in (judge/stopping.py) count it as decided."""
 
 from __future__ import annotations
 
+from kcliff.results.metrics import Workload
 from kcliff.results.model import Entry, StopKind
-from kcliff.scenario.suites import CONSUME
 
 EARLY_STOP_AFTER = 2     # runs in a row (the warm-up counts) stopped on a cliff decide a scenario
 
@@ -20,5 +20,5 @@ def on_its_cliff(entry: Entry) -> bool:
 
 def reads_on_cliff(entry: Entry) -> bool:
     """A consumer stopped at its cap twice running, as on_its_cliff is for the producer."""
-    recent = [r for r in entry.read_runs if r.workload == CONSUME][-EARLY_STOP_AFTER:]
+    recent = [r for r in entry.read_runs if r.workload == Workload.CONSUME][-EARLY_STOP_AFTER:]
     return len(recent) == EARLY_STOP_AFTER and all(r.stopped_early for r in recent)

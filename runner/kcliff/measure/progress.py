@@ -8,7 +8,8 @@ import time
 from typing import TextIO
 
 from kcliff.measure.perf_output import PerfLine
-from kcliff.results.model import THROUGHPUT, Entry
+from kcliff.results.metrics import THROUGHPUT
+from kcliff.results.model import Entry
 
 
 class Progress:

@@ -13,8 +13,9 @@ from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.options import Options
 from kcliff.measure.rig import Rig
 from kcliff.measure.sites import Site
+from kcliff.results.metrics import Workload
 from kcliff.results.model import REFERENCE_ID, Entry, ReadRun, Status, StopKind
-from kcliff.scenario.suites import CONSUME, PRODUCE, Scenario
+from kcliff.scenario.suites import Scenario
 
 READ_MIN_RECORDS = 150_000  # a consumer reads a run's worth, or this many: a read under half a second scatters
 
@@ -30,7 +31,7 @@ class ReadRound:
         stopped at its cap twice running is on a read-side cliff: more reads would only crawl."""
         if not sc.reads() or on_its_cliff(entry) or reads_on_cliff(entry) or not produced(entry):
             return
-        for workload in (w for w in sc.workloads if w != PRODUCE):
+        for workload in (w for w in sc.workloads if w != Workload.PRODUCE):
             run = self._read(site, sc, topic, workload, entry, records, f"{workload} {label}", deadline)
             run.position = position
             entry.read_runs.append(run)
@@ -45,7 +46,7 @@ class ReadRound:
         log = self.rig.log_path(sc.id, label)
         left = max(1.0, deadline - time.monotonic())
         watch = faults.FaultWatch(site.cluster).check
-        if workload == CONSUME:
+        if workload == Workload.CONSUME:
             count = min(max(records, READ_MIN_RECORDS), produced(entry))  # from the start of the topic
             cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
             return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch)
@@ -57,7 +58,7 @@ class ReadRound:
         over the cliff threshold (a consumer that much slower is on a cliff, like the producer's early
         stop); before the reference has read, the shortest cap: a cut run keeps the rate it had."""
         ref = self.rig.doc.reference()
-        done = [r for r in (ref.read_runs if ref else []) if r.workload == CONSUME and r.complete and r.records]
+        done = [r for r in (ref.read_runs if ref else []) if r.workload == Workload.CONSUME and r.complete and r.records]
         if not self.opts.early_stop:
             return read_side.CONSUME_MAX_S
         if not done:

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from kcliff.backends.base import Cluster
 from kcliff.host import procs
 from kcliff.measure import read_output
+from kcliff.results.metrics import Workload
 from kcliff.results.model import ReadRun, ReadWorkload, StopKind
 from kcliff.scenario import settings
 
@@ -86,17 +87,17 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
     argv = consumer_argv(cluster, topic, records, consumer, cap_s, log_path.with_suffix(".properties"))
     ran = _follow(argv, cap_s, log_path, watch)
     if ran.fault is not None:
-        return _faulted("consume", ran, ran.fault)
+        return _faulted(Workload.CONSUME, ran, ran.fault)
     lines, cut, code, elapsed = ran.lines, ran.cut, ran.code, ran.elapsed
     got = read_output.consumed(lines)
     if got is None and code == 0 and not cut:  # done before its second report: a figure would be noise
-        return ReadRun(workload="consume", records=records, elapsed_s=elapsed, complete=False, exit_code=code,
+        return ReadRun(workload=Workload.CONSUME, records=records, elapsed_s=elapsed, complete=False, exit_code=code,
                        stop_reason=f"read {records} records in under {2 * REPORTING_INTERVAL_MS} ms: "
                                    "too few to give a rate (measure more --records)")
     if got is None:
-        return ReadRun(workload="consume", records=0, elapsed_s=elapsed, complete=False, exit_code=code,
+        return ReadRun(workload=Workload.CONSUME, records=0, elapsed_s=elapsed, complete=False, exit_code=code,
                        stop_kind=StopKind.FAILED, stop_reason=f"consumer tool reported too little (exit {code})")
-    return ReadRun(workload="consume", records=got.records, consumed_mb_per_sec=round(got.mb_per_sec, 3),
+    return ReadRun(workload=Workload.CONSUME, records=got.records, consumed_mb_per_sec=round(got.mb_per_sec, 3),
                    consumed_records_per_sec=round(got.records_per_sec, 1), rebalance_ms=got.rebalance_ms,
                    fetch_mb_per_sec=None if got.fetch_mb_per_sec is None else round(got.fetch_mb_per_sec, 3),
                    elapsed_s=elapsed, complete=not cut and not read_output.gave_up(lines), stopped_early=cut,
@@ -119,13 +120,13 @@ def latency_run(cluster: Cluster, topic: str, producer: dict[str, Any], consumer
     argv = cluster.tool_command(release.latency_class, args, files)
     ran = _follow(argv, cap_s, log_path, watch)
     if ran.fault is not None:
-        return _faulted("end-to-end", ran, ran.fault)
+        return _faulted(Workload.END_TO_END, ran, ran.fault)
     lines, cut, code, elapsed = ran.lines, ran.cut, ran.code, ran.elapsed
     got = read_output.latency(lines)
     if got is None:
         kind = StopKind.CLIFF if cut else StopKind.FAILED
         why = f"not done after {cap_s:.0f}s" if cut else f"latency tool exited {code} without figures"
-        return ReadRun(workload="end-to-end", records=0, elapsed_s=elapsed, complete=False, stopped_early=cut,
+        return ReadRun(workload=Workload.END_TO_END, records=0, elapsed_s=elapsed, complete=False, stopped_early=cut,
                        exit_code=code, stop_kind=kind, stop_reason=why)
-    return ReadRun(workload="end-to-end", records=LATENCY_RECORDS, e2e_avg_ms=got.avg_ms, e2e_p50_ms=got.p50_ms,
+    return ReadRun(workload=Workload.END_TO_END, records=LATENCY_RECORDS, e2e_avg_ms=got.avg_ms, e2e_p50_ms=got.p50_ms,
                    e2e_p99_ms=got.p99_ms, e2e_p999_ms=got.p999_ms, elapsed_s=elapsed, exit_code=code)

@@ -9,7 +9,8 @@ from typing import Callable
 
 from kcliff.measure.progress import Progress
 from kcliff.measure.sites import Site
-from kcliff.results.model import THROUGHPUT, ResultsDoc, Run, save
+from kcliff.results.metrics import THROUGHPUT
+from kcliff.results.model import ResultsDoc, Run, save
 
 # producer.perf_run's signature: the suite is given it, so its fault and status handling can be tested
 # with made-up runs

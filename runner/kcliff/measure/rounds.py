@@ -9,8 +9,7 @@ import random
 import time
 
 from kcliff.errors import ClusterError
-from kcliff.measure import faults
-from kcliff.measure import producer
+from kcliff.measure import faults, producer
 from kcliff.measure.document import GroupStop, check_fault, finish, new_entry
 from kcliff.measure.on_cliff import on_its_cliff
 from kcliff.measure.options import Options

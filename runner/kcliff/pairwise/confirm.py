@@ -20,7 +20,8 @@ from kcliff.judge.verdict import Decision, Outcome, decide
 from kcliff.pairwise import factors
 from kcliff.pairwise.design import split
 from kcliff.pairwise.prediction import Prediction
-from kcliff.results.model import P99, REFERENCE_ID, THROUGHPUT, Confirmation, ConfirmedConfig, Entry, ResultsDoc, Status
+from kcliff.results.metrics import P99, THROUGHPUT
+from kcliff.results.model import REFERENCE_ID, Confirmation, ConfirmedConfig, Entry, ResultsDoc, Status
 from kcliff.scenario.suites import Scenario
 
 SOURCE = "confirm"  # the confirmation's scenarios come from no suite file, so they are never design rows

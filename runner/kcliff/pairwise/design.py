@@ -24,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from kcliff.results.model import P99, REFERENCE_ID, THROUGHPUT, Entry, ResultsDoc, Status
+from kcliff.results.metrics import P99, THROUGHPUT
+from kcliff.results.model import REFERENCE_ID, Entry, ResultsDoc, Status
 from kcliff.scenario import settings
 
 DESIGN_SUITE_PREFIX = "pairwise"

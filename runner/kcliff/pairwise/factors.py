@@ -24,23 +24,12 @@ import pandas as pd
 from kcliff.pairwise import censored, design, prediction, study
 from kcliff.pairwise.censored import Matrix, Vector
 from kcliff.pairwise.design import CENSORED, MB, P99_MS, Design, sort_levels, split
-from kcliff.results.model import P99, ResultsDoc
+from kcliff.pairwise.prediction import MetricFit
+from kcliff.results.metrics import P99
+from kcliff.results.model import ResultsDoc
 
 CONFOUNDED_R = 0.4  # design columns correlated at least this much are reported as partly confounded
 Encoding = dict[str, list[float]]  # level label -> that level's covariates for one factor
-
-
-@dataclass(frozen=True)
-class MetricFit:
-    """One metric's fit: each factor's log contribution per level (intercept apart)."""
-
-    intercept: float
-    contributions: dict[str, dict[str, float]]
-    slope: dict[str, float]  # a numeric factor's trend: log change per log level (the power b)
-    se: dict[str, float]  # its standard error (approximate; NaN when the fit has no noise left to measure)
-    sigma: float
-    rows: int
-    bounded: int
 
 
 @dataclass
@@ -215,9 +204,3 @@ def analyse(doc: ResultsDoc, p99_bound_ms: float | None = None) -> FactorAnalysi
     fa.measured = prediction.best_measured(built, bound)
     fa.warnings += prediction.warnings(built, fa.fits, fa.best)
     return fa
-
-
-def settings_of(fa: FactorAnalysis, bounded: bool = False) -> dict[str, dict[str, Any]]:
-    """The predicted configuration as a scenario's settings per scope (for `kcliff run --confirm`)."""
-    chosen = fa.bounded if bounded else fa.best
-    return chosen.settings if chosen is not None else {}

@@ -12,16 +12,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kcliff.pairwise.design import CENSORED, MB, P99_MS, SCENARIO, Design, split
-from kcliff.results.model import P99, THROUGHPUT, ResultsDoc
+from kcliff.results.metrics import P99, THROUGHPUT
+from kcliff.results.model import ResultsDoc
 
-if TYPE_CHECKING:
-    from kcliff.pairwise.factors import MetricFit
+
+@dataclass(frozen=True)
+class MetricFit:
+    """One metric's fit (factors.fit_metric): each factor's log contribution per level (intercept apart);
+    a prediction is made from these."""
+
+    intercept: float
+    contributions: dict[str, dict[str, float]]
+    slope: dict[str, float]  # a numeric factor's trend: log change per log level (the power b)
+    se: dict[str, float]  # its standard error (approximate; NaN when the fit has no noise left to measure)
+    sigma: float
+    rows: int
+    bounded: int
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from kcliff.results.history import read_results
-from kcliff.results.model import METRICS, Entry, Metric, ResultsDoc
+from kcliff.results.metrics import METRICS, Metric
+from kcliff.results.model import Entry, ResultsDoc
 
 FILES = {"throughput.json": True, "p99.json": False}  # the file of each direction: higher is better or not
 

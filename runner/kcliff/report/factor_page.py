@@ -9,7 +9,8 @@ import pandas as pd
 from kcliff.pairwise import confirm, factors, prediction
 from kcliff.pairwise.design import split
 from kcliff.report.charts import Bar, bar_chart
-from kcliff.results.model import THROUGHPUT, ResultsDoc, Status
+from kcliff.results.metrics import THROUGHPUT
+from kcliff.results.model import ResultsDoc, Status
 
 # one colour per tier of the top setting, best tier first (colour-blind safe, Okabe-Ito)
 TIER_COLOURS = ("#009e73", "#56b4e9", "#e69f00", "#d55e00", "#cc79a7", "#999999")

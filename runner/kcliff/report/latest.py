@@ -8,7 +8,8 @@ import pandas as pd
 
 from kcliff.judge.tiers import tier_for
 from kcliff.report.charts import Bar
-from kcliff.results.model import CONSUMED, E2E_P99, P99, THROUGHPUT, Entry, ResultsDoc
+from kcliff.results.metrics import CONSUMED, E2E_P99, P99, THROUGHPUT
+from kcliff.results.model import Entry, ResultsDoc
 
 
 def _ratio(value: float | None, ref: float | None) -> float | None:

@@ -11,13 +11,13 @@ from typing import Any
 from kcliff.judge.verdict import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
-    MIN_EFFECT_FLOOR,
     Decision,
     Outcome,
     Verdict,
     default_tolerance,
 )
-from kcliff.results.model import METRICS
+from kcliff.lint.severity import Severity
+from kcliff.results.metrics import METRICS
 
 MARK = {Outcome.PASS: "✅", Outcome.REGRESSION: "❌", Outcome.CLIFF: "❌", Outcome.INCONCLUSIVE: "⚠️"}
 HEADLINE = {
@@ -50,7 +50,7 @@ def advice(v: Verdict) -> list[str]:
     """What to change, one line per finding."""
     out: list[str] = []
     for m in v.rule_matches:
-        if m.get("severity") == "error":
+        if m.get("severity") == Severity.ERROR:
             out.append(f"`{m['path']}:{m['line']}`: {m.get('fix', 'see scenarios/cliffs.yaml')}")
     for sv in v.scenarios:
         if sv.verdict is Outcome.CLIFF:
@@ -78,8 +78,8 @@ def advice(v: Verdict) -> list[str]:
 def _floors(v: Verdict) -> str:
     """The metrics this verdict judged at a larger minimum effect than the one asked for."""
     judged = {d.metric for sv in v.scenarios for d in sv.decisions}
-    return "".join(f" {m} counts only beyond {floor:.0%}, its floor." for m, floor in MIN_EFFECT_FLOOR.items()
-                   if m in judged and floor > v.settings.get("min_effect", DEFAULT_MIN_EFFECT))
+    return "".join(f" {m.name} counts only beyond {m.min_effect_floor:.0%}, its floor." for m in METRICS.values()
+                   if m.name in judged and m.min_effect_floor > v.settings.get("min_effect", DEFAULT_MIN_EFFECT))
 
 
 def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:

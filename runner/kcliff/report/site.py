@@ -13,9 +13,9 @@ from typing import Any
 
 from kcliff import resources
 from kcliff.errors import InputError
-from kcliff.judge import canary, changepoint, tiers
+from kcliff.judge import canary, changepoint, regressions, tiers
 from kcliff.report import charts, factor_page, latest, pages
-from kcliff.results import history, model
+from kcliff.results import history, metrics
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
 
 
@@ -56,7 +56,7 @@ def _trends(series: list[changepoint.Series], found: dict[str, list[changepoint.
     moved = {s.scenario for s in series if found[s.key]}
     for scenario in _scenario_order(series, doc, moved):
         charts_here = []
-        for metric in model.METRICS.values():
+        for metric in metrics.METRICS.values():
             s = by_key.get(f"{scenario} {metric.name}")
             if s is not None:
                 charts_here.append({"metric": metric, "svg": charts.trend_chart(s, found[s.key]),
@@ -86,7 +86,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
     out.mkdir(parents=True, exist_ok=True)
     links = _copy_raw(runs, results, out)
     runner_class = doc.environment["runner_class"]
-    series = history.build_series(runs, runner_class)
+    series = regressions.build_series(runs, runner_class)
     found = changepoint.detect_all(series)
     at_latest = [cp for cps in found.values() for cp in cps if cp.run_id == doc.run_id]
     context = {
@@ -97,7 +97,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "other_classes": sorted({r.key.runner_class for r in runs} - {runner_class}),
         "links": links,
         "tiers": tiers.TIERS,
-        "tier_svg": charts.bar_chart(latest.tier_bars(doc), model.THROUGHPUT.unit,
+        "tier_svg": charts.bar_chart(latest.tier_bars(doc), metrics.THROUGHPUT.unit,
                                      f"Scenarios of run {doc.run_id} by throughput, coloured by tier"),
         "canaries": canary.canary_verdicts(doc),
         "scenario_table": latest.scenario_table(doc),
@@ -105,7 +105,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),
         "trends": _trends(series, found, doc),
         **factor_page.context(doc, p99_bound_ms),
-        "units": {m.name: m.unit for m in model.METRICS.values()},
+        "units": {m.name: m.unit for m in metrics.METRICS.values()},
     }
     pages.render_all(sources, out, context)
     return out / "index.html"

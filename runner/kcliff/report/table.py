@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kcliff.judge import verdict
+from kcliff.judge import baseline_verdict, verdict
 from kcliff.judge.canary import CanaryVerdict, canary_verdict
 from kcliff.measure import environment
 from kcliff.pairwise import confirm
 from kcliff.results import baseline as baselines
-from kcliff.results.model import CONSUMED, E2E_P99, P99, THROUGHPUT, Entry, ResultsDoc
+from kcliff.results.metrics import CONSUMED, E2E_P99, P99, THROUGHPUT
+from kcliff.results.model import Entry, ResultsDoc
 
 SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
 
@@ -82,7 +83,7 @@ def _judged(sv: verdict.ScenarioVerdict) -> str:
 
 def baseline_rows(doc: ResultsDoc, base: baselines.Baseline) -> list[list[str]]:
     """[scenario, verdict] for every scenario of the run: kcliff compare's decision, or why there is none."""
-    judged = {sv.id: sv for sv in baselines.compare(doc, base).scenarios}
+    judged = {sv.id: sv for sv in baseline_verdict.compare(doc, base).scenarios}
     out = []
     for entry in doc.scenarios:
         if entry.is_canary:

@@ -28,13 +28,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kcliff import resources
 from kcliff.errors import InputError
-from kcliff.judge import verdict
-from kcliff.judge.canary import canary_verdict, canary_verdicts
 from kcliff.results import model
-from kcliff.results.model import Entry, Metric, ReadRun, ResultsDoc, Run, Status
+from kcliff.results.documents import BASELINE
+from kcliff.results.metrics import Metric
+from kcliff.results.model import Entry, ReadRun, ResultsDoc, Run, Status
 
-SCHEMA = "kcliff.baseline"
-SCHEMA_VERSION = 2
 DEFAULT_DIR = "baselines"
 DEFAULT_WINDOW = 30
 
@@ -99,8 +97,8 @@ class Source(_Model):
 class Baseline(_Model):
     """A baseline file: one Kafka version and runner class, the runs of its past results."""
 
-    schema_: str = Field(SCHEMA, alias="schema")
-    schema_version: int = SCHEMA_VERSION
+    schema_: str = Field(BASELINE.name, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = BASELINE.version
     kafka_version: str
     runner_class: str
     window: int = DEFAULT_WINDOW
@@ -119,17 +117,6 @@ class Baseline(_Model):
         return stored.as_entry(model.REFERENCE_ID) if stored is not None else None
 
 
-def _check_schema(doc: dict[str, Any], path: Path, schema: str, version: int) -> None:
-    if doc.get("schema") != schema:
-        raise InputError(f"not a {schema} file (its \"schema\" is {doc.get('schema')!r})", str(path))
-    found = doc.get("schema_version")
-    if not isinstance(found, int) or found < 1:
-        raise InputError(f"schema_version {found!r} is not a version number", str(path))
-    if found > version:
-        raise InputError(f"{schema} schema version {found} is newer than this kcliff reads ({version}); "
-                         "upgrade kcliff (the file was left as it is)", str(path))
-
-
 def load_results(path: str | Path) -> ResultsDoc:
     """A results file (docs/results-schema.md) that names its Kafka version and runner class;
     truncated, foreign, newer-schema or malformed files are refused by model.load."""
@@ -138,17 +125,6 @@ def load_results(path: str | Path) -> ResultsDoc:
         if not isinstance(doc.environment.get(key), str) or not doc.environment[key]:
             raise InputError(f"results file lacks environment.{key}", str(path))
     return doc
-
-
-def canary_ratios(path: str | Path) -> dict[str, float]:
-    """Measured canary ratios (throughput: canary/reference) from a results or a baseline file, for
-    the evidence column of the cliff rules."""
-    path = Path(path)
-    raw = model.read_json(path, "results or baseline file")
-    found: ResultsDoc | Baseline = load_baseline(path) if raw.get("schema") == SCHEMA else load_results(path)
-    reference = found.reference()
-    verdicts = [canary_verdict(c, reference) for c in found.canaries()]
-    return {v.id: v.ratio for v in verdicts if v.ratio is not None}
 
 
 def baseline_path(directory: str | Path, kafka_version: str, runner_class: str) -> Path:
@@ -173,7 +149,7 @@ def load_baseline(path: str | Path) -> Baseline:
     """The one reader of a baseline file: truncated, foreign, newer-schema or malformed files raise InputError."""
     path = Path(path)
     raw = model.read_json(path, "baseline file")
-    _check_schema(raw, path, SCHEMA, SCHEMA_VERSION)
+    BASELINE.check(raw, path)
     try:
         return Baseline.model_validate(raw)
     except ValidationError as exc:
@@ -208,15 +184,16 @@ def check_compatible(results: ResultsDoc, baseline: Baseline, runner_class: str 
     return claimed
 
 
-def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -> tuple[Baseline, list[str]]:
-    """A new baseline with the results' runs added (pure: `baseline` is not changed). Refused (1) for
-    a failed canary, (2) for a run that is not complete; the caller checks compatibility first."""
+def require_complete(results: ResultsDoc) -> None:
     if results.status is not model.RunStatus.COMPLETE:
         raise Refused(f"the run's status is '{results.status}': only complete runs update a baseline", 2)
-    failed = [c for c in canary_verdicts(results) if not c.seen]
-    if failed:
-        raise Refused("failed canary: " + "; ".join(f"{c.id} ({c.reason})" for c in failed)
-                      + " - a run that cannot see known cliffs must not become the baseline", 1)
+
+
+def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -> tuple[Baseline, list[str]]:
+    """A new baseline with the results' runs added (pure: `baseline` is not changed). Refused (2) for
+    a run that is not complete; the caller checks compatibility and the canaries first
+    (judge/baseline_verdict.py `admit`)."""
+    require_complete(results)
     run_id = results.run_id
     new = baseline.model_copy(deep=True)
     notes: list[str] = []
@@ -267,31 +244,6 @@ def skip_reason(entry: Entry, stored: StoredScenario | None) -> str | None:
     if not entry.counts:
         return f"status '{entry.status}' in this run"
     return None
-
-
-def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.Verdict:
-    """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
-    canaries = canary_verdicts(results)
-    ceiling = verdict.cliff_ceiling(canaries)
-    compared: list[verdict.ScenarioVerdict] = []
-    notes: list[str] = []
-    if not canaries:
-        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
-    for entry in results.scenarios:
-        if entry.is_canary:
-            continue  # canaries are the self-test, not a subject of the comparison
-        stored = base.scenarios.get(entry.id)
-        why = skip_reason(entry, stored)
-        if why or stored is None:
-            notes.append(f"{entry.id}: {why}; not compared")
-            continue
-        # a metric the baseline has no runs of yet (a consumer measured for the first time) is not judged
-        kept = {m.name: values for m in entry.metrics() if (values := stored.values(m))}
-        compared.append(verdict.compare_scenario(
-            entry.id, kept, {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
-    if results.status is not model.RunStatus.COMPLETE:
-        notes.append(f"the run's status is '{results.status}': only what it measured was compared")
-    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
 
 
 def save(doc: Baseline, path: str | Path) -> None:

@@ -17,9 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 from kcliff.errors import InputError
-from kcliff.judge.changepoint import Point, Series
 from kcliff.results import model
-from kcliff.results.model import METRICS, Entry, Metric, ResultsDoc, RunStatus
+from kcliff.results.model import ResultsDoc, RunStatus
 
 DEFAULT_DIR = Path("history")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -132,34 +131,3 @@ def load(history_dir: str | Path = DEFAULT_DIR) -> list[HistoryRun]:
         runs.append(HistoryRun(run_key(doc, str(path)), path, doc))
     runs.sort(key=lambda r: (r.key.started, r.key.run_id))
     return runs
-
-
-def _point(run: HistoryRun, sc: Entry, metric: Metric) -> Point | None:
-    median = sc.median(metric)  # only an entry whose runs count has one
-    stats = (sc.summary or {}).get(metric.key)
-    if median is None or stats is None:
-        return None
-    observations = tuple(v for v in sc.values(metric) if v is not None)
-    return Point(
-        run_id=run.key.run_id, date=run.key.started.strftime("%Y-%m-%d %H:%M"), revision=run.key.revision,
-        kafka_version=run.key.kafka_version, settings_hash=str(sc.settings_hash or ""), median=median,
-        low=stats.min, high=stats.max, observations=observations)
-
-
-def build_series(runs: list[HistoryRun], runner_class: str | None = None) -> list[Series]:
-    """Every scenario x metric series of one runner class (default: the newest run's), oldest first.
-
-    Series from different runner classes are never mixed: their numbers are not comparable."""
-    if not runs:
-        return []
-    runner_class = runner_class or runs[-1].key.runner_class
-    points: dict[tuple[str, str], list[Point]] = {}
-    for run in runs:
-        if run.key.runner_class != runner_class:
-            continue
-        for sc in run.doc.scenarios:
-            for metric in METRICS.values():
-                point = _point(run, sc, metric)
-                if point is not None:
-                    points.setdefault((sc.id, metric.name), []).append(point)
-    return [Series(scenario, METRICS[metric], tuple(pts)) for (scenario, metric), pts in points.items()]

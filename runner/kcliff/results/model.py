@@ -11,17 +11,17 @@ import json
 import os
 import statistics
 import tempfile
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Annotated, Any, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from kcliff.errors import InputError
+from kcliff.results.documents import RESULTS
+from kcliff.results.metrics import METRICS, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
 
-SCHEMA = "kcliff.results"
-SCHEMA_VERSION = 2  # 2: read-side runs (read_runs) and their metrics; version 1 files read as they are
 REFERENCE_ID = "reference"
 
 
@@ -77,31 +77,6 @@ class StopKind(StrEnum):
         return self in (StopKind.FAULT, StopKind.DISK_FULL)
 
 
-@dataclass(frozen=True)
-class Metric:
-    """A figure kcliff judges: its name in verdicts and charts, its key in a run and a summary."""
-
-    name: str
-    key: str
-    unit: str
-    higher_is_better: bool
-    workload: str = "produce"  # whose runs carry it: the producer's, the consumer's or end-to-end's
-
-    @property
-    def direction(self) -> int:
-        return 1 if self.higher_is_better else -1
-
-
-THROUGHPUT = Metric("throughput", "mb_per_sec", "MB/s", True)
-P99 = Metric("p99", "p99_ms", "ms", False)
-CONSUMED = Metric("consumed", "consumed_mb_per_sec", "MB/s", True, "consume")
-E2E_P99 = Metric("e2e_p99", "e2e_p99_ms", "ms", False, "end-to-end")
-METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99)}
-SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
-READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
-                     "e2e_p999_ms")
-
-
 class _Model(BaseModel):
     # fields this kcliff does not know (written by a newer one, same schema version) are kept as they are
     model_config = ConfigDict(extra="allow", validate_assignment=True)
@@ -115,7 +90,15 @@ class Figures:
         return None if found is None else float(found)
 
 
-ReadWorkload = Literal["consume", "end-to-end"]
+def _read_side(value: Any) -> Any:
+    """A read run's workload is one of the read side's (said as a Literal field would say it)."""
+    if value not in READ_WORKLOADS:
+        raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                  {"expected": " or ".join(repr(w.value) for w in READ_WORKLOADS)})
+    return value
+
+
+ReadWorkload = Annotated[Workload, BeforeValidator(_read_side)]
 
 
 class ToolRun(_Model, Figures):
@@ -199,7 +182,7 @@ def summarise(runs: list[Run], read_runs: list[ReadRun] | None = None) -> dict[s
     first seconds' figures: they count only when no run finished (a decided cliff's estimate)."""
     out: dict[str, Stat] = {}
     groups: list[tuple[tuple[str, ...], list[ToolRun]]] = [(SUMMARY_KEYS, list(runs))]
-    groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in ("consume", "end-to-end")]
+    groups += [(READ_SUMMARY_KEYS, [r for r in read_runs or [] if r.workload == w]) for w in READ_WORKLOADS]
     for keys, group in groups:
         chosen = counted(group)
         for key in keys:
@@ -259,12 +242,12 @@ class Entry(_Model):
 
     def metrics(self) -> list[Metric]:
         """The metrics this entry's workloads measure (the producer's alone in a version 1 file)."""
-        done = self.workloads or ["produce"]
+        done = self.workloads or [Workload.PRODUCE]
         return [m for m in METRICS.values() if m.workload in done]
 
     def runs_of(self, metric: Metric) -> list[ToolRun]:
         """The measured runs of the tool that reports `metric`."""
-        if metric.workload == "produce":
+        if metric.workload is Workload.PRODUCE:
             return list(self.runs)
         return [r for r in self.read_runs if r.workload == metric.workload]
 
@@ -305,8 +288,8 @@ class Confirmation(_Model):
 class ResultsDoc(_Model):
     """One run of kcliff: its environment, parameters and every scenario measured so far."""
 
-    schema_: str = Field(SCHEMA, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
-    schema_version: int = SCHEMA_VERSION
+    schema_: str = Field(RESULTS.name, alias="schema")  # "schema" itself is a pydantic BaseModel attribute
+    schema_version: int = RESULTS.version
     run_id: str
     status: RunStatus = RunStatus.RUNNING
     environment: dict[str, Any]
@@ -357,12 +340,7 @@ def load(path: Path | str) -> ResultsDoc:
     naming the file and the first bad field."""
     path = Path(path)
     raw = read_json(path, "results file")
-    if raw.get("schema") != SCHEMA:
-        raise InputError(f"not a kcliff results file (expected \"schema\": \"{SCHEMA}\")", str(path))
-    version = raw.get("schema_version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise InputError(f"results schema version {version!r} is newer than this kcliff understands "
-                         f"({SCHEMA_VERSION}); upgrade kcliff", str(path))
+    RESULTS.check(raw, path)
     try:
         return ResultsDoc.model_validate(raw)
     except ValidationError as exc:

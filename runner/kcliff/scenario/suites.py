@@ -19,15 +19,15 @@ from typing import Any
 
 from kcliff import resources, yamlio
 from kcliff.errors import InputError, Problems
-from kcliff.results.model import METRICS, REFERENCE_ID
+from kcliff.results.metrics import METRICS, Workload
+from kcliff.results.model import REFERENCE_ID
 from kcliff.scenario import settings
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff")
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
 CLIFF_METRICS = tuple(METRICS)
-PRODUCE, CONSUME, END_TO_END = "produce", "consume", "end-to-end"
-WORKLOADS = (PRODUCE, CONSUME, END_TO_END)
+WORKLOADS = tuple(Workload)  # in the order a scenario measures them
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Scenario:
     topic: dict[str, Any] = field(default_factory=dict)
     producer: dict[str, Any] = field(default_factory=dict)
     consumer: dict[str, Any] = field(default_factory=dict)
-    workloads: tuple[str, ...] = (PRODUCE,)
+    workloads: tuple[Workload, ...] = (Workload.PRODUCE,)
     cliff: Cliff | None = None
     source: str = ""
     line: int | None = None
@@ -79,7 +79,7 @@ class Scenario:
 
     def reads(self) -> bool:
         """Measures a read-side workload (consumer or end-to-end) beside the producer."""
-        return any(w != PRODUCE for w in self.workloads)
+        return any(w is not Workload.PRODUCE for w in self.workloads)
 
     def as_applied(self) -> dict[str, Any]:
         """The settings exactly as kcliff applies them, invariants included. Consumer settings appear
@@ -191,12 +191,13 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
                     blocks["consumer"], workloads, cliff, path, line)
 
 
-def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None) -> tuple[str, ...]:
+def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None
+               ) -> tuple[Workload, ...]:
     """As written (produce always included: it fills the topic the others read), else what the
     scenario needs: the consumer when it sets consumer settings, and what its cliff's metric needs."""
     given = raw.get("workloads")
     if given is None:
-        wanted = {PRODUCE} | ({CONSUME} if consumer else set())
+        wanted = {Workload.PRODUCE} | ({Workload.CONSUME} if consumer else set())
         if cliff is not None:
             wanted.add(METRICS[cliff.metric].workload)  # a read-side canary measures what it is judged on
         return tuple(w for w in WORKLOADS if w in wanted)
@@ -205,7 +206,7 @@ def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: 
     if cliff is not None and METRICS[cliff.metric].workload not in given:
         raise _fail(f"cliff.metric {cliff.metric} needs the {METRICS[cliff.metric].workload} workload", path, raw,
                     "workloads")
-    return tuple(w for w in WORKLOADS if w in given or w == PRODUCE)
+    return tuple(w for w in WORKLOADS if w in given or w is Workload.PRODUCE)
 
 
 def _check_combination(blocks: dict[str, dict[str, Any]], path: str, raw: Any) -> None:

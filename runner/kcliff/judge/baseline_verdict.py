@@ -1,0 +1,64 @@
+"""A results document judged against a baseline (`kcliff compare`, the nightly, the report's table):
+each scenario's metrics against its stored runs, the canaries against the same run's reference.
+The baseline itself, what it stores and how it is updated, is results/baseline.py's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kcliff.judge import verdict
+from kcliff.judge.canary import canary_verdict, canary_verdicts
+from kcliff.results import baseline as baselines
+from kcliff.results import model
+from kcliff.results.baseline import Baseline, skip_reason
+from kcliff.results.documents import BASELINE
+from kcliff.results.model import ResultsDoc
+
+
+def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.Verdict:
+    """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
+    canaries = canary_verdicts(results)
+    ceiling = verdict.cliff_ceiling(canaries)
+    compared: list[verdict.ScenarioVerdict] = []
+    notes: list[str] = []
+    if not canaries:
+        notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
+    for entry in results.scenarios:
+        if entry.is_canary:
+            continue  # canaries are the self-test, not a subject of the comparison
+        stored = base.scenarios.get(entry.id)
+        why = skip_reason(entry, stored)
+        if why or stored is None:
+            notes.append(f"{entry.id}: {why}; not compared")
+            continue
+        # a metric the baseline has no runs of yet (a consumer measured for the first time) is not judged
+        kept = {m.name: values for m in entry.metrics() if (values := stored.values(m))}
+        compared.append(verdict.compare_scenario(
+            entry.id, kept, {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
+    if results.status is not model.RunStatus.COMPLETE:
+        notes.append(f"the run's status is '{results.status}': only what it measured was compared")
+    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
+
+
+def admit(base: Baseline, results: ResultsDoc, window: int | None = None) -> tuple[Baseline, list[str]]:
+    """`base` with the results' runs added (results/baseline.py `update`), refused (1) for a failed
+    canary: a run that cannot see known cliffs must not become the baseline."""
+    baselines.require_complete(results)
+    failed = [c for c in canary_verdicts(results) if not c.seen]
+    if failed:
+        raise baselines.Refused("failed canary: " + "; ".join(f"{c.id} ({c.reason})" for c in failed)
+                                + " - a run that cannot see known cliffs must not become the baseline", 1)
+    return baselines.update(base, results, window)
+
+
+def canary_ratios(path: str | Path) -> dict[str, float]:
+    """Measured canary ratios (throughput: canary/reference) from a results or a baseline file, for
+    the evidence column of the cliff rules."""
+    path = Path(path)
+    raw = model.read_json(path, "results or baseline file")
+    found: ResultsDoc | Baseline = (baselines.load_baseline(path) if raw.get("schema") == BASELINE.name
+                                    else baselines.load_results(path))
+    reference = found.reference()
+    verdicts = [canary_verdict(c, reference) for c in found.canaries()]
+    return {v.id: v.ratio for v in verdicts if v.ratio is not None}
