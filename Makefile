@@ -37,9 +37,10 @@ typecheck: setup
 
 # Tests that start no cluster, browser or runner share the two cores (pytest-xdist: 240 -> 128 s here);
 # the rest measure, so they run one at a time on a quiet machine. Exit 5: PYTEST_ARGS selected none.
-NO_CLUSTER = not kafka and not docker and not browser and not workflows
-# make test also shares the cores among the browser tests and the workflow runs that start no Kafka
-# and no Docker (the step action's): they measure nothing, so only the measuring tests wait their turn.
+NO_CLUSTER = not kafka and not docker and not browser and not workflows and not jars
+# make test also shares the cores among the tests that run Kafka's jars without a cluster, the
+# browser tests and the workflow runs that start no Kafka and no Docker (the step action's): they
+# measure nothing, so only the measuring tests wait their turn.
 MEASURES = kafka or docker
 
 # Under make test the compose tests must run: a missing Docker fails them instead of skipping.

@@ -13,6 +13,12 @@ ROOT = Path(__file__).resolve().parents[1]
 KCLIFF = [sys.executable, "-m", "kcliff.cli"]
 
 
+def pytest_configure(config) -> None:
+    # beside pyproject's markers: make test runs these on the shared cores, make unit leaves them out
+    config.addinivalue_line("markers", "jars: runs Kafka's jars (make setup fetched them) in a JVM, starts no cluster, "
+                                       "measures nothing")
+
+
 def run_kcliff(*args: str, cwd: Path = ROOT, timeout: float = 900, env: dict | None = None
                ) -> subprocess.CompletedProcess:
     """The real CLI in a subprocess, as a user or CI calls it."""
