@@ -37,7 +37,11 @@ typecheck: setup
 
 # Tests that start no cluster, browser or runner share the two cores (pytest-xdist: 240 -> 128 s here);
 # the rest measure, so they run one at a time on a quiet machine. Exit 5: PYTEST_ARGS selected none.
-NO_CLUSTER = not kafka and not docker and not browser and not workflows
+NO_CLUSTER = not kafka and not docker and not browser and not workflows and not jars
+# make test also shares the cores among the tests that run Kafka's jars without a cluster, the
+# browser tests and the workflow runs that start no Kafka and no Docker (the step action's): they
+# measure nothing, so only the measuring tests wait their turn.
+MEASURES = kafka or docker
 
 # Under make test the compose tests must run: a missing Docker fails them instead of skipping.
 test: export KCLIFF_REQUIRE_DOCKER = 1
@@ -46,8 +50,8 @@ test: setup typecheck docker-setup
 	@scripts/setup-actionlint.sh
 	@scripts/setup-sarif-schema.sh
 	@scripts/setup-act.sh
-	.venv/bin/python -m pytest -n 2 -m "$(NO_CLUSTER)" $(PYTEST_ARGS) || [ $$? = 5 ]
-	.venv/bin/python -m pytest -m "not ($(NO_CLUSTER))" $(PYTEST_ARGS) || [ $$? = 5 ]
+	.venv/bin/python -m pytest -n 2 -m "not ($(MEASURES))" $(PYTEST_ARGS) || [ $$? = 5 ]
+	.venv/bin/python -m pytest -m "$(MEASURES)" $(PYTEST_ARGS) || [ $$? = 5 ]
 
 # The tests that need no Kafka, Docker, browser or local Actions runner: a fast edit-test loop.
 # actionlint is a static check of the workflows (tests/workflows/test_workflows.py), so it belongs here too, as

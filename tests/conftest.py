@@ -1,13 +1,22 @@
+import json
 import os
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 KCLIFF = [sys.executable, "-m", "kcliff.cli"]
+
+
+def pytest_configure(config) -> None:
+    # beside pyproject's markers: make test runs these on the shared cores, make unit leaves them out
+    config.addinivalue_line("markers", "jars: runs Kafka's jars (make setup fetched them) in a JVM, starts no cluster, "
+                                       "measures nothing")
 
 
 def run_kcliff(*args: str, cwd: Path = ROOT, timeout: float = 900, env: dict | None = None
@@ -43,6 +52,36 @@ def shared_cluster(tmp_path_factory) -> Path:
     yield work
     down = run_kcliff("cluster", "down", "--workdir", str(work), timeout=120)
     assert down.returncode == 0, down.stderr
+
+
+def make_run_fsync_ms() -> float:
+    """The per-fsync delay `make run` gives the brokers (the Makefile's FSYNC_MS default)."""
+    found = re.search(r"^FSYNC_MS \?= (\S+)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert found, "the Makefile sets no FSYNC_MS default"
+    return float(found.group(1))
+
+
+class CanariesRun(NamedTuple):
+    """One finished `kcliff run` of the canaries suite: the process, its results document, and the
+    folder its workdir lives under (for checks that nothing of it is left running)."""
+    done: subprocess.CompletedProcess
+    doc: dict
+    folder: Path
+
+
+@pytest.fixture(scope="session")
+def emulated_disk_canaries(tmp_path_factory) -> CanariesRun:
+    """The canaries as `make run` measures them (the Makefile's emulated fsync delay, no round trip
+    added), on a cluster of their own: measured once for every test that reads this run's results
+    (the canaries' cliffs in tests/backends/test_local_cluster.py, the in-flight canary skipped for want
+    of a round trip in tests/backends/test_client_rtt.py)."""
+    folder = tmp_path_factory.mktemp("canaries")
+    out = folder / "results.json"
+    done = run_kcliff("run", "--suite", "canaries", "--records", "60000", "--repeats", "2", "--prime", "20",
+                      "--fsync-delay-ms", f"{make_run_fsync_ms():g}", "--workdir", str(folder / "w"),
+                      "--out", str(out), timeout=900)
+    assert out.exists(), done.stderr[-3000:]
+    return CanariesRun(done, json.loads(out.read_text()), folder)
 
 
 @pytest.fixture(scope="session")

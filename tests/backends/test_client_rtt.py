@@ -36,15 +36,17 @@ def test_round_trip_makes_in_flight_1_a_cliff(tmp_path):
     assert jvms_under(tmp_path) == [] and proxies_under(tmp_path) == []
 
 
-def test_without_a_round_trip_the_in_flight_canary_is_skipped_with_the_reason(shared_cluster, tmp_path):
-    out = tmp_path / "results.json"
-    done = run_kcliff("run", "--suite", "canaries", "--only", "inflight-1", "--records", "5000",
-                      "--repeats", "1", "--prime", "0", "--workdir", str(shared_cluster), "--out", str(out),
-                      timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    entry = {e["id"]: e for e in json.loads(out.read_text())["scenarios"]}["inflight-1"]
+def test_without_a_round_trip_the_in_flight_canary_is_skipped_with_the_reason(emulated_disk_canaries):
+    """Read from the session's canaries run with no round trip added (tests/conftest.py), which
+    tests/backends/test_local_cluster.py judges too: the skip needs no measurement of its own."""
+    done, doc, _ = emulated_disk_canaries
+    assert done.returncode in (0, 1), done.stderr[-3000:]  # 1: a canary not seen, judged in test_local_cluster
+    # the skip fails nothing: neither a failed scenario nor a canary that did not show its cliff
+    assert "scenario inflight-1:" not in done.stderr and "canary inflight-1 " not in done.stderr, done.stderr[-3000:]
+    entry = {e["id"]: e for e in doc["scenarios"]}["inflight-1"]
     assert entry["status"] == "skipped" and entry["runs"] == []
     assert "round trip of at least" in entry["status_reason"] and "--client-rtt-ms" in entry["status_reason"]
+    assert "inflight-1: skipped" in done.stdout + done.stderr
 
 
 def test_client_rtt_is_refused_for_other_backends(tmp_path):

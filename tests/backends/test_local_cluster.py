@@ -1,14 +1,13 @@
 """Integration: a real 3-broker KRaft cluster from the Maven jars, the real perf tool, real teardown."""
 
 import json
-import re
 import signal
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import KCLIFF, ROOT, run_kcliff
+from conftest import KCLIFF, ROOT, make_run_fsync_ms, run_kcliff
 
 pytestmark = pytest.mark.kafka
 
@@ -28,22 +27,12 @@ def jvms_under(path: Path) -> list[str]:
     return found
 
 
-def make_run_fsync_ms() -> float:
-    """The per-fsync delay `make run` gives the brokers (the Makefile's FSYNC_MS default)."""
-    found = re.search(r"^FSYNC_MS \?= (\S+)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
-    assert found, "the Makefile sets no FSYNC_MS default"
-    return float(found.group(1))
-
-
-def test_canaries_fall_far_below_the_reference(tmp_path):
-    """The canaries as `make run` measures them, with its emulated disk: flush-1 must be decisive."""
+def test_canaries_fall_far_below_the_reference(emulated_disk_canaries):
+    """The canaries as `make run` measures them, with its emulated disk: flush-1 must be decisive.
+    The run is the session's (tests/conftest.py); tests/backends/test_client_rtt.py reads it too."""
     delay = make_run_fsync_ms()
-    out = tmp_path / "results.json"
-    done = run_kcliff("run", "--suite", "canaries", "--records", "60000", "--repeats", "2", "--prime", "20",
-                      "--fsync-delay-ms", f"{delay:g}", "--workdir", str(tmp_path / "w"), "--out", str(out),
-                      timeout=900)
+    done, doc, folder = emulated_disk_canaries
     assert done.returncode in (0, 1), done.stderr[-3000:]  # 1: a canary not seen, judged below
-    doc = json.loads(out.read_text())
     assert doc["status"] == "complete"
     by_id = {s["id"]: s for s in doc["scenarios"]}
     ref = by_id["reference"]["summary"]["mb_per_sec"]["median"]
@@ -68,7 +57,7 @@ def test_canaries_fall_far_below_the_reference(tmp_path):
     e2e = by_id["reference"]["summary"]["e2e_p99_ms"]
     assert 0 < e2e["median"] < 10_000 and "consumed MB/s" in done.stdout
     assert by_id["batching-off"]["read_runs"] == []  # a producer canary reads nothing
-    assert jvms_under(tmp_path) == []
+    assert jvms_under(folder) == []
 
 
 def test_cluster_up_status_down(tmp_path):

@@ -15,7 +15,7 @@ from tests.kafka.test_kafka_configs_data import catalogue, view
 RELEASE = kafka_dist.DEFAULT_VERSION
 
 
-@pytest.mark.kafka
+@pytest.mark.jars  # no cluster: make test runs it on the shared cores
 def test_extractor_on_the_default_release_jars_gives_the_committed_view() -> None:
     libs = kafka_dist.ensure(RELEASE)  # the jars make setup fetched: no download here
     done = subprocess.run([str(ROOT / "scripts" / "build-kafka-configs.sh"), "--release", RELEASE,
@@ -30,7 +30,7 @@ def test_extractor_on_the_default_release_jars_gives_the_committed_view() -> Non
     assert dump == committed
 
 
-@pytest.mark.kafka
+@pytest.mark.jars
 def test_extractor_refuses_jars_of_another_release() -> None:
     libs = kafka_dist.ensure(RELEASE)
     done = subprocess.run([str(ROOT / "scripts" / "build-kafka-configs.sh"), "--release", "3.9.0",
