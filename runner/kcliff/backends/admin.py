@@ -61,7 +61,9 @@ class Admin:
                 if time.monotonic() >= deadline:
                     raise
                 time.sleep(1.0)
-        self.delete_topic(probe)
+        # the create that timed out may have reached the controller only after this delete's metadata
+        # read: a probe that is already gone proves as much as one deleted here
+        self.delete_topic(probe, missing_ok=True)
 
     def _wait_for_leaders(self, name: str, partitions: int) -> None:
         deadline = time.monotonic() + TIMEOUT_S
@@ -91,8 +93,9 @@ class Admin:
         raise ClusterError(f"{len(lagging)} partition(s) still under-replicated after {timeout:.0f}s, "
                            f"e.g. {', '.join(lagging[:3])}")
 
-    def delete_topic(self, name: str) -> None:
-        _wait(self._client.delete_topics([name], operation_timeout=TIMEOUT_S), f"delete topic {name}")
+    def delete_topic(self, name: str, missing_ok: bool = False) -> None:
+        _wait(self._client.delete_topics([name], operation_timeout=TIMEOUT_S), f"delete topic {name}",
+              ok=(KafkaError.UNKNOWN_TOPIC_OR_PART,) if missing_ok else ())
 
     def list_topics(self) -> list[str]:
         return sorted(self._client.list_topics(timeout=10).topics)
