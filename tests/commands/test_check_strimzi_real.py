@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff
+from repo_files import line_of
 
 from tests.commands.test_check_real import benign_check  # the same measure and no-false-alarm checks
 
@@ -29,10 +30,6 @@ def repos(tmp_path: Path) -> tuple[Path, Path]:
     shutil.copytree(EXAMPLE, head)
     (head / ".git").mkdir()  # the head's checkout: annotations name files relative to it
     return base, head
-
-
-def line_of(path: Path, text: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff
+from repo_files import line_of
 
-from tests.commands.test_check_strimzi_real import BRIEF, edit, line_of, result_file
+from tests.commands.test_check_strimzi_real import BRIEF, edit, result_file
 
 EXAMPLE = ROOT / "examples" / "terraform-repo"
 TOPICS = "topics.tf"

@@ -13,6 +13,7 @@ from conftest import ROOT, run_kcliff
 from kcliff import configrepo
 from kcliff.configrepo import cfk
 from kcliff.errors import InputError
+from repo_files import line_of, write
 
 EXAMPLE = ROOT / "examples" / "cfk-repo"
 
@@ -105,17 +106,6 @@ spec:
   configs:
     retention.ms: "604800000"
 """
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def line_of(path: Path, text: str, after: int = 0) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if i > after and text in line)
 
 
 def read(path: Path) -> configrepo.ReadResult:

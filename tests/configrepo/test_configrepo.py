@@ -10,6 +10,7 @@ from kcliff import configrepo
 from kcliff.configrepo.properties import parse_text
 from kcliff.errors import InputError
 from kcliff.scenario import settings
+from repo_files import write
 
 # Shaped like Kafka 4.2's config/server.properties for a combined-mode KRaft node.
 SERVER = """\
@@ -41,13 +42,6 @@ log.retention.hours=168
 log.segment.bytes=1073741824
 log.retention.check.interval.ms=300000
 """
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 # --- .properties -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from conftest import ROOT, run_kcliff
 from kcliff import configrepo
 from kcliff.configrepo import spring_boot
 from kcliff.errors import InputError
+from repo_files import line_of, write
 
 EXAMPLE = ROOT / "examples" / "spring-repo"
 RESOURCES = "orders-service/src/main/resources"
@@ -75,17 +76,6 @@ spring:
       properties:
         linger.ms: 50
 """
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def line_of(path: Path, text: str, after: int = 0) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if i > after and text in line)
 
 
 def read(path: Path) -> configrepo.ReadResult:

@@ -15,6 +15,7 @@ from kcliff.commands import check
 from kcliff.configrepo import strimzi
 from kcliff.errors import InputError
 from kcliff.lint import cliffs
+from repo_files import line_of, write
 
 from tests.commands.test_check_inputs import synthetic_doc
 
@@ -45,18 +46,6 @@ def kafka(*config: str, version: str = "4.2.0", name: str = "orders") -> str:
     """A Kafka resource whose spec.kafka.config holds `config` lines ("key: value")."""
     head = KAFKA_HEAD.replace("4.2.0", version).replace("name: orders", f"name: {name}")
     return head + "".join(f"      {line}\n" for line in config) + ("" if config else "      {}\n")
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def line_of(path: Path, text: str, after: int = 0) -> int:
-    """The first line (1-based) after line `after` holding `text`."""
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if i > after and text in line)
 
 
 def load_error(root: Path) -> InputError:

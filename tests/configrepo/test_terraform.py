@@ -14,6 +14,7 @@ from conftest import ROOT, run_kcliff
 from kcliff import configrepo
 from kcliff.configrepo import terraform, terraform_hcl
 from kcliff.errors import InputError
+from repo_files import line_of, write
 
 EXAMPLE = ROOT / "examples" / "terraform-repo"
 
@@ -118,17 +119,6 @@ resource "aws_msk_configuration" "payments" {
   EOT
 }
 '''
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def line_of(path: Path, text: str, after: int = 0) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if i > after and text in line)
 
 
 def read(path: Path) -> configrepo.ReadResult:

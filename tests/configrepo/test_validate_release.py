@@ -12,6 +12,7 @@ from kcliff import cli, configrepo
 from kcliff.configrepo.model import EntryKind, NoteLevel
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
+from repo_files import write
 
 CATALOGUE = kafka_configs.catalogue()
 RELEASES = CATALOGUE.releases
@@ -89,13 +90,6 @@ def test_a_misspelt_key_exits_2_with_the_right_key_suggested(tmp_path: Path, cap
     assert cli.main(["lint", str(repo)]) == 2
     err = capsys.readouterr().err
     assert f"unknown {scope} setting '{typo}': did you mean '{key}'?" in err, err
-
-
-def write(root: Path, name: str, text: str) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def test_a_key_of_another_release_names_the_releases_that_have_it(tmp_path: Path) -> None:
