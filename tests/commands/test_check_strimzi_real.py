@@ -23,13 +23,18 @@ BRIEF = ["--records", "10000", "--repeats", "1", "--canaries", "", "--rounds", "
          "--prime", "5", "--format", "github"]
 
 
-@pytest.fixture
-def repos(tmp_path: Path) -> tuple[Path, Path]:
+def copies(example: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """Base and head: two copies of an example repo, the head a checkout of its own."""
     base, head = tmp_path / "base", tmp_path / "head"
-    shutil.copytree(EXAMPLE, base)
-    shutil.copytree(EXAMPLE, head)
+    shutil.copytree(example, base)
+    shutil.copytree(example, head)
     (head / ".git").mkdir()  # the head's checkout: annotations name files relative to it
     return base, head
+
+
+@pytest.fixture
+def repos(tmp_path: Path) -> tuple[Path, Path]:
+    return copies(EXAMPLE, tmp_path)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -38,22 +43,31 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
+def check_fails_on_line(base: Path, head: Path, workdir: Path, tmp_path: Path, file: str, needle: str,
+                        rule: str) -> dict[str, dict]:
+    """`kcliff check` (BRIEF) of base against head fails with one error annotation of `rule` on the
+    head's line of `file` holding `needle`, and a measured cliff verdict matching only that rule on
+    that line; the measured scenarios by id."""
+    out = tmp_path / "verdict.json"
+    done = run_kcliff("check", "--base", str(base), "--head", str(head), *BRIEF, "--json", str(out),
+                      "--workdir", str(workdir), timeout=600)
+    assert done.returncode == 1, done.stderr[-3000:]
+    line = line_of(head / file, needle)
+    annotations = [a for a in done.stdout.splitlines()
+                   if a.startswith(f"::error file={file},line={line},title=kcliff%3A {rule}::")]
+    assert len(annotations) == 1, done.stdout
+    result = json.loads(out.read_text())
+    assert result["verdict"] == "cliff" and result["measured"], result["reasons"]
+    assert [(m["rule"], m["line"]) for m in result["rule_matches"]] == [(rule, line)]
+    return {e["id"]: e for e in json.loads(Path(result_file(done)).read_text())["scenarios"]}
+
+
 @pytest.mark.kafka
 def test_flush_1_in_the_kafka_resource_fails_on_its_line(repos, shared_cluster, tmp_path):
     base, head = repos
     edit(head / KAFKA, "      num.io.threads: 8\n", "      num.io.threads: 8\n      log.flush.interval.messages: 1\n")
-    out = tmp_path / "verdict.json"
-    done = run_kcliff("check", "--base", str(base), "--head", str(head), *BRIEF, "--json", str(out),
-                      "--workdir", str(shared_cluster), timeout=600)
-    assert done.returncode == 1, done.stderr[-3000:]
-    line = line_of(head / KAFKA, "log.flush.interval.messages: 1")
-    rule = [a for a in done.stdout.splitlines() if a.startswith(f"::error file={KAFKA},line={line},title=kcliff%3A "
-                                                                 "flush-every-message::")]
-    assert len(rule) == 1, done.stdout
-    result = json.loads(out.read_text())
-    assert result["verdict"] == "cliff" and result["measured"], result["reasons"]
-    assert [m["line"] for m in result["rule_matches"]] == [line]
-    measured = {e["id"]: e for e in json.loads(Path(result_file(done)).read_text())["scenarios"]}
+    measured = check_fails_on_line(base, head, shared_cluster, tmp_path, KAFKA, "log.flush.interval.messages: 1",
+                                   "flush-every-message")
     assert measured["head"]["applied"]["broker"]["log.flush.interval.messages"] == 1
     assert measured["head"]["runs"] and measured["base"]["runs"]
 
