@@ -61,14 +61,14 @@ def ensure(root: Path | None = None) -> tuple[Path, ...]:
             target = work / path.relative_to(root)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-        argv = ["mvn", "-q", "-B", "-f", str(work / "pom.xml"), "package"]
+        argv = ["mvn", "-q", "-B", "-Dstyle.color=never", "-f", str(work / "pom.xml"), "package"]
         try:
             built = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise InputError(f"building kcliff's load generator with Maven took over {BUILD_TIMEOUT_S:.0f}s") from None
         if built.returncode != 0:
-            tail = "\n".join((built.stdout + built.stderr).strip().splitlines()[-8:])
-            raise InputError(f"could not build kcliff's load generator ({root}) with Maven:\n{tail}")
+            raise InputError(f"could not build kcliff's load generator ({root}) with Maven: "
+                             f"{_first_error(built.stdout + built.stderr)}")
         out = Path(tmp) / "out"
         (out / "lib").mkdir(parents=True)
         shutil.copyfile(work / "target" / JAR, out / JAR)
@@ -81,3 +81,11 @@ def ensure(root: Path | None = None) -> tuple[Path, ...]:
             if not (done / ".complete").exists():  # not another kcliff's build of the same sources
                 raise
     return jars(done)
+
+
+def _first_error(output: str) -> str:
+    """What went wrong, from Maven's output: the compiler's first error on a source, else its last
+    words (a plugin it could not download, say)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    on_source = [line for line in lines if ".java:" in line]
+    return on_source[0] if on_source else " ".join(lines[-3:])
