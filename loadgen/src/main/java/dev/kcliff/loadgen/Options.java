@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,7 @@ final class Options {
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
             "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s");
 
-    /** A bad command line: its message goes to stderr and the program exits 2. */
+    /** A bad command line, every problem of it at once: its message goes to stderr, the program exits 2. */
     static final class BadArguments extends Exception {
         BadArguments(String message) {
             super(message);
@@ -34,72 +35,79 @@ final class Options {
     final Properties consumer;  // null: no end-to-end measurement
     final double intervalS;
     final double drainS;
+    private final List<String> problems = new ArrayList<>();
 
     Options(String[] args) throws BadArguments {
         Map<String, String> given = new HashMap<>();
         for (int i = 0; i < args.length; i += 2) {
             String name = args[i].startsWith("--") ? args[i].substring(2) : "";
             if (!NAMES.contains(name)) {
-                throw new BadArguments("unknown argument '" + args[i] + "'");
-            }
-            if (i + 1 >= args.length) {
-                throw new BadArguments("--" + name + " needs a value");
-            }
-            if (given.put(name, args[i + 1]) != null) {
-                throw new BadArguments("--" + name + " given twice");
+                problems.add("unknown argument '" + args[i] + "'");
+            } else if (i + 1 >= args.length) {
+                problems.add("--" + name + " needs a value");
+            } else if (given.put(name, args[i + 1]) != null) {
+                problems.add("--" + name + " given twice");
             }
         }
         bootstrap = required(given, "bootstrap-servers");
         topic = required(given, "topic");
         rate = number(given, "rate", null, 0.001);
-        recordSize = (int) number(given, "record-size", null, 1);
-        if (recordSize != number(given, "record-size", null, 1)) {
-            throw new BadArguments("--record-size must be a whole number of bytes");
+        double size = number(given, "record-size", null, 1);
+        recordSize = (int) size;
+        if (recordSize != size) {
+            problems.add("--record-size must be a whole number of bytes up to " + Integer.MAX_VALUE);
         }
         durationS = number(given, "duration-s", null, 0.001);
         warmupS = number(given, "warmup-s", 0.0, 0);
         intervalS = number(given, "interval-s", 1.0, 0.01);
         drainS = number(given, "drain-s", 15.0, 0);
         if ((warmupS + durationS) * rate > Integer.MAX_VALUE) {
-            throw new BadArguments("--rate x (--warmup-s + --duration-s) must be at most " + Integer.MAX_VALUE + " records");
+            problems.add("--rate x (--warmup-s + --duration-s) must be at most " + Integer.MAX_VALUE + " records");
         }
         producer = properties(required(given, "producer-config"), "producer-config");
         String consumerFile = given.get("consumer-config");
         consumer = consumerFile == null ? null : properties(consumerFile, "consumer-config");
+        if (!problems.isEmpty()) {
+            throw new BadArguments(String.join("; ", problems));
+        }
     }
 
-    private static String required(Map<String, String> given, String name) throws BadArguments {
+    private String required(Map<String, String> given, String name) {
         String value = given.get(name);
         if (value == null || value.isBlank()) {
-            throw new BadArguments("--" + name + " is required");
+            problems.add("--" + name + " is required");
+            return null;
         }
         return value;
     }
 
-    private static double number(Map<String, String> given, String name, Double fallback, double least)
-            throws BadArguments {
+    /** The number given as --name (`fallback` when it is not given; null: it must be); `least` when bad. */
+    private double number(Map<String, String> given, String name, Double fallback, double least) {
         String text = fallback == null ? required(given, name) : given.get(name);
         if (text == null) {
-            return fallback;
+            return fallback == null ? least : fallback;
         }
-        double value;
         try {
-            value = Double.parseDouble(text);
+            double value = Double.parseDouble(text);
+            if (value >= least && !Double.isInfinite(value)) {
+                return value;
+            }
+            problems.add("--" + name + " must be at least " + least + ", got '" + text + "'");
         } catch (NumberFormatException e) {
-            throw new BadArguments("--" + name + " must be a number, got '" + text + "'");
+            problems.add("--" + name + " must be a number, got '" + text + "'");
         }
-        if (!(value >= least) || Double.isInfinite(value)) {
-            throw new BadArguments("--" + name + " must be at least " + least + ", got '" + text + "'");
-        }
-        return value;
+        return least;
     }
 
-    private static Properties properties(String file, String name) throws BadArguments {
+    private Properties properties(String file, String name) {
         Properties props = new Properties();
+        if (file == null) {
+            return props;
+        }
         try (InputStream in = Files.newInputStream(Path.of(file))) {
             props.load(in);
         } catch (IOException | IllegalArgumentException e) {
-            throw new BadArguments("--" + name + " " + file + ": cannot read it as a properties file (" + e + ")");
+            problems.add("--" + name + " " + file + ": cannot read it as a properties file (" + e + ")");
         }
         return props;
     }
