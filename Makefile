@@ -14,6 +14,7 @@ PYTEST_ARGS ?=
 
 setup:
 	@scripts/setup.sh
+	@scripts/setup-loadgen.sh
 	@scripts/setup-changepoint.sh
 	@scripts/setup-toxiproxy.sh
 	@scripts/setup-fsync-delay.sh

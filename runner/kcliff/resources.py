@@ -2,7 +2,8 @@
 
 Besides its own files (data/: the fsync shim's source, Kafka's pom, log4j configs), kcliff reads
 directories kept at the top of its repository: scenarios/ (suites and the cliff rules), compose/,
-reports/ (the report site's sources) and baselines/. A built wheel carries copies of them under
+reports/ (the report site's sources), baselines/ and loadgen/ (the load generator's sources, built
+on first use). A built wheel carries copies of them under
 kcliff/shipped/ (pyproject.toml maps each there); running from a checkout (make setup's editable
 install) there are no copies, and the checkout's own directories are used, so an edited scenario
 takes effect without a reinstall.
@@ -17,7 +18,7 @@ from kcliff.errors import InputError
 PACKAGE = Path(__file__).resolve().parent
 DATA = PACKAGE / "data"
 SHIPPED = PACKAGE / "shipped"
-DIRECTORIES = ("scenarios", "compose", "reports", "baselines")  # pyproject.toml's package-dir
+DIRECTORIES = ("scenarios", "compose", "reports", "baselines", "loadgen")  # pyproject.toml's package-dir
 
 
 def checkout() -> Path | None:

@@ -82,10 +82,12 @@ class Cluster(ABC):
         return kafka_release.of(kafka_dist.DEFAULT_VERSION)
 
     @abstractmethod
-    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
+                     jars: tuple[Path, ...] = ()) -> list[str]:
         """argv that runs a Kafka tool class (e.g. org.apache.kafka.tools.ProducerPerformance) with
         `args` as the dedicated, separately capped producer. Never a shell string. `files`: host
-        files the tool reads (a config file), visible to it at the same path."""
+        files the tool reads (a config file), visible to it at the same path. `jars`: a program of
+        kcliff's own (the load generator) ahead of the release's jars on the classpath."""
 
     def dead_nodes(self) -> list[int]:
         """Node ids whose broker process is no longer running (empty for an external cluster)."""

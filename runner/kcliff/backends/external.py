@@ -35,9 +35,10 @@ class ExternalCluster(Cluster):
     def release(self) -> KafkaRelease:
         return kafka_dist.release_of(self.libs)
 
-    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
+                     jars: tuple[Path, ...] = ()) -> list[str]:
         return kafka_dist.java_command(self.libs, main_class, self.producer_heap_mb, cpus=self.producer_cpus,
-                                       archived=True) + args
+                                       archived=True, jars=jars) + args
 
     def down(self) -> None:
         """Nothing to stop: the cluster is not ours."""

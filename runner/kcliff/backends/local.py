@@ -205,9 +205,10 @@ class LocalCluster(Restartable):
             raise ClusterError(f"brokers not all started and registered after {timeout:.0f}s; logs under {self.workdir}")
         admin.prove_writable(max(deadline - time.monotonic(), 10.0))
 
-    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
+                     jars: tuple[Path, ...] = ()) -> list[str]:
         return kafka_dist.java_command(self.libs, main_class, self.caps.producer_heap_mb,
-                                       cpus=self.caps.producer_cpus, archived=True) + args
+                                       cpus=self.caps.producer_cpus, archived=True, jars=jars) + args
 
     def restart(self, overrides: dict[str, Any]) -> None:
         self._stop_nodes()

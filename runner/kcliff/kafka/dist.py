@@ -107,16 +107,17 @@ def java_version() -> str:
 
 
 def java_command(libs: Path, main_class: str, heap_mb: int, role: LogRole = LogRole.TOOLS,
-                 cpus: str | None = None, archived: bool = False) -> list[str]:
+                 cpus: str | None = None, archived: bool = False, jars: tuple[Path, ...] = ()) -> list[str]:
     """argv for one JVM running `main_class`, logging as `role` in the way its release does;
     optionally pinned to `cpus` with taskset, and `archived`: started from an archive of its
-    classes (class_archive.py; the client tools)."""
+    classes (class_archive.py; the client tools). `jars` go ahead of the release's (kcliff's load
+    generator and what it brings)."""
     argv = []
     if cpus and shutil.which("taskset"):
         argv += ["taskset", "-c", cpus]
     jvm = [f"-Xms{min(heap_mb, 512)}m", f"-Xmx{heap_mb}m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
            release_of(libs).log_option(role)]
-    path = classpath(libs)
+    path = os.pathsep.join([*(str(j) for j in jars), classpath(libs)])
     if archived:
         jvm = class_archive.jvm_options(cache_dir() / "class-archives", jvm, path, main_class) + jvm
     return argv + ["java", *jvm, "-cp", path, main_class]

@@ -1,0 +1,391 @@
+package dev.kcliff.loadgen;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Sends records at a fixed rate on an open-loop schedule (record i is due at t0 + i/rate) and times
+ * each from its due time, not its actual send, so a sender that falls behind is charged for it
+ * (no coordinated omission). Produce latency: due time to acknowledgement. End-to-end: due time to
+ * the return of the poll that read it, by a consumer in this JVM (one clock). docs/loadgen.md.
+ */
+public final class LoadGen {
+    static final int EXIT_OK = 0;
+    static final int EXIT_CLUSTER = 1;
+    static final int EXIT_ARGS = 2;
+    static final String HEADER = "kcliff-due";  // the record's sequence number and due time (nanoTime)
+    static final int DIGITS = 3;  // HdrHistogram's significant digits: 0.1% resolution
+    static final long CONNECT_TIMEOUT_S = 20;
+
+    /** Records sent, acknowledged, failed, consumed; one set for all records, one for measured ones. */
+    static final class Counts {
+        final LongAdder sent = new LongAdder();
+        final LongAdder acked = new LongAdder();
+        final LongAdder errors = new LongAdder();
+        final LongAdder consumed = new LongAdder();
+    }
+
+    private final Options opt;
+    private final long nsPerRecordTimes1000;  // schedule step in picoseconds: no drift over long runs
+    private final long firstMeasured;  // records before it are due in the warm-up: sent, not recorded
+    private final long endSeq;  // records from it on would be due after the measured duration
+    private final Counts all = new Counts();
+    private final Counts measured = new Counts();
+    private final Recorder produce = new Recorder(DIGITS);
+    private final Recorder endToEnd = new Recorder(DIGITS);
+    private final Histogram produceTotal = new Histogram(DIGITS);
+    private final Histogram endToEndTotal = new Histogram(DIGITS);
+    private final BitSet consumedSeqs = new BitSet();  // the consumer thread's alone: duplicates count once
+    private final AtomicReference<String> firstError = new AtomicReference<>();
+    private volatile long t0;
+    private volatile long lastBehindNs;
+    private volatile long maxBehindNs;
+    private volatile boolean stopConsumer;
+
+    LoadGen(Options opt) {
+        this.opt = opt;
+        this.nsPerRecordTimes1000 = Math.round(1e12 / opt.rate);
+        this.firstMeasured = (long) Math.ceil(opt.warmupS * opt.rate);
+        this.endSeq = (long) Math.ceil((opt.warmupS + opt.durationS) * opt.rate);
+    }
+
+    public static void main(String[] args) {
+        Options opt;
+        try {
+            opt = new Options(args);
+        } catch (Options.BadArguments e) {
+            System.err.println("loadgen: " + e.getMessage() + "\n" + Options.USAGE);
+            System.exit(EXIT_ARGS);
+            return;
+        }
+        int code;
+        try {
+            code = new LoadGen(opt).run();
+        } catch (Unreachable e) {
+            System.err.println("loadgen: " + e.getMessage());
+            code = EXIT_CLUSTER;
+        } catch (ConfigException e) {
+            System.err.println("loadgen: a client setting is not valid: " + e.getMessage());
+            code = EXIT_ARGS;
+        }
+        System.out.flush();
+        System.exit(code);  // the clients' threads must not keep the JVM up
+    }
+
+    /** The cluster or the topic could not be reached: exit 1. */
+    static final class Unreachable extends Exception {
+        Unreachable(String message) {
+            super(message);
+        }
+    }
+
+    long dueOf(long seq) {
+        return t0 + seq * nsPerRecordTimes1000 / 1000;
+    }
+
+    int run() throws Unreachable {
+        List<TopicPartition> partitions = partitions();
+        KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : consumer(partitions);
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps());
+        Thread reader = null;
+        if (consumer != null) {
+            reader = new Thread(() -> consume(consumer), "loadgen-consumer");
+            reader.start();
+        }
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+        long intervalMs = Math.round(opt.intervalS * 1000);
+        t0 = System.nanoTime() + 100_000_000L;  // the first record is due shortly after the ticker starts
+        ticker.scheduleAtFixedRate(() -> progress(false), intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+        long unsent = send(producer);
+        long drainEnd = System.nanoTime() + Math.round(opt.drainS * 1e9);
+        while (all.acked.sum() + all.errors.sum() < all.sent.sum() && System.nanoTime() < drainEnd) {
+            sleepMs(5);
+        }
+        while (consumer != null && measured.consumed.sum() < measured.acked.sum() && System.nanoTime() < drainEnd) {
+            sleepMs(5);
+        }
+        ticker.shutdownNow();
+        awaitQuietly(ticker);
+        Map<String, Object> summary = summary(unsent);  // before close: close fails what is still unacked
+        System.out.println(Json.of(summary));
+        System.out.flush();
+        stopConsumer = true;
+        if (consumer != null) {
+            consumer.wakeup();
+            joinQuietly(reader);
+            consumer.close(Duration.ofSeconds(2));
+        }
+        producer.close(Duration.ofSeconds(2));
+        return EXIT_OK;
+    }
+
+    /** Sends records 0..endSeq-1 each when due (late ones at once); returns how many measured records
+     *  were never sent because the measured duration ended first. */
+    private long send(KafkaProducer<byte[], byte[]> producer) {
+        Payload payload = Payload.randomLetters(opt.recordSize);
+        long end = dueOf(endSeq);
+        for (long seq = 0; seq < endSeq; seq++) {
+            long due = dueOf(seq);
+            long now = System.nanoTime();
+            while (now < due) {
+                LockSupport.parkNanos(due - now);
+                now = System.nanoTime();
+            }
+            lastBehindNs = now - due;
+            if (now >= end) {  // the duration is over: what is still due is counted, not sent
+                return endSeq - Math.max(seq, firstMeasured);
+            }
+            boolean inWindow = seq >= firstMeasured;
+            if (inWindow) {
+                maxBehindNs = Math.max(maxBehindNs, now - due);
+            }
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(opt.topic, payload.value(seq));
+            record.headers().add(HEADER, ByteBuffer.allocate(16).putLong(seq).putLong(due).array());
+            all.sent.increment();
+            if (inWindow) {
+                measured.sent.increment();
+            }
+            try {
+                producer.send(record, (meta, error) -> acked(due, inWindow, error));
+            } catch (KafkaException e) {
+                acked(due, inWindow, e);
+            }
+        }
+        lastBehindNs = Math.max(0, System.nanoTime() - dueOf(endSeq - 1));
+        return 0;
+    }
+
+    private void acked(long due, boolean inWindow, Exception error) {
+        long now = System.nanoTime();
+        Counts[] counts = inWindow ? new Counts[] {all, measured} : new Counts[] {all};
+        for (Counts c : counts) {
+            (error == null ? c.acked : c.errors).increment();
+        }
+        if (error != null) {
+            firstError.compareAndSet(null, error.toString());
+        } else if (inWindow) {
+            produce.recordValue(Math.max(0, (now - due) / 1000));
+        }
+    }
+
+    private void consume(KafkaConsumer<byte[], byte[]> consumer) {
+        try {
+            while (!stopConsumer) {
+                var records = consumer.poll(Duration.ofMillis(100));
+                long now = System.nanoTime();
+                for (ConsumerRecord<byte[], byte[]> record : records) {
+                    Header header = record.headers().lastHeader(HEADER);
+                    if (header == null || header.value().length != 16) {
+                        continue;  // not one of this run's records
+                    }
+                    ByteBuffer stamp = ByteBuffer.wrap(header.value());
+                    long seq = stamp.getLong();
+                    long due = stamp.getLong();
+                    if (seq > Integer.MAX_VALUE || consumedSeqs.get((int) seq)) {
+                        continue;  // a duplicate (a retried send): each record is timed once
+                    }
+                    consumedSeqs.set((int) seq);
+                    all.consumed.increment();
+                    if (seq >= firstMeasured) {
+                        measured.consumed.increment();
+                        endToEnd.recordValue(Math.max(0, (now - due) / 1000));
+                    }
+                }
+            }
+        } catch (WakeupException e) {
+            // stopping
+        } catch (KafkaException e) {
+            firstError.compareAndSet(null, "consumer: " + e);
+        }
+    }
+
+    /** One progress line: this interval's figures; the interval's histograms join the totals. */
+    private synchronized Map<String, Object> progress(boolean last) {
+        Histogram p = produce.getIntervalHistogram();
+        Histogram e = endToEnd.getIntervalHistogram();
+        produceTotal.add(p);
+        endToEndTotal.add(e);
+        if (last) {
+            return null;
+        }
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("type", "progress");
+        line.put("elapsed_s", round((System.nanoTime() - t0) / 1e9 - opt.warmupS, 3));  // < 0: warm-up
+        line.put("sent", all.sent.sum());
+        line.put("acked", all.acked.sum());
+        line.put("errors", all.errors.sum());
+        line.put("consumed", opt.consumer == null ? null : all.consumed.sum());
+        line.put("behind_ms", round(lastBehindNs / 1e6, 3));
+        line.put("produce", percentiles(p, false));
+        line.put("end_to_end", opt.consumer == null ? null : percentiles(e, false));
+        System.out.println(Json.of(line));
+        System.out.flush();
+        return line;
+    }
+
+    private Map<String, Object> summary(long unsent) {
+        progress(true);
+        long acked = measured.acked.sum();
+        long errors = measured.errors.sum();
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("type", "summary");
+        s.put("target_rate", opt.rate);
+        s.put("record_size", opt.recordSize);
+        s.put("duration_s", opt.durationS);
+        s.put("warmup_s", opt.warmupS);
+        s.put("scheduled", endSeq - firstMeasured);
+        s.put("sent", measured.sent.sum());
+        s.put("unsent", unsent);
+        s.put("acked", acked);
+        s.put("errors", errors);
+        s.put("unacked", measured.sent.sum() - acked - errors);
+        s.put("achieved_rate", round(acked / opt.durationS, 3));
+        s.put("max_behind_ms", round(maxBehindNs / 1e6, 3));
+        s.put("end_behind_ms", round(lastBehindNs / 1e6, 3));
+        s.put("first_error", firstError.get());
+        s.put("produce", percentiles(produceTotal, true));
+        if (opt.consumer != null) {
+            long consumed = measured.consumed.sum();
+            s.put("consumed", consumed);
+            s.put("unconsumed", Math.max(0, acked - consumed));
+            s.put("end_to_end", percentiles(endToEndTotal, true));
+        } else {
+            s.put("consumed", null);
+            s.put("unconsumed", null);
+            s.put("end_to_end", null);
+        }
+        return s;
+    }
+
+    /** Percentiles in ms of a histogram in microseconds; with `encoded`, the histogram itself too. */
+    static Map<String, Object> percentiles(Histogram h, boolean encoded) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("count", h.getTotalCount());
+        boolean empty = h.getTotalCount() == 0;
+        for (double q : new double[] {50, 90, 99, 99.9}) {
+            String name = "p" + (q == 99.9 ? "999" : String.valueOf((int) q)) + "_ms";
+            out.put(name, empty ? null : h.getValueAtPercentile(q) / 1000.0);
+        }
+        out.put("max_ms", empty ? null : h.getMaxValue() / 1000.0);
+        if (encoded) {
+            ByteBuffer buffer = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+            int length = h.encodeIntoCompressedByteBuffer(buffer);
+            byte[] bytes = new byte[length];
+            buffer.flip();
+            buffer.get(bytes);
+            out.put("histogram_us", Base64.getEncoder().encodeToString(bytes));
+        }
+        return out;
+    }
+
+    private List<TopicPartition> partitions() throws Unreachable {
+        Properties props = new Properties();
+        for (String name : opt.producer.stringPropertyNames()) {
+            if (name.startsWith("security.") || name.startsWith("ssl.") || name.startsWith("sasl.")) {
+                props.put(name, opt.producer.getProperty(name));  // to reach a cluster as the producer does
+            }
+        }
+        props.put("bootstrap.servers", opt.bootstrap);
+        try (Admin admin = Admin.create(props)) {
+            TopicDescription topic = admin.describeTopics(List.of(opt.topic)).allTopicNames()
+                    .get(CONNECT_TIMEOUT_S, TimeUnit.SECONDS).get(opt.topic);
+            List<TopicPartition> found = new ArrayList<>();
+            topic.partitions().forEach(p -> found.add(new TopicPartition(opt.topic, p.partition())));
+            return found;
+        } catch (ExecutionException e) {
+            throw new Unreachable("topic " + opt.topic + " at " + opt.bootstrap + ": " + e.getCause());
+        } catch (TimeoutException e) {
+            throw new Unreachable("no answer from " + opt.bootstrap + " about topic " + opt.topic
+                    + " within " + CONNECT_TIMEOUT_S + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unreachable("interrupted");
+        }
+    }
+
+    private Properties producerProps() {
+        Properties props = new Properties();
+        props.putAll(opt.producer);
+        props.put("bootstrap.servers", opt.bootstrap);
+        props.put("key.serializer", ByteArraySerializer.class.getName());
+        props.put("value.serializer", ByteArraySerializer.class.getName());
+        return props;
+    }
+
+    /** The consumer as configured, assigned every partition at its end before the first send: no
+     *  group join to wait for, and only this run's records read. */
+    private KafkaConsumer<byte[], byte[]> consumer(List<TopicPartition> partitions) throws Unreachable {
+        Properties props = new Properties();
+        props.putAll(opt.consumer);
+        props.put("bootstrap.servers", opt.bootstrap);
+        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("enable.auto.commit", "false");  // assigned, not subscribed: no group offsets to keep
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+        try {
+            consumer.assign(partitions);
+            consumer.endOffsets(partitions, Duration.ofSeconds(CONNECT_TIMEOUT_S)).forEach(consumer::seek);
+            partitions.forEach(consumer::position);
+        } catch (KafkaException e) {
+            consumer.close(Duration.ofSeconds(1));
+            throw new Unreachable("end offsets of " + opt.topic + ": " + e);
+        }
+        return consumer;
+    }
+
+    static double round(double value, int places) {
+        double scale = Math.pow(10, places);
+        return Math.round(value * scale) / scale;
+    }
+
+    private static void sleepMs(long ms) {
+        LockSupport.parkNanos(ms * 1_000_000L);
+    }
+
+    private static void awaitQuietly(ScheduledExecutorService ticker) {
+        try {
+            ticker.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void joinQuietly(Thread thread) {
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.kcliff.loadgen;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/** The command line: `--name value` pairs, each value one argv element (no shell ever sees one). */
+final class Options {
+    static final String USAGE = "usage: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --rate RECORDS_PER_S"
+            + " --record-size BYTES --duration-s S --warmup-s S --producer-config FILE"
+            + " [--consumer-config FILE] [--interval-s S] [--drain-s S]";
+    private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
+            "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s");
+
+    /** A bad command line, every problem of it at once: its message goes to stderr, the program exits 2. */
+    static final class BadArguments extends Exception {
+        BadArguments(String message) {
+            super(message);
+        }
+    }
+
+    final String bootstrap;
+    final String topic;
+    final double rate;
+    final int recordSize;
+    final double durationS;
+    final double warmupS;
+    final Properties producer;
+    final Properties consumer;  // null: no end-to-end measurement
+    final double intervalS;
+    final double drainS;
+    private final List<String> problems = new ArrayList<>();
+
+    Options(String[] args) throws BadArguments {
+        Map<String, String> given = new HashMap<>();
+        for (int i = 0; i < args.length; i += 2) {
+            String name = args[i].startsWith("--") ? args[i].substring(2) : "";
+            if (!NAMES.contains(name)) {
+                problems.add("unknown argument '" + args[i] + "'");
+            } else if (i + 1 >= args.length) {
+                problems.add("--" + name + " needs a value");
+            } else if (given.put(name, args[i + 1]) != null) {
+                problems.add("--" + name + " given twice");
+            }
+        }
+        bootstrap = required(given, "bootstrap-servers");
+        topic = required(given, "topic");
+        rate = number(given, "rate", null, 0.001);
+        double size = number(given, "record-size", null, 1);
+        recordSize = (int) size;
+        if (recordSize != size) {
+            problems.add("--record-size must be a whole number of bytes up to " + Integer.MAX_VALUE);
+        }
+        durationS = number(given, "duration-s", null, 0.001);
+        warmupS = number(given, "warmup-s", 0.0, 0);
+        intervalS = number(given, "interval-s", 1.0, 0.01);
+        drainS = number(given, "drain-s", 15.0, 0);
+        if ((warmupS + durationS) * rate > Integer.MAX_VALUE) {
+            problems.add("--rate x (--warmup-s + --duration-s) must be at most " + Integer.MAX_VALUE + " records");
+        }
+        producer = properties(required(given, "producer-config"), "producer-config");
+        String consumerFile = given.get("consumer-config");
+        consumer = consumerFile == null ? null : properties(consumerFile, "consumer-config");
+        if (!problems.isEmpty()) {
+            throw new BadArguments(String.join("; ", problems));
+        }
+    }
+
+    private String required(Map<String, String> given, String name) {
+        String value = given.get(name);
+        if (value == null || value.isBlank()) {
+            problems.add("--" + name + " is required");
+            return null;
+        }
+        return value;
+    }
+
+    /** The number given as --name (`fallback` when it is not given; null: it must be); `least` when bad. */
+    private double number(Map<String, String> given, String name, Double fallback, double least) {
+        String text = fallback == null ? required(given, name) : given.get(name);
+        if (text == null) {
+            return fallback == null ? least : fallback;
+        }
+        try {
+            double value = Double.parseDouble(text);
+            if (value >= least && !Double.isInfinite(value)) {
+                return value;
+            }
+            problems.add("--" + name + " must be at least " + least + ", got '" + text + "'");
+        } catch (NumberFormatException e) {
+            problems.add("--" + name + " must be a number, got '" + text + "'");
+        }
+        return least;
+    }
+
+    private Properties properties(String file, String name) {
+        Properties props = new Properties();
+        if (file == null) {
+            return props;
+        }
+        try (InputStream in = Files.newInputStream(Path.of(file))) {
+            props.load(in);
+        } catch (IOException | IllegalArgumentException e) {
+            problems.add("--" + name + " " + file + ": cannot read it as a properties file (" + e + ")");
+        }
+        return props;
+    }
+}

@@ -1,0 +1,94 @@
+"""One fixed-rate run of kcliff's load generator (kafka/loadgen.py, docs/loadgen.md): records sent on
+an open-loop schedule at `rate` records/s, produce latency (and end-to-end latency, given a consumer's
+settings) timed from each record's due time. The tool runs as the perf tools do, in the cluster's
+capped producer JVM; every setting goes in a properties file, never through a shell."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from kcliff.backends.base import Cluster
+from kcliff.errors import InputError
+from kcliff.host import procs
+from kcliff.kafka import loadgen
+from kcliff.measure import rate_output
+from kcliff.measure.rate_output import RateProgress, RateSummary
+from kcliff.results.model import StopKind
+from kcliff.scenario import settings
+
+INTERVAL_S = 1.0
+DRAIN_S = 10.0  # after the measured duration, how long acks and the consumer may still come
+START_S = 30.0  # the JVM's start, the topic's look-up, the clients' connections
+EXIT_UNREACHABLE, EXIT_ARGUMENTS = 1, 2  # LoadGen.EXIT_CLUSTER, LoadGen.EXIT_ARGS
+
+Watch = Callable[[], "tuple[StopKind, str] | None"]  # faults.FaultWatch.check: a dead broker, a full disk
+
+
+@dataclass(frozen=True)
+class RateRun:
+    """What one run gave: its summary, or why there is none."""
+    summary: RateSummary | None
+    progress: list[RateProgress] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    exit_code: int | None = None
+    failure: str | None = None
+    stop_kind: StopKind | None = None
+
+
+def write_properties(path: Path, values: dict[str, Any]) -> Path:
+    path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in values.items()))
+    return path.resolve()
+
+
+def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float, producer_file: Path,
+              consumer_file: Path | None = None, record_size: int = settings.RECORD_SIZE,
+              drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S) -> list[str]:
+    args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--rate", f"{rate:g}",
+            "--record-size", str(record_size), "--duration-s", f"{duration_s:g}", "--warmup-s", f"{warmup_s:g}",
+            "--producer-config", str(producer_file), "--interval-s", f"{interval_s:g}", "--drain-s", f"{drain_s:g}"]
+    files: tuple[Path, ...] = (producer_file,)
+    if consumer_file is not None:
+        args += ["--consumer-config", str(consumer_file)]
+        files += (consumer_file,)
+    return cluster.tool_command(loadgen.MAIN_CLASS, args, files, jars=loadgen.ensure())
+
+
+def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float,
+             producer: dict[str, Any], consumer: dict[str, Any] | None, log_path: Path,
+             watch: Watch | None = None, drain_s: float = DRAIN_S) -> RateRun:
+    """Run the load generator once on `topic`; `producer` is the settings as applied (invariants
+    included), `consumer` the read side's (None: produce latency only). The tool is ended on every
+    path: its own end, its time cap, a fault the watch sees, an exception here."""
+    producer_file = write_properties(log_path.with_suffix(".producer.properties"), producer)
+    consumer_file = None if consumer is None else write_properties(
+        log_path.with_suffix(".consumer.properties"), consumer)
+    argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, drain_s=drain_s)
+    cap_s = START_S + warmup_s + duration_s + drain_s
+    began = time.monotonic()
+    fault: tuple[StopKind, str] | None = None
+    with procs.FollowedTool(argv, log_path) as tool:
+        while True:
+            left = began + cap_s - time.monotonic()
+            if left <= 0:
+                fault = (StopKind.BUDGET, f"load generator still running after {cap_s:.0f}s")
+                break
+            if watch is not None and (fault := watch()) is not None:
+                break
+            if tool.next_line(timeout=min(1.0, left)) is None:
+                break
+    elapsed = round(time.monotonic() - began, 3)
+    code = tool.proc.returncode
+    out = rate_output.parse(tool.seen)
+    if code == EXIT_ARGUMENTS:
+        raise InputError(f"the load generator refused its arguments or a client setting (its message is above; "
+                         f"argv in {log_path})")
+    if fault is not None:
+        return RateRun(None, out.progress, elapsed, code, fault[1], fault[0])
+    if out.summary is None:
+        why = ("could not reach the cluster or the topic" if code == EXIT_UNREACHABLE
+               else "ended without a summary")
+        return RateRun(None, out.progress, elapsed, code, f"load generator {why} (exit {code})", StopKind.FAILED)
+    return RateRun(out.summary, out.progress, elapsed, code)

@@ -1,0 +1,101 @@
+"""Latency at a fixed rate, open loop, on the real cluster (kcliff.measure.at_rate, docs/loadgen.md):
+1 KB records on 6-partition topics with replication factor 3, min.insync.replicas 2 and acks=all.
+
+Three runs at 100 records/s, where batches never fill, share points (a), (b) and (c); point (d) has a
+run of its own. Margins from three runs of this file on the 2-core machine (2026-11-25, Kafka 4.2.0,
+nothing else measuring), each figure as run 1 / run 2 / run 3:
+(a) linger.ms=5: achieved 100.0 / 100.0 / 100.0 records/s of 100 (held: >= 95); nothing unsent,
+    unacknowledged or unconsumed.
+(b) produce p50, linger.ms=5 -> 100: MEASURE_B ms.
+(c) end-to-end p50, consumer defaults -> fetch.min.bytes=1048576, fetch.max.wait.ms=500: MEASURE_C ms.
+(d) batch.size=0 at 1,000 records/s: MEASURE_D.
+The whole file: MEASURE_T s with the cluster up.
+"""
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kcliff.backends.admin import Admin
+from kcliff.backends.local import LocalCluster, shared_dir
+from kcliff.measure.at_rate import RateRun, rate_run
+from kcliff.scenario.settings import INVARIANTS
+
+pytestmark = pytest.mark.kafka
+
+LOW_RATE = 100  # 1 KB records: 5 ms of them never fill a 16 KB batch, nor do 100 ms
+WARMUP_S, DURATION_S = 2.0, 4.0
+PRODUCER = {**INVARIANTS["producer"], "linger.ms": 5, "batch.size": 16384}
+QUIET_TOPIC_CONSUMER = {"fetch.min.bytes": 1048576, "fetch.max.wait.ms": 500}
+
+
+def measure(cluster_dir: Path, log: Path, rate: float, producer: dict, consumer: dict | None,
+            topic: str | None = None, drain_s: float = 10.0, warmup_s: float = WARMUP_S) -> RateRun:
+    """One run on a topic of its own (kcliff's invariants), removed afterwards."""
+    cluster = LocalCluster.from_state(shared_dir(cluster_dir))
+    assert cluster is not None
+    admin = Admin(cluster.admin_bootstrap)
+    name = topic or f"kcliff-rate-{uuid.uuid4().hex[:8]}"
+    if topic is None:
+        admin.create_topic(name, 6, INVARIANTS["topic"]["replication.factor"],
+                           {"min.insync.replicas": str(INVARIANTS["topic"]["min.insync.replicas"])})
+    try:
+        return rate_run(cluster, name, rate, DURATION_S, warmup_s, producer, consumer, log, drain_s=drain_s)
+    finally:
+        if topic is None:
+            admin.delete_topic(name, missing_ok=True)
+
+
+@pytest.fixture(scope="module")
+def low_rate(shared_cluster, tmp_path_factory) -> dict[str, RateRun]:
+    logs = tmp_path_factory.mktemp("at-rate")
+    return {
+        "linger5": measure(shared_cluster, logs / "linger5.log", LOW_RATE, PRODUCER, {}),
+        "linger100": measure(shared_cluster, logs / "linger100.log", LOW_RATE, {**PRODUCER, "linger.ms": 100}, None),
+        "fetch_wait": measure(shared_cluster, logs / "fetch-wait.log", LOW_RATE, PRODUCER, QUIET_TOPIC_CONSUMER),
+    }
+
+
+def test_a_rate_well_below_capacity_is_held_and_every_record_is_counted(low_rate):
+    s = low_rate["linger5"].summary
+    assert s is not None, low_rate["linger5"].failure
+    assert s.held_rate, s
+    assert (s.scheduled, s.unsent, s.unacked, s.errors, s.unconsumed) == (LOW_RATE * DURATION_S, 0, 0, 0, 0)
+    assert s.produce.count == s.end_to_end.count == s.scheduled
+
+
+def test_linger_raises_produce_latency_at_a_rate_whose_batches_do_not_fill(low_rate):
+    short, long = (low_rate[k].summary for k in ("linger5", "linger100"))
+    assert short is not None and long is not None
+    assert long.end_to_end is None  # run without a consumer: produce latency only
+    # a record waits for its batch's linger: half of 100 ms on the median, against half of 5
+    assert long.produce.p50_ms - short.produce.p50_ms >= 25, (short.produce, long.produce)
+
+
+def test_a_consumer_waiting_for_full_fetches_raises_end_to_end_latency_toward_its_wait(low_rate):
+    plain, waiting = (low_rate[k].summary for k in ("linger5", "fetch_wait"))
+    assert plain is not None and waiting is not None
+    # 100 KB/s never reaches fetch.min.bytes: every fetch waits its 500 ms; the produce side is untouched
+    assert waiting.end_to_end.p50_ms - plain.end_to_end.p50_ms >= 150, (plain.end_to_end, waiting.end_to_end)
+    assert waiting.end_to_end.p99_ms >= 400
+    assert waiting.produce.p50_ms < 100
+
+
+def test_a_rate_the_cluster_cannot_take_is_not_held_and_its_latency_grows(shared_cluster, tmp_path):
+    # a short warm-up: the measured records queue behind few of the warm-up's
+    run = measure(shared_cluster, tmp_path / "batch0.log", 1000, {**PRODUCER, "batch.size": 0}, None, drain_s=2,
+                  warmup_s=0.5)
+    s = run.summary
+    assert s is not None, run.failure
+    assert not s.held_rate
+    assert s.unacked > 0 and s.acked + s.unacked + s.errors + s.unsent == s.scheduled  # none vanish
+    # timed from when each was due, records queue behind the backlog: later intervals wait longer
+    waits = [p.produce.p50_ms for p in run.progress if p.produce.p50_ms is not None]
+    assert len(waits) >= 3 and waits[-1] > 2 * waits[0], waits
+
+
+def test_a_topic_that_does_not_exist_is_a_failed_run_not_a_figure(shared_cluster, tmp_path):
+    run = measure(shared_cluster, tmp_path / "missing.log", LOW_RATE, PRODUCER, None, topic="kcliff-no-such-topic")
+    assert run.summary is None and run.exit_code == 1
+    assert "could not reach the cluster or the topic" in (run.failure or "")
