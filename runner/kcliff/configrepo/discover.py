@@ -25,6 +25,7 @@ from kcliff import yamlio
 from kcliff.configrepo import cfk, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
+from kcliff.configrepo.rates import ProducerRate, read_rates, unknown_producers
 from kcliff.configrepo.topics import TopicsYamlReader
 from kcliff.configrepo.validate import Release, validate
 from kcliff.configrepo.version_file import FILE_NAMES as VERSION_FILES
@@ -61,16 +62,18 @@ YAML_SUFFIXES = (".yaml", ".yml")
 CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (Strimzi, CFK, Terraform)
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
-MANIFEST_KEYS = ("version", "files", "measure")
+MANIFEST_KEYS = ("version", "files", "measure", "rates")
 
 
 @dataclass(frozen=True)
 class Measure:
-    """kcliff.yaml's `measure:`: which topic, producer file and consumer file `check` measures."""
+    """kcliff.yaml's `measure:`: which topic, producer file and consumer file `check` measures; and its
+    `rates:`, each producer's production rate (configrepo/rates.py)."""
 
     topic: str | None = None
     producer: str | None = None
     consumer: str | None = None
+    rates: tuple[ProducerRate, ...] = ()
 
 
 @dataclass
@@ -179,14 +182,15 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
     return found
 
 
-def _manifest(root: Path) -> tuple[list[RepoFile], Measure]:
+def _manifest(root: Path, found: Problems) -> tuple[list[RepoFile] | None, Measure]:
+    """The files kcliff.yaml names (None: it names none, so they are found by convention) and its
+    `measure:` and `rates:`; every bad entry goes to `found`, for the caller to raise with the rest."""
     path = root / MANIFEST
     refuse_links_out(path, root)
     data = yamlio.load(path)
     where = str(path)
     if not isinstance(data, dict):
         raise InputError(f"expected a mapping with {', '.join(MANIFEST_KEYS)}", where, 1)
-    found = Problems()  # every bad key and file entry of the manifest, reported together
     for key in data:
         if key not in MANIFEST_KEYS:
             found.add(InputError(f"unknown key '{key}': expected one of {', '.join(MANIFEST_KEYS)}", where,
@@ -195,22 +199,22 @@ def _manifest(root: Path) -> tuple[list[RepoFile], Measure]:
         found.add(InputError(f"version {data.get('version')!r} is not one this kcliff reads (1)", where,
                              yamlio.key_line(data, "version")))
     items = data.get("files")
-    if not isinstance(items, list) or not items:
+    if "files" in data and (not isinstance(items, list) or not items):
         found.add(InputError("'files' must be a non-empty list of {path, role}", where,
                              yamlio.key_line(data, "files") or 1))
         items = []
     files: list[RepoFile] = []
-    for index, item in enumerate(items):
+    for index, item in enumerate(items or []):
         with found.catch():
             files.extend(_manifest_files(root, item, where, yamlio.key_line(items, index)))
     measure = data.get("measure") or {}
     if not isinstance(measure, dict) or any(k not in ("topic", "producer", "consumer") for k in measure):
         found.add(InputError("'measure' takes topic, producer and consumer", where, yamlio.key_line(data, "measure")))
         measure = {}
-    found.raise_all()
+    rates = read_rates(data.get("rates"), yamlio.key_line(data, "rates"), root, where, found)
     producer, consumer = measure.get("producer"), measure.get("consumer")
-    return files, Measure(measure.get("topic"), str(root / producer) if producer else None,
-                          str(root / consumer) if consumer else None)
+    return files if "files" in data else None, Measure(measure.get("topic"), str(root / producer) if producer else None,
+                                                       str(root / consumer) if consumer else None, rates)
 
 
 def _manifest_files(root: Path, item: Any, where: str, line: int | None) -> list[RepoFile]:
@@ -264,10 +268,12 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
         if checkout is not None and path.exists():
             refuse_links_out(path, checkout)
         if path.is_dir():
+            named, problems = None, Problems()  # every bad entry of a kcliff.yaml, reported together
             if (path / MANIFEST).is_file():
-                found, measure = _manifest(path)
-            else:
-                found = _by_convention(path, notes)
+                named, measure = _manifest(path, problems)
+            found = named if named is not None else _by_convention(path, notes)
+            producers = [f.path for f in found if f.role in ("producer", "spring-boot")]
+            raise_all(sorted(problems.found + unknown_producers(measure.rates, producers), key=lambda p: p.line or 0))
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "

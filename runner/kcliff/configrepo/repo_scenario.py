@@ -13,6 +13,7 @@ from typing import Any
 
 from kcliff.configrepo.discover import ConfigRepo
 from kcliff.configrepo.model import Entry, EntryKind
+from kcliff.configrepo.rates import rate_of
 from kcliff.errors import InputError
 from kcliff.scenario import settings
 from kcliff.scenario.suites import ID_PATTERN, Scenario
@@ -81,6 +82,7 @@ class Chosen:
     producer: list[Entry]
     consumer: list[Entry]
     topic: list[Entry]
+    producer_file: str | None = None
 
 
 def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: list[str]) -> Chosen:
@@ -93,7 +95,7 @@ def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: li
         raise InputError(decl.problem, decl.path, decl.line)
     return Chosen([e for e in repo.in_scope("producer") if e.path == producer_file],
                   [e for e in repo.in_scope("consumer") if e.path == consumer_file],
-                  [e for e in repo.in_scope("topic") if e.topic == topic_name])
+                  [e for e in repo.in_scope("topic") if e.topic == topic_name], producer_file)
 
 
 def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str | None = None) -> list[Entry]:
@@ -134,6 +136,7 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         source=sources[0] if sources else "",
         durability=durability,
         notes=tuple(notes),
+        rate=rate_of(repo.measure.rates, chosen.producer_file),
     )
 
 

@@ -22,6 +22,7 @@ from kcliff.errors import InputError, Problems
 from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import REFERENCE_ID
 from kcliff.scenario import settings
+from kcliff.scenario.rate import Rate
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff")
@@ -59,6 +60,8 @@ class Scenario:
     line: int | None = None
     # records/s cap for the perf tool (its --throughput); only benchmarks set it, to make a known drop
     throughput_limit: int | None = None
+    # the production rate latency is measured at (a config repo's kcliff.yaml `rates:`); None: none given
+    rate: Rate | None = None
 
     def settings_in(self, scope: str) -> dict[str, Any]:
         return dict(getattr(self, scope))

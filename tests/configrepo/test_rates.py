@@ -1,0 +1,83 @@
+"""kcliff.yaml's `rates:`: each producer's production rate, read with the line of every bad entry, on a
+copy of the example config repo (the convention finds its files; kcliff.yaml only adds the rates)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_kcliff
+
+from kcliff import configrepo
+from kcliff.errors import InputError
+from kcliff.scenario.rate import Rate, RateUnit, parse_rate
+
+EXAMPLE = ROOT / "examples" / "config-repo"
+PRODUCER = "producers/app-producer.properties"
+
+
+@pytest.mark.parametrize("text, rate", [
+    ("2000 records/s", Rate(2000, RateUnit.RECORDS_PER_S)),
+    ("1.5 MB/s", Rate(1.5, RateUnit.MB_PER_S)),
+    (" .5MB/s ", Rate(0.5, RateUnit.MB_PER_S)),
+])
+def test_rates_are_read_in_records_or_megabytes_per_second(text, rate):
+    assert parse_rate(text) == rate
+
+
+@pytest.mark.parametrize("text", ["2000", 2000, "fast", "2000 records/min", "-5 MB/s", "0 records/s", "1e3 records/s",
+                                  None])
+def test_a_rate_without_its_unit_or_above_zero_is_refused_with_the_valid_forms(text):
+    with pytest.raises(ValueError, match=r"e\.g\. '2000 records/s' or '1\.5 MB/s'"):
+        parse_rate(text)
+
+
+def test_megabytes_per_second_count_as_kafkas_tools_count_them():
+    assert Rate(1, RateUnit.MB_PER_S).records_per_s(1024) == 1024
+    assert Rate(300, RateUnit.RECORDS_PER_S).records_per_s(1024) == 300
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    shutil.copytree(EXAMPLE, tmp_path / "repo")
+    return tmp_path / "repo"
+
+
+def test_a_manifest_of_rates_only_keeps_the_files_the_convention_finds(repo):
+    (repo / "kcliff.yaml").write_text(
+        "# kcliff: how fast our services produce, so latency is judged at the rate they run\n"
+        "version: 1\n"
+        "rates:\n"
+        f"  {PRODUCER}: 1500 records/s   # orders-service, peak hour\n")
+    read = configrepo.load([str(repo)])
+    assert sorted(f.role for f in read.files) == ["broker", "consumer", "producer", "topics"]
+    scenario = configrepo.to_scenario(read, "head")
+    assert scenario.rate == Rate(1500, RateUnit.RECORDS_PER_S)
+
+
+def test_a_producer_without_a_rate_is_measured_without_one(repo):
+    assert configrepo.to_scenario(configrepo.load([str(repo)]), "head").rate is None
+
+
+def test_every_bad_rate_is_reported_on_its_line_with_what_would_do(repo):
+    (repo / "kcliff.yaml").write_text(
+        "version: 1\n"
+        "rates:\n"
+        f"  {PRODUCER}: 1500 msgs/s\n"
+        "  producers/payments.properties: 2 MB/s\n"
+        "  ../elsewhere/producer.properties: 1 MB/s\n")
+    with pytest.raises(InputError) as err:
+        configrepo.load([str(repo)])
+    found = [(p.path, p.line, p.message) for p in err.value.problems]
+    manifest = str(repo / "kcliff.yaml")
+    assert [(path, line) for path, line, _ in found] == [(manifest, 3), (manifest, 4), (manifest, 5)], found
+    assert "'1500 msgs/s': expected a positive number with a unit" in found[0][2]
+    assert f"is not a producer file of this repo: expected one of {repo / PRODUCER}" in found[1][2]
+    assert "inside the repo" in found[2][2]
+
+
+def test_the_cli_refuses_a_bad_rate_naming_file_and_line(repo):
+    (repo / "kcliff.yaml").write_text(f"version: 1\nrates:\n  {PRODUCER}: fast\n")
+    done = run_kcliff("lint", str(repo), timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert f"{repo / 'kcliff.yaml'}:3:" in done.stderr and "2000 records/s" in done.stderr
+    assert "Traceback" not in done.stderr
