@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kcliff
-
 from kcliff import configrepo
 from kcliff.errors import InputError
 from kcliff.scenario.rate import Rate, RateUnit, parse_rate

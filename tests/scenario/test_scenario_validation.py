@@ -84,6 +84,28 @@ def test_workloads_follow_what_a_scenario_sets_and_the_reference_reads_with_the_
     assert reading_reference([reference, poll])[0].settings_hash() == reference.settings_hash()
 
 
+
+def test_a_rate_brings_latency_at_rate_and_the_reference_measures_it_too(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("scenarios:\n  - id: wait-500\n    producer: {linger.ms: 500}\n    rate: 500 records/s\n"
+                    "  - id: poll-1\n    consumer: {max.poll.records: 1}\n"
+                    "  - id: at-run-rate\n    workloads: [produce, rate]\n")
+    wait, poll, at_run = load_file(path)
+    assert wait.workloads == ("produce", "rate") and str(wait.rate) == "500 records/s"
+    assert at_run.at_rate() and at_run.rate is None and not at_run.reads() and at_run.beyond_producer()
+    reference = load_suites([])[0]
+    assert reading_reference([reference, wait])[0].workloads == ("produce", "rate")
+    assert reading_reference([reference, wait, poll])[0].workloads == ("produce", "consume", "end-to-end", "rate")
+    assert reading_reference([reference, wait])[0].settings_hash() == reference.settings_hash()
+
+
+def test_a_bad_rate_names_its_line_and_the_valid_forms(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("scenarios:\n  - id: wait-500\n    producer: {linger.ms: 500}\n    rate: 500\n")
+    with pytest.raises(InputError) as err:
+        load_file(path)
+    assert err.value.line == 4 and "'2000 records/s' or '1.5 MB/s'" in err.value.message
+
 def test_restart_settings_are_told_apart(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("id: s\nbroker:\n  socket.send.buffer.bytes: 4096\n  num.io.threads: 2\n")

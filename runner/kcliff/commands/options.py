@@ -13,6 +13,7 @@ from kcliff.errors import InputError
 from kcliff.kafka import dist as kafka_dist
 from kcliff.measure.options import Options
 from kcliff.measure.runconfig import RunConfig
+from kcliff.scenario.rate import Rate, parse_rate
 
 DEFAULT_WORKDIR = Path(".kcliff")
 
@@ -35,6 +36,14 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
     return value
+
+
+def rate(text: str) -> Rate:
+    """--rate: '2000 records/s' or '1.5 MB/s' (scenario/rate.py)."""
+    try:
+        return parse_rate(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def bounded(low: float, high: float, unit: str) -> Callable[[str], float]:
@@ -129,7 +138,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
 def run_config(args: argparse.Namespace) -> RunConfig:
     """`kcliff run`'s command line as a RunConfig."""
     opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
-                   args.cliff_threshold, args.prime)
+                   args.cliff_threshold, args.prime, rate=args.rate)
     return RunConfig(args.suite or ["canaries"], args.only, args.shard, opts, args.out, args.resume, args.quiet,
                      args.baselines, args.no_baselines, cluster_config(args), args.confirm, args.p99_bound_ms,
                      args.confirm_rounds)

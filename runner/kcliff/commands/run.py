@@ -25,6 +25,7 @@ from kcliff.measure.document import new_document
 from kcliff.measure.options import CLIFF_THRESHOLD, PRIME_S
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S, FollowUp, Group
 from kcliff.measure.progress import Progress
+from kcliff.measure.rate_side import DEFAULT_RATE
 from kcliff.measure.runconfig import RunConfig
 from kcliff.measure.suite import SuiteRunner
 from kcliff.pairwise import confirm, design
@@ -51,6 +52,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--cliff-threshold", type=options.positive_float, default=CLIFF_THRESHOLD,
                         help="fraction of the reference's MB/s below which a scenario is on a cliff")
     options.add_prime_option(parser, PRIME_S)
+    parser.add_argument("--rate", type=options.rate, metavar="RATE",
+                        help="the fixed rate latency is measured at, e.g. '2000 records/s' or '1.5 MB/s', for "
+                             "scenarios measuring workload rate without a rate of their own (default: "
+                             f"{DEFAULT_RATE})")
     parser.add_argument("--shard", type=options.shard, help="i/n: run every n-th scenario starting at i "
                         "(the reference runs in every shard)")
     parser.add_argument("--out", type=Path, help="results file (default results/<run id>.json)")

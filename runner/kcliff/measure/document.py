@@ -22,13 +22,13 @@ def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_versi
         parameters={"records": opts.records, "warmup_records": opts.warmup(), "repeats": opts.repeats,
                     "record_size": RECORD_SIZE, "budget_s": opts.budget_s, "suites": suites,
                     "early_stop": opts.early_stop, "cliff_threshold": opts.cliff_threshold,
-                    "prime_s": opts.prime_s, "run_s": opts.run_s})
+                    "prime_s": opts.prime_s, "run_s": opts.run_s, **({"rate": str(opts.rate)} if opts.rate else {})})
 
 
 def new_entry(sc: Scenario) -> Entry:
     return Entry(id=sc.id, description=sc.description, source=sc.source, settings_hash=sc.settings_hash(),
                  applied=sc.as_applied(), cliff=CliffSpec(**vars(sc.cliff)) if sc.cliff else None,
-                 workloads=list(sc.workloads) if sc.reads() else None, started=environment.now())
+                 workloads=list(sc.workloads) if sc.beyond_producer() else None, started=environment.now())
 
 
 def finish(entry: Entry, began: float) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from kcliff.measure import faults
 from kcliff.results.model import Entry
+from kcliff.scenario.rate import Rate
 from kcliff.scenario.settings import RECORD_SIZE
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
@@ -23,6 +24,7 @@ class Options:
     cliff_threshold: float = CLIFF_THRESHOLD
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long (see records_for)
+    rate: Rate | None = None  # the fixed rate latency is measured at where a scenario gives none (--rate)
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the

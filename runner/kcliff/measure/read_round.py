@@ -7,17 +7,18 @@ import statistics
 import time
 
 from kcliff.errors import ClusterError
-from kcliff.measure import faults, read_side
+from kcliff.measure import faults, rate_side, read_side
 from kcliff.measure.document import GroupStop, check_fault
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.options import Options
 from kcliff.measure.rig import Rig
 from kcliff.measure.sites import Site
-from kcliff.results.metrics import Workload
+from kcliff.results.metrics import READ_SIDE, Workload
 from kcliff.results.model import REFERENCE_ID, Entry, ReadRun, Status, StopKind
 from kcliff.scenario.suites import Scenario
 
 READ_MIN_RECORDS = 150_000  # a consumer reads a run's worth, or this many: a read under half a second scatters
+RATE_CAP_S = 60.0  # a fixed-rate run's whole time: the JVM's start, warm-up, run and drain fit in well under it
 
 
 class ReadRound:
@@ -27,11 +28,13 @@ class ReadRound:
 
     def after(self, site: Site, sc: Scenario, topic: str, entry: Entry, records: int, label: str,
               position: int | None, deadline: float) -> None:
-        """The side's consumer and end-to-end runs after its producer run. A side whose consumer was
-        stopped at its cap twice running is on a read-side cliff: more reads would only crawl."""
-        if not sc.reads() or on_its_cliff(entry) or reads_on_cliff(entry) or not produced(entry):
+        """The side's consumer, end-to-end and fixed-rate runs after its producer run. A side whose
+        consumer was stopped at its cap twice running is on a read-side cliff: more reads would only crawl."""
+        if on_its_cliff(entry) or not produced(entry):
             return
         for workload in (w for w in sc.workloads if w != Workload.PRODUCE):
+            if workload in READ_SIDE and reads_on_cliff(entry):
+                continue
             run = self._read(site, sc, topic, workload, entry, records, f"{workload} {label}", deadline)
             run.position = position
             entry.read_runs.append(run)
@@ -50,6 +53,9 @@ class ReadRound:
             count = min(max(records, READ_MIN_RECORDS), produced(entry))  # from the start of the topic
             cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
             return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch)
+        if workload == Workload.RATE:
+            rate = rate_side.rate_of(sc, self.opts.rate)
+            return rate_side.rate_run(site.cluster, sc, topic, rate, log, min(left, RATE_CAP_S), watch)
         return read_side.latency_run(site.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)
 

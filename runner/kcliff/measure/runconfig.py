@@ -11,6 +11,7 @@ from kcliff.backends.open import ClusterConfig
 from kcliff.measure.options import Options
 from kcliff.measure.plan import GATE_ROUNDS
 from kcliff.results.model import ResultsDoc
+from kcliff.scenario.rate import parse_rate
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,8 @@ def resumed(config: RunConfig, previous: ResultsDoc) -> RunConfig:
     file is written on."""
     params = previous.parameters
     opts = Options(params["records"], params["warmup_records"], params["repeats"], params["budget_s"],
-                   params["early_stop"], params["cliff_threshold"], params.get("prime_s", config.options.prime_s))
+                   params["early_stop"], params["cliff_threshold"], params.get("prime_s", config.options.prime_s),
+                   rate=parse_rate(params["rate"]) if params.get("rate") else None)
     cluster = dataclasses.replace(config.cluster, kafka_version=previous.environment["kafka_version"])
     shard = params.get("shard")
     return dataclasses.replace(config, suites=params["suites"], only=params.get("only"),

@@ -10,7 +10,7 @@ from kcliff.judge.canary import CanaryVerdict, canary_verdict
 from kcliff.measure import environment
 from kcliff.pairwise import confirm
 from kcliff.results import baseline as baselines
-from kcliff.results.metrics import CONSUMED, E2E_P99, P99, THROUGHPUT
+from kcliff.results.metrics import CONSUMED, E2E_P99, P99, RATE_E2E_P99, RATE_P99, THROUGHPUT, Metric, Workload
 from kcliff.results.model import Entry, ResultsDoc
 
 SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
@@ -35,7 +35,7 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
     reference = doc.reference()
     ref_mb = reference.median(THROUGHPUT) if reference else None
     ref_read = reference.median(CONSUMED) if reference else None
-    with_reads = doc.has_read_side()
+    with_reads, at_rate = doc.has_read_side(), doc.measured(Workload.RATE)
     out = []
     for entry in doc.scenarios:
         mb = (entry.summary or {}).get(THROUGHPUT.key)
@@ -52,18 +52,29 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
             e2e = (entry.summary or {}).get(E2E_P99.key)
             row += [f"{read.median:.2f}" + (f" ({read.median / ref_read:.2f}x)" if ref_read else "") if read else "-",
                     f"{e2e.median:.0f}" if e2e is not None else "-"]
+        if at_rate:
+            row += [_at_rate(entry, metric) for metric in (RATE_P99, RATE_E2E_P99)]
         row.append(canary_cell(canary_verdict(entry, reference) if entry.is_canary else None))
         out.append(row)
     return out
 
 
+def _at_rate(entry: Entry, metric: Metric) -> str:
+    """A latency at rate's median, with ' (not held)' where a run could not hold its rate."""
+    stat = (entry.summary or {}).get(metric.key)
+    missed = any(r.rate_held is False for r in entry.read_runs if r.workload is Workload.RATE)
+    return (f"{stat.median:.0f}" if stat is not None else "-") + (" (not held)" if missed else "")
+
+
 HEADER = ["scenario", "status", "MB/s median [range]", "p99 ms", "vs reference", "canary"]
 READ_HEADER = ["consumed MB/s", "e2e p99 ms"]
+RATE_HEADER = ["p99 at rate ms", "e2e p99 at rate ms"]
 
 
 def render(doc: ResultsDoc) -> str:
     body = rows(doc)
-    header = HEADER[:-1] + READ_HEADER + HEADER[-1:] if doc.has_read_side() else HEADER
+    header = (HEADER[:-1] + (READ_HEADER if doc.has_read_side() else []) + (RATE_HEADER if doc.measured(Workload.RATE)
+              else []) + HEADER[-1:])
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:

@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 
 from kcliff.errors import InputError
 from kcliff.results.documents import RESULTS
-from kcliff.results.metrics import METRICS, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
+from kcliff.results.metrics import METRICS, READ_SIDE, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
 
 REFERENCE_ID = "reference"
 
@@ -142,9 +142,10 @@ class Run(ToolRun):
 
 
 class ReadRun(ToolRun):
-    """One read-side tool run: a consumer reading the topic from the start (consumed_*), or the
-    end-to-end latency tool producing and polling one record at a time (e2e_*). A consumer stopped
-    at its time cap keeps the rate it had and is marked stopped_early."""
+    """One run after the producer's on its topic: a consumer reading the topic from the start
+    (consumed_*), the end-to-end latency tool producing and polling one record at a time (e2e_*), or
+    the load generator at a fixed rate (rate_*). A consumer stopped at its time cap keeps the rate it
+    had and is marked stopped_early."""
 
     workload: ReadWorkload
     consumed_mb_per_sec: float | None = None
@@ -155,6 +156,23 @@ class ReadRun(ToolRun):
     e2e_p50_ms: float | None = None
     e2e_p99_ms: float | None = None
     e2e_p999_ms: float | None = None
+    # at a fixed rate (workload rate): the load generator's figures, latency from each record's due time
+    rate_target_per_s: float | None = None
+    rate_achieved_per_s: float | None = None
+    rate_held: bool | None = None
+    rate_unsent: int | None = None
+    rate_unacked: int | None = None
+    rate_unconsumed: int | None = None
+    rate_errors: int | None = None
+    rate_p50_ms: float | None = None
+    rate_p99_ms: float | None = None
+    rate_p999_ms: float | None = None
+    rate_max_ms: float | None = None
+    rate_e2e_p50_ms: float | None = None
+    rate_e2e_p99_ms: float | None = None
+    rate_e2e_p999_ms: float | None = None
+    rate_histogram_us: str | None = None  # HdrHistogram encodings (base64), so runs merge exactly
+    rate_e2e_histogram_us: str | None = None
 
 
 class Stat(_Model):
@@ -311,8 +329,12 @@ class ResultsDoc(_Model):
         return [e for e in self.scenarios if e.is_canary]
 
     def has_read_side(self) -> bool:
-        """Some scenario measured the read side: tables show its columns only then."""
-        return any(e.read_runs for e in self.scenarios)
+        """Some scenario measured the read side (a consumer, end-to-end): tables show its columns only then."""
+        return self.measured(*READ_SIDE)
+
+    def measured(self, *workloads: Workload) -> bool:
+        """Some scenario has a run of one of these workloads after its producer's."""
+        return any(r.workload in workloads for e in self.scenarios for r in e.read_runs)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

@@ -19,13 +19,13 @@ from typing import Any
 
 from kcliff import resources, yamlio
 from kcliff.errors import InputError, Problems
-from kcliff.results.metrics import METRICS, Workload
+from kcliff.results.metrics import METRICS, READ_SIDE, Workload
 from kcliff.results.model import REFERENCE_ID
 from kcliff.scenario import settings
-from kcliff.scenario.rate import Rate
+from kcliff.scenario.rate import Rate, parse_rate
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
-SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff")
+SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate")
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
 CLIFF_METRICS = tuple(METRICS)
 WORKLOADS = tuple(Workload)  # in the order a scenario measures them
@@ -82,7 +82,15 @@ class Scenario:
 
     def reads(self) -> bool:
         """Measures a read-side workload (consumer or end-to-end) beside the producer."""
-        return any(w is not Workload.PRODUCE for w in self.workloads)
+        return any(w in READ_SIDE for w in self.workloads)
+
+    def at_rate(self) -> bool:
+        """Measures latency at a fixed rate beside the producer flat out."""
+        return Workload.RATE in self.workloads
+
+    def beyond_producer(self) -> bool:
+        """Measures anything besides the producer flat out (its results entry lists its workloads)."""
+        return self.workloads != (Workload.PRODUCE,)
 
     def as_applied(self) -> dict[str, Any]:
         """The settings exactly as kcliff applies them, invariants included. Consumer settings appear
@@ -186,21 +194,28 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
     cliff = None
     with found.catch():
         cliff = _cliff(raw.get("cliff"), path, raw)
+    rate = None
+    if "rate" in raw:
+        try:
+            rate = parse_rate(raw["rate"])
+        except ValueError as exc:
+            found.add(_fail(str(exc), path, raw, "rate"))
     found.raise_all()
     _check_combination(blocks, path, raw)
-    workloads = _workloads(raw, path, blocks["consumer"], cliff)
+    workloads = _workloads(raw, path, blocks["consumer"], cliff, rate)
     line = yamlio.node_line(raw)
     return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
-                    blocks["consumer"], workloads, cliff, path, line)
+                    blocks["consumer"], workloads, cliff, path, line, rate=rate)
 
 
-def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None
+def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None, rate: Rate | None
                ) -> tuple[Workload, ...]:
     """As written (produce always included: it fills the topic the others read), else what the
-    scenario needs: the consumer when it sets consumer settings, and what its cliff's metric needs."""
+    scenario needs: the consumer when it sets consumer settings, latency at its rate when it gives
+    one, and what its cliff's metric needs."""
     given = raw.get("workloads")
     if given is None:
-        wanted = {Workload.PRODUCE} | ({Workload.CONSUME} if consumer else set())
+        wanted = {Workload.PRODUCE} | ({Workload.CONSUME} if consumer else set()) | ({Workload.RATE} if rate else set())
         if cliff is not None:
             wanted.add(METRICS[cliff.metric].workload)  # a read-side canary measures what it is judged on
         return tuple(w for w in WORKLOADS if w in wanted)
@@ -222,12 +237,16 @@ def _check_combination(blocks: dict[str, dict[str, Any]], path: str, raw: Any) -
 
 
 def reading_reference(scenarios: list[Scenario]) -> list[Scenario]:
-    """The run's scenarios with the reference measuring every workload once any of them reads: a
-    read-side canary is judged against the reference's read-side figures from the same run, and the
-    reference's end-to-end latency is the read side's baseline."""
-    if not any(sc.reads() for sc in scenarios):
+    """The run's scenarios with the reference measuring the read side once any of them reads, and
+    latency at rate once any measures it: a canary is judged against the reference's figures from
+    the same run, and the reference's end-to-end latency is the read side's baseline."""
+    wanted = {Workload.PRODUCE}
+    wanted |= set(READ_SIDE) if any(sc.reads() for sc in scenarios) else set()
+    wanted |= {Workload.RATE} if any(sc.at_rate() for sc in scenarios) else set()
+    if wanted == {Workload.PRODUCE}:
         return scenarios
-    return [dataclasses.replace(sc, workloads=WORKLOADS) if sc.id == REFERENCE_ID else sc for sc in scenarios]
+    return [dataclasses.replace(sc, workloads=tuple(w for w in WORKLOADS if w in wanted | set(sc.workloads)))
+            if sc.id == REFERENCE_ID else sc for sc in scenarios]
 
 
 def load_file(path: str | Path) -> list[Scenario]:

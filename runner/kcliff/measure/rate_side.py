@@ -1,0 +1,62 @@
+"""A side's run at a fixed rate, after its producer run on the same topic: the load generator
+(measure/at_rate.py) sends at the scenario's rate on an open-loop schedule while a consumer with the
+scenario's consumer settings reads, and the run's figures become a ReadRun of workload `rate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kcliff.backends.base import Cluster
+from kcliff.measure import at_rate
+from kcliff.measure.at_rate import RateRun, Watch
+from kcliff.measure.rate_output import RateSummary
+from kcliff.results.metrics import Workload
+from kcliff.results.model import ReadRun, StopKind
+from kcliff.scenario import settings
+from kcliff.scenario.rate import Rate, RateUnit
+from kcliff.scenario.suites import Scenario
+
+# The rate a scenario without one of its own is measured at: a modest service's, well below this rig's
+# peak (9-36 MB/s flat out here), where batches do not fill and settings that wait show their wait.
+DEFAULT_RATE = Rate(1, RateUnit.MB_PER_S)
+RUN_S = 6.0  # measured: at 1 MB/s about 6,000 records, so p99 is the 60th-slowest, not a handful
+WARMUP_S = 2.0  # the clients' connections and first metadata, not measured
+
+
+def rate_of(sc: Scenario, run_rate: Rate | None) -> Rate:
+    """The scenario's own rate, else the run's (--rate), else DEFAULT_RATE."""
+    return sc.rate or run_rate or DEFAULT_RATE
+
+
+def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path, cap_s: float,
+             watch: Watch | None = None) -> ReadRun:
+    """One fixed-rate run of `sc` at `rate`; a run that could not finish within cap_s is cut there."""
+    target = rate.records_per_s(settings.RECORD_SIZE)
+    consumer: dict[str, Any] = dict(sc.consumer)
+    duration = min(RUN_S, max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
+    ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
+                           log_path, watch)
+    return to_read_run(ran, target)
+
+
+def to_read_run(ran: RateRun, target: float) -> ReadRun:
+    """The run as the results document keeps it: a rate not held is complete, and says so (rate_held)."""
+    if ran.summary is None:
+        return ReadRun(workload=Workload.RATE, records=0, elapsed_s=ran.elapsed_s, complete=False,
+                       exit_code=ran.exit_code, stop_kind=ran.stop_kind or StopKind.FAILED, stop_reason=ran.failure,
+                       rate_target_per_s=target)
+    return ReadRun(workload=Workload.RATE, elapsed_s=ran.elapsed_s, exit_code=ran.exit_code, **_figures(ran.summary))
+
+
+def _figures(got: RateSummary) -> dict[str, Any]:
+    e2e = got.end_to_end
+    return {"records": got.acked, "rate_target_per_s": got.target_rate, "rate_achieved_per_s": round(got.achieved_rate, 1),
+            "rate_held": got.held_rate, "rate_unsent": got.unsent, "rate_unacked": got.unacked,
+            "rate_unconsumed": got.unconsumed, "rate_errors": got.errors,
+            "rate_p50_ms": got.produce.p50_ms, "rate_p99_ms": got.produce.p99_ms,
+            "rate_p999_ms": got.produce.p999_ms, "rate_max_ms": got.produce.max_ms,
+            "rate_histogram_us": got.produce.histogram_us,
+            "rate_e2e_p50_ms": e2e.p50_ms if e2e else None, "rate_e2e_p99_ms": e2e.p99_ms if e2e else None,
+            "rate_e2e_p999_ms": e2e.p999_ms if e2e else None,
+            "rate_e2e_histogram_us": e2e.histogram_us if e2e else None}

@@ -1,0 +1,58 @@
+"""A fixed-rate run as the results document keeps it: the load generator's recorded output
+(tests/data/loadgen/, recorded against a real 3-broker cluster; see tests/measure/test_rate_output.py)
+becomes a ReadRun of workload `rate`, which the entry's summary and the judged metrics read."""
+
+from pathlib import Path
+
+from kcliff.measure import rate_output
+from kcliff.measure.at_rate import RateRun
+from kcliff.measure.rate_side import DEFAULT_RATE, rate_of, to_read_run
+from kcliff.results.metrics import RATE_E2E_P99, RATE_P99, Workload
+from kcliff.results.model import Entry, ReadRun, StopKind
+from kcliff.scenario.rate import Rate, RateUnit
+from kcliff.scenario.suites import Scenario
+
+DATA = Path(__file__).parents[1] / "data" / "loadgen"
+
+
+def recorded(name: str) -> RateRun:
+    out = rate_output.parse((DATA / name).read_text().splitlines())
+    return RateRun(out.summary, out.progress, 7.5, 0)
+
+
+def test_a_held_rate_keeps_produce_and_end_to_end_latency_from_the_due_time():
+    run = to_read_run(recorded("linger5-fetchwait500-100rps.log"), 100.0)
+    assert run.workload is Workload.RATE and run.complete and run.rate_held
+    assert run.rate_target_per_s == 100.0 and run.rate_achieved_per_s == 100.0 and run.records == 400
+    # fetch.max.wait.ms=500 at 100 records/s: every record waits for its fetch
+    assert run.rate_e2e_p50_ms is not None and 200 < run.rate_e2e_p50_ms < 600
+    assert run.rate_p99_ms is not None and run.rate_p99_ms < run.rate_e2e_p99_ms
+    assert run.rate_histogram_us and run.rate_e2e_histogram_us
+
+
+def test_a_rate_not_held_is_a_complete_run_that_says_so():
+    run = to_read_run(recorded("overload-50000rps.log"), 50000.0)
+    assert run.complete and run.rate_held is False
+    assert run.rate_achieved_per_s is not None and run.rate_achieved_per_s < 0.95 * 50000
+
+
+def test_a_run_without_a_summary_is_a_failed_run_with_its_reason():
+    run = to_read_run(RateRun(None, [], 31.0, 1, "load generator could not reach the cluster or the topic (exit 1)",
+                              StopKind.FAILED), 100.0)
+    assert not run.complete and run.stop_kind is StopKind.FAILED and "could not reach" in (run.stop_reason or "")
+
+
+def test_the_entry_summarises_and_judges_latency_at_rate_per_run():
+    runs = [to_read_run(recorded(name), 100.0) for name in ("linger5-100rps.log", "linger5-fetchwait500-100rps.log")]
+    entry = Entry(id="head", workloads=["produce", "rate"], read_runs=runs)
+    assert {RATE_P99, RATE_E2E_P99} <= set(entry.metrics())
+    assert entry.values(RATE_E2E_P99) == [r.rate_e2e_p99_ms for r in runs]
+    assert entry.summary is not None and entry.summary["rate_e2e_p99_ms"].max == max(entry.values(RATE_E2E_P99))
+    assert ReadRun.model_validate_json(runs[0].model_dump_json()) == runs[0]  # a results file round trip
+
+
+def test_the_rate_is_the_scenarios_else_the_runs_else_the_default():
+    own, given = Rate(2000, RateUnit.RECORDS_PER_S), Rate(3, RateUnit.MB_PER_S)
+    assert rate_of(Scenario("s", "", rate=own), given) == own
+    assert rate_of(Scenario("s", ""), given) == given
+    assert rate_of(Scenario("s", ""), None) == DEFAULT_RATE
