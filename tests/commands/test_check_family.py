@@ -44,7 +44,7 @@ def run_check(tmp_path, monkeypatch, capsys, edits, head_factor, read_factor):
     monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: doc)
     out = tmp_path / "verdict.json"
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head),
-                     "--json", str(out)])
+                     "--json", str(out), "--comment", str(tmp_path / "comment.md")])
     errors = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
     return code, errors, json.loads(out.read_text()), head, doc
 
@@ -61,6 +61,9 @@ def test_a_consumer_only_head_is_not_failed_on_the_producers_throughput(tmp_path
     assert decisions["p99"]["outcome"] == "not judged"
     assert decisions["consumed"]["outcome"] == "pass" and decisions["consumed"]["alpha"] == verdict.DEFAULT_ALPHA / 2
     assert any(n.startswith("judged: consumed, e2e_p99 (what a consumer change can move)") for n in payload["notes"])
+    comment = (tmp_path / "comment.md").read_text()
+    assert re.search(r"\| head \| throughput \(MB/s\) \|.*\| 0\.8\dx \|.*\| not judged: the change cannot move it \|", comment)
+    assert "p < 0.0125 for each judged metric, 0.025 for them all together" in comment
     # the same rounds, every metric judged as before the family: a regression on the producer
     sides = [{m.name: doc.entry(side).values(m) for m in doc.entry(side).metrics()} for side in ("base", "head")]
     before = verdict.compare_scenario("head", *sides, paired=True)
