@@ -46,7 +46,8 @@ from bench_check_time import whole_check
 from kcliff.backends.admin import Admin
 from kcliff.backends.local import start_local_cluster
 from kcliff.host import procs
-from kcliff.judge import sequential, stats, verdict
+from kcliff.judge import sequential, stats, stopping, verdict
+from kcliff.judge.family import Family
 from kcliff.measure import environment
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options
@@ -148,10 +149,15 @@ def blocks(side: list[dict], rounds: int) -> list[list[dict]]:
     return [side[i:i + rounds] for i in range(0, len(side) - rounds + 1, rounds)]
 
 
+# The streams hold the producer's figures only, and their checks are a producer's (a throttle, or none):
+# judged as kcliff check judges a producer change, throughput and p99 each at alpha / 2 (judge/family.py).
+FAMILY = Family.of([metrics.ChangeKind.PRODUCER], [metrics.Workload.PRODUCE])
+
+
 def judge(base: list[dict], head: list[dict], paired: bool) -> str:
-    # the streams hold the producer's figures only: a check that reads also judges consumed and e2e_p99
-    sides = [{m.name: [r[m.key] for r in runs] for m in (metrics.THROUGHPUT, metrics.P99)} for runs in (base, head)]
-    return verdict.compare_scenario("head", sides[0], sides[1], paired=paired, n_boot=1000).verdict.value
+    sides = [{m.name: [r[m.key] for r in runs] for m in FAMILY.judged} for runs in (base, head)]
+    return verdict.compare_scenario("head", sides[0], sides[1], None, FAMILY if paired else None, paired=paired,
+                                    n_boot=1000).verdict.value
 
 
 def check_pairs(p1: dict, p2: dict, rounds: int) -> dict[str, list[tuple[list[dict], list[dict]]]]:
@@ -243,25 +249,18 @@ KINDS = (("A/A (false alarms)", "aa"), ("A/A, head x 0.8 (detections)", "drop20"
 
 def judge_sequential(base: list[dict], head: list[dict], plan: sequential.Plan) -> tuple[str, int]:
     """The verdict a check measuring these rounds one by one would reach with the sequential rule,
-    and the rounds it needed: throughput decides when to stop; p99, which has no pass to prove
-    early, is judged by decide on the rounds measured by then, as compare_scenario would."""
-    step = sequential.first_stop(sequential.round_logs([r["mb_per_sec"] for r in base],
-                                                       [r["mb_per_sec"] for r in head]), plan)
-    p99 = verdict.decide([r["p99_ms"] for r in base[:step.rounds]], [r["p99_ms"] for r in head[:step.rounds]],
-                         "p99", paired=True)
-    outcomes = {step.outcome, p99.outcome}
-    if verdict.Outcome.REGRESSION in outcomes:
-        return "regression", step.rounds
-    if verdict.Outcome.INCONCLUSIVE in outcomes or step.outcome is None:
-        return "inconclusive", step.rounds
-    return "pass", step.rounds
+    and the rounds it needed (stopping.replay: throughput decides when to stop; p99, which has no
+    pass to prove early, is judged on the rounds measured by then, as kcliff check judges it)."""
+    sv, stop = stopping.replay({m.name: ([r[m.key] for r in base], [r[m.key] for r in head]) for m in FAMILY.judged},
+                               FAMILY, plan)
+    return sv.verdict.value, stop
 
 
 def report_sequential(stream: dict, rounds: int) -> None:
     """The sequential rule (kcliff.sequential) on the same checks, beside the fixed rule: false
     alarms, detections, the rounds each check needed, and where the two rules' verdicts differ."""
     p1, p2 = {"a": [], "a2": [], "b": [], **stream["phase1"]}, {"a": [], "a2": [], **stream["phase2"]}
-    plan = sequential.Plan.for_rounds(rounds)
+    plan = sequential.Plan.for_rounds(rounds, FAMILY.size)
     pairs = check_pairs(p1, p2, rounds)
     pairs["aa"] = pairs["aa1"] + pairs["aa2"]
     print(f"\nsequential rule (kcliff.sequential): looks after rounds {plan.looks()[0]}-{plan.max_rounds}, "

@@ -90,7 +90,7 @@ def test_a_consumer_change_is_measured_on_the_read_side_too(tmp_path, monkeypatc
     base = make_repo(tmp_path / "base", {"clients/consumer.properties": "max.poll.records=500\n"})
     head = make_repo(tmp_path / "head", {"clients/consumer.properties": "max.poll.records=100\n"})
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0, read_factor=1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     base_sc, head_sc = measured[0]
     assert (base_sc.consumer, head_sc.consumer) == ({"max.poll.records": 500}, {"max.poll.records": 100})
@@ -99,24 +99,37 @@ def test_a_consumer_change_is_measured_on_the_read_side_too(tmp_path, monkeypatc
 
 # --- a measured regression is annotated on the lines that changed ---------------------------------
 
-def synthetic_doc(head_factor: float, rounds: int = 18) -> ResultsDoc:
+def synthetic_doc(head_factor: float, rounds: int = 18, read_factor: float | None = None) -> ResultsDoc:
     """A check's results as measure() returns them: the self-test's canaries showing their cliff,
-    then base and head paired round by round, the head at `head_factor` x the base."""
+    then base and head paired round by round, the head's producer at `head_factor` x the base. With
+    `read_factor`, both sides also read (a consumer change): the head's consumer MB/s at that factor
+    x the base's and its end-to-end p99 at its inverse."""
     rng = random.Random(7)
     base = [20.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
     latency = [800.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
+    consumed = [140.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
+    e2e = [40.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
 
-    def entry(sid, mbs, p99s, cliff=None):
-        return {"id": sid, "status": "ok", "status_reason": None, "cliff": cliff,
+    def entry(sid, mbs, p99s, cliff=None, reads=None):
+        read_side = {} if reads is None else {
+            "workloads": ["produce", "consume", "end-to-end"],
+            "read_runs": [run for c, e in zip(*reads) for run in (
+                {"records": 30000, "workload": "consume", "consumed_mb_per_sec": c},
+                {"records": 200, "workload": "end-to-end", "e2e_p99_ms": e})]}
+        return {"id": sid, "status": "ok", "status_reason": None, "cliff": cliff, **read_side,
                 "runs": [{"records": 30000, "mb_per_sec": m, "p99_ms": p} for m, p in zip(mbs, p99s)]}
 
+    def jitter(values, factor):
+        return [v * factor * rng.uniform(0.97, 1.03) for v in values]
+
+    head_reads = None if read_factor is None else (jitter(consumed, read_factor), jitter(e2e, 1 / read_factor))
     return ResultsDoc.model_validate({"run_id": "synthetic", "parameters": {"records": 30000}, "environment": {"runner_class": "test-2c"},
             "scenarios": [entry("reference", [20.0] * 3, [800.0] * 3),
                           entry("batching-off", [2.0] * 3, [9000.0] * 3,
                                 {"metric": "throughput", "max_ratio": 0.5, "stands_for": "batch.size=0"}),
-                          entry("base", base, latency),
-                          entry("head", [m * head_factor * rng.uniform(0.97, 1.03) for m in base],
-                                [p / head_factor * rng.uniform(0.97, 1.03) for p in latency])]})
+                          entry("base", base, latency, reads=None if read_factor is None else (consumed, e2e)),
+                          entry("head", jitter(base, head_factor), [p / head_factor * rng.uniform(0.97, 1.03) for p in latency],
+                                reads=head_reads)]})
 
 
 def test_a_measured_regression_is_annotated_on_each_changed_line(tmp_path, monkeypatch, capsys):

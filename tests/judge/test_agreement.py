@@ -18,9 +18,11 @@ import pytest
 from conftest import ROOT
 from kcliff.commands import check, run
 from kcliff.judge import baseline_verdict, canary, verdict
+from kcliff.judge.family import Family
 from kcliff.report import table
 from kcliff.report.site import build_site
 from kcliff.results import baseline, metrics, model
+from kcliff.results.metrics import ChangeKind
 from kcliff.results.model import ResultsDoc
 
 REAL = ROOT / "benchmarks" / "data" / "early-stop-100k-on.json"
@@ -87,7 +89,7 @@ def test_every_reader_gives_each_canary_the_same_verdict(stopped, tmp_path, caps
     assert any(r.startswith("canary flush-1 did not show its cliff") for r in compared.reasons)
 
     # the gate judges its canaries by the same rule
-    gated = check.judge(doc, [], [], 0.10)
+    gated = check.judge(doc, [], [], 0.10, Family.of([ChangeKind.PRODUCER], [metrics.Workload.PRODUCE]))
     assert {c.id: c.seen for c in gated.canaries} == EXPECTED
 
     # the report's canary cards

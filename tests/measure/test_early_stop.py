@@ -7,11 +7,13 @@ had queued drained; the reference printed a line a second from its first one on.
 import time
 from pathlib import Path
 
+from kcliff.judge.family import Family
 from kcliff.judge.stopping import certain
 from kcliff.measure import producer as measure
 from kcliff.measure.on_cliff import on_its_cliff
 from kcliff.measure.perf_output import parse_line
 from kcliff.results import model
+from kcliff.results.metrics import ChangeKind, Workload
 from kcliff.results.model import Entry, ReadRun, Run, Stat, StopKind
 
 from tests.measure.test_stall import SilentAfterOneLine
@@ -130,8 +132,9 @@ def test_stopped_runs_count_only_when_every_run_was_stopped():
 def test_a_check_stops_once_a_side_is_on_its_cliff_as_no_round_left_could_pair_it():
     base = Entry(id="base", warmup=_attempt(False), runs=[Run(records=1000, mb_per_sec=60.0, complete=True)])
     head = _entry(True, True)
-    assert certain(18)([base, head]) and certain(18)([head, base])
-    assert not certain(18)([base, _entry(False, False)])  # one round of two healthy sides decides nothing
+    producer = Family.of([ChangeKind.PRODUCER], [Workload.PRODUCE])
+    assert certain(18, producer)([base, head]) and certain(18, producer)([head, base])
+    assert not certain(18, producer)([base, _entry(False, False)])  # one round of two healthy sides decides nothing
 
 
 def test_a_consumer_capped_twice_no_longer_holds_the_check_open():
@@ -143,6 +146,21 @@ def test_a_consumer_capped_twice_no_longer_holds_the_check_open():
         return entry
     base = reading("base", [150.0, 160.0, 155.0, 150.0, 158.0, 152.0])
     steady = reading("head", [151.0, 159.0, 156.0, 149.0, 157.0, 153.0])
-    assert certain(18)([base, steady])  # six equal rounds: both throughputs certain
-    assert not certain(18)([base, reading("head", [40.0, 300.0, 156.0, 10.0, 157.0, 153.0])])  # consumed unsettled
-    assert certain(18)([base, reading("head", [2.0, 2.0], capped=True)])
+    both = Family.of([ChangeKind.PRODUCER, ChangeKind.CONSUMER], [Workload.PRODUCE, Workload.CONSUME])
+    assert certain(18, both)([base, steady])  # six equal rounds: both throughputs certain
+    assert not certain(18, both)([base, reading("head", [40.0, 300.0, 156.0, 10.0, 157.0, 153.0])])  # consumed unsettled
+    assert certain(18, both)([base, reading("head", [2.0, 2.0], capped=True)])
+
+
+def test_a_metric_the_change_cannot_move_keeps_nothing_measuring():
+    def entry(sid: str, produced: list[float], consumed: list[float]) -> Entry:
+        found = Entry(id=sid, workloads=["produce", "consume"],
+                      runs=[Run(records=1000, mb_per_sec=mb, complete=True) for mb in produced])
+        found.read_runs = [ReadRun(workload="consume", records=1000, consumed_mb_per_sec=c) for c in consumed]
+        return found
+    base = entry("base", [60.0, 61.0, 62.0, 60.0, 61.0, 62.0], [150.0, 160.0, 155.0, 150.0, 158.0, 152.0])
+    head = entry("head", [20.0, 90.0, 61.0, 15.0, 70.0, 40.0], [151.0, 159.0, 156.0, 149.0, 157.0, 153.0])
+    consumer = Family.of([ChangeKind.CONSUMER], [Workload.PRODUCE, Workload.CONSUME])
+    both = Family.of([ChangeKind.PRODUCER, ChangeKind.CONSUMER], [Workload.PRODUCE, Workload.CONSUME])
+    assert certain(18, consumer)([base, head])  # the consumer's figures are certain; the producer's are not judged
+    assert not certain(18, both)([base, head])  # a producer change would wait for its unsettled throughput

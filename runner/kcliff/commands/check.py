@@ -6,8 +6,10 @@
 2. One cluster measures the reference and the canaries (the sensitivity self-test: a canary that
    does not show its cliff makes the verdict inconclusive), then base and head interleaved
    (each round both, in a random balanced order) so drift on a shared runner hits both alike.
-3. The verdict (kcliff.verdict): pass 0, regression 1, cliff 1, inconclusive 3, bad input 2. A
-   measured regression or cliff is annotated on every measured setting the head changes.
+3. The verdict (kcliff.verdict): pass 0, regression 1, cliff 1, inconclusive 3, bad input 2. Only
+   the metrics the change can move are judged, their false alarms held to alpha together
+   (judge/family.py). A measured regression or cliff is annotated on every measured setting the head
+   changes whose kind can move the failing metric.
 A head whose measured settings equal the base's (a comment, whitespace, an unmeasured file) passes
 without a cluster. A head that changes the Kafka version (a kafka-version file, Strimzi's
 spec.kafka.version) is measured on a second cluster of its own version, interleaved as always.
@@ -33,6 +35,7 @@ from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
 from kcliff.judge import canary, stopping, verdict
+from kcliff.judge.family import Family
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
@@ -45,6 +48,7 @@ from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.report import markdown as report_md
+from kcliff.results.metrics import METRICS, THROUGHPUT, Metric
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
@@ -147,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
     doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], version,
                   upgrade)
     busy = environment.busy_note(doc.environment)
-    outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect)
+    outcome = judge(doc, rule_matches, notes + ([busy] if busy else []), args.min_effect,
+                    family_of(base_sc, head_sc, upgrade))
     changes = [upgrade] if upgrade else []
     changes += configrepo.setting_changes(configrepo.measured_entries(base_repo),
                                           configrepo.measured_entries(head_repo), args.base, args.head, head_repo.files)
@@ -198,9 +203,23 @@ def read_side_if_changed(base: RepoScenario, head: RepoScenario) -> tuple[RepoSc
             dataclasses.replace(head, workloads=WORKLOADS))
 
 
-def measured_effect(sv: verdict.ScenarioVerdict) -> str:
-    """e.g. 'measured with this change: throughput 0.41x, p99 12.14x (18 rounds)'."""
-    ratios = ", ".join(f"{d.metric} {d.ratio:.2f}x" for d in sv.decisions if d.ratio is not None)
+def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:
+    """What the check judges: the metrics its sides measure that the kinds of setting they differ in can move."""
+    return Family.of(configrepo.changed_kinds(base, head, upgrade), head.workloads)
+
+
+def failing(sv: verdict.ScenarioVerdict) -> list[tuple[Metric, float | None]]:
+    """The metrics that failed a scenario and their measured ratios: its regressions, and throughput
+    when the head fell to the canaries' cliff tier."""
+    out = [(METRICS[d.metric], d.ratio) for d in sv.decisions if d.outcome is verdict.Outcome.REGRESSION]
+    if sv.head_in_tier and not sv.base_in_tier and all(m is not THROUGHPUT for m, _ in out):
+        out.append((THROUGHPUT, next((d.ratio for d in sv.decisions if d.metric == THROUGHPUT.name), None)))
+    return out
+
+
+def measured_effect(sv: verdict.ScenarioVerdict, blamed: list[tuple[Metric, float | None]]) -> str:
+    """e.g. 'measured with this change: throughput 0.41x, p99 2.43x (18 rounds)': the failing metrics named."""
+    ratios = ", ".join(f"{m.name} {r:.2f}x" if r is not None else m.name for m, r in blamed)
     rounds = max((d.n_pairs or 0 for d in sv.decisions), default=0)
     tier = "; head fell to the canaries' cliff tier" if sv.head_in_tier and not sv.base_in_tier else ""
     return f"measured with this change: {ratios or 'no ratio'} ({rounds} rounds){tier}"
@@ -208,17 +227,21 @@ def measured_effect(sv: verdict.ScenarioVerdict) -> str:
 
 def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.SettingChange], fmt: str,
                       head_root: Path | None = None) -> list[str]:
-    """One finding per changed setting line when the head measured a regression or a cliff: the diff
-    shows where the cost came from. With no changed line found, one finding for the run."""
+    """One finding per changed setting line that can move a failing metric when the head measured a
+    regression or a cliff, naming those metrics and their ratios (a consumer setting is not blamed
+    for the producer's throughput, nor a producer setting for a consumer-only metric). With no such
+    line, one finding for the run."""
     head = next((sv for sv in outcome.scenarios if sv.id == "head" and sv.verdict.fails), None)
     if head is None:
         return []
-    effect = measured_effect(head)
+    failed = failing(head)
+    blamed = [(c, [(m, r) for m, r in failed if m.moved({c.kind})]) for c in changes]
+    lines = [(c, measured_effect(head, those)) for c, those in blamed if those]
     if fmt != "github":
-        return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c in changes]
+        return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c, effect in lines]
     title = f"kcliff: measured {head.verdict}"
     return ([annotation(Severity.ERROR, github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
-             for c in changes] or [annotation(Severity.ERROR, "", None, title, effect)])
+             for c, effect in lines] or [annotation(Severity.ERROR, "", None, title, measured_effect(head, failed))])
 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,
@@ -248,7 +271,8 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
             runner.measure_elsewhere("head", head, Admin(head.admin_bootstrap), str(upgrade.head))
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
-            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stopping.certain(args.rounds))
+            stop = stopping.certain(args.rounds, family_of(pair[0], pair[1], upgrade))
+            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop)
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE
@@ -258,7 +282,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
 
 
 def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
-          min_effect: float) -> verdict.Verdict:
+          min_effect: float, family: Family) -> verdict.Verdict:
     canaries = canary.canary_verdicts(doc)
     sides = {}
     for side in ("base", "head"):
@@ -268,7 +292,8 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
         sides[side] = {m.name: entry.values(m) for m in entry.metrics()} if entry is not None else {}
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
-                                        min_effect=min_effect, paired=True)
+                                        family, min_effect=min_effect, paired=True)
+    notes.append(family.describe(verdict.DEFAULT_ALPHA))
     return verdict.judge([scenario], canaries, rule_matches, notes,
                          {"min_effect": min_effect, "paired": True, "records": doc.parameters["records"],
                           "runner_class": doc.environment["runner_class"]})

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
+from kcliff.results.metrics import ChangeKind
+
+if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
+    from kcliff.scenario.suites import Scenario
 
 # The role of the file a scope's settings are written in.
 SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "topic": "topics"}
@@ -24,6 +28,11 @@ class SettingChange:
     head: Any  # None: the head removes it
     path: str  # the head file to annotate; "" when the head has no file of that role
     line: int | None
+
+    @property
+    def kind(self) -> ChangeKind:
+        """What kind of change this is: which metrics it can move (results/metrics.py)."""
+        return ChangeKind.of_scope(self.scope)
 
     def describe(self) -> str:
         if self.base is None:
@@ -73,6 +82,15 @@ def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str
             assert old  # the key is in before or after, and not in after
             changes.append(SettingChange(*key, old_value, None, *_removed_at(old[0], base_root, head_root, head_files)))
     return changes
+
+
+def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None = None) -> frozenset[ChangeKind]:
+    """The kinds of setting that differ between the two sides as kcliff applies them (as_applied:
+    durability and invariants included, so exactly what `check` compares to decide whether anything
+    measured changed), and a Kafka version change as a broker change."""
+    old, new = base.as_applied(), head.as_applied()
+    kinds = {kind for kind in ChangeKind if old.get(kind.value) != new.get(kind.value)}
+    return frozenset(kinds | ({upgrade.kind} if upgrade is not None else set()))
 
 
 def kafka_version(declared: VersionDecl | None, default: str) -> str:

@@ -38,6 +38,9 @@ round from the 6th), each with its own one-sided t-test, at the smaller level th
   there. Interim looks never say inconclusive: a check not yet certain measures another round.
 A metric without a resolution (p99) has no pass to prove early: its interim looks can stop only
 with a regression.
+- A family of k judged metrics (judge/family.py): each metric's regression question spends alpha / k
+  over its looks (the pass question still spends alpha), so that the chance of any regression on an
+  A/A check stays within alpha over every look of every metric (a union bound).
 """
 
 from __future__ import annotations
@@ -73,17 +76,25 @@ class Plan:
     spending: Spending = "obrien-fleming"
     alpha: float = verdict.DEFAULT_ALPHA
     moved_margins: bool = True  # False: interim looks keep the fixed rule's margins (for comparison only)
+    family: int = 1  # metrics judged together: each one's regression question spends alpha / family
 
     def __post_init__(self) -> None:
         if not 1 <= self.first_look <= self.max_rounds or self.every < 1:
             raise ValueError(f"a plan needs 1 <= first_look <= max_rounds and every >= 1, got {self}")
         if not 0 < self.alpha < 0.5:
             raise ValueError(f"alpha must be in (0, 0.5), got {self.alpha}")
+        if self.family < 1:
+            raise ValueError(f"a family holds at least one metric, got {self.family}")
 
     @classmethod
-    def for_rounds(cls, max_rounds: int) -> Plan:
-        """The default plan for a check of `max_rounds` rounds (kcliff check --rounds)."""
-        return cls(max_rounds=max_rounds, first_look=min(FIRST_LOOK, max_rounds))
+    def for_rounds(cls, max_rounds: int, family: int = 1) -> Plan:
+        """The default plan for a check of `max_rounds` rounds (kcliff check --rounds) judging `family` metrics."""
+        return cls(max_rounds=max_rounds, first_look=min(FIRST_LOOK, max_rounds), family=family)
+
+    @property
+    def regression_alpha(self) -> float:
+        """The one-sided level a regression question spends over all its looks (Bonferroni over the family)."""
+        return self.alpha / self.family
 
     def looks(self) -> tuple[int, ...]:
         """The rounds after which the rule looks; the last is `max_rounds`."""
@@ -225,12 +236,13 @@ def _looks_taken(logs: Sequence[float | None], plan: Plan) -> list[tuple[int, in
     return taken
 
 
-def _level(plan: Plan, taken: list[tuple[int, int]]) -> float:
-    """The nominal level of the last look taken. The boundaries are computed for the looks taken
-    and the plan's later interim looks, so that a check without gaps computes them once."""
+def _level(plan: Plan, taken: list[tuple[int, int]], alpha: float) -> float:
+    """The nominal level of the last look taken, for a question spending `alpha`. The boundaries are
+    computed for the looks taken and the plan's later interim looks, so that a check without gaps
+    computes them once."""
     later = [r for r in plan.looks()[:-1] if r > taken[-1][0]]
     times = tuple(p / plan.max_rounds for _, p in taken) + tuple(r / plan.max_rounds for r in later)
-    return nominal_levels(times, plan.alpha, plan.spending)[len(taken) - 1]
+    return nominal_levels(times, alpha, plan.spending)[len(taken) - 1]
 
 
 def _p_beyond(mean: float, sd: float, n: int, margin: float, head_is: str) -> float:
@@ -246,8 +258,10 @@ def _p_beyond(mean: float, sd: float, n: int, margin: float, head_is: str) -> fl
 
 
 def _interim(logs: Sequence[float], level: float, metric: str, min_effect: float, tolerance: float,
-             resolution: float | None, where: str, moved: bool = True) -> tuple[Outcome | None, str, float]:
-    """An interim look's answer over the pairs measured so far, held to `level` (one-sided). With
+             resolution: float | None, where: str, moved: bool = True,
+             regression_level: float | None = None) -> tuple[Outcome | None, str, float]:
+    """An interim look's answer over the pairs measured so far, held to `level` (one-sided), the
+    regression question to `regression_level` (default `level`; smaller in a family). With
     `moved` margins, a regression's interval must clear the minimum effect and a pass's ratio be
     within the tolerance; without, the fixed rule's: the tolerance, and the minimum effect."""
     higher = METRICS[metric].higher_is_better
@@ -257,18 +271,20 @@ def _interim(logs: Sequence[float], level: float, metric: str, min_effect: float
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in logs) / (n - 1)) if n > 1 else 0.0
     ratio = math.exp(mean)
 
-    def beyond(margin: float, head_is: str) -> bool:
-        return _p_beyond(mean, sd, n, margin, head_is) < level
+    held = level if regression_level is None else regression_level
 
-    def interval() -> str:
-        _, low, high = stats.paired_ratio(logs, 1 - 2 * level)
-        return f"the {_percent(1 - 2 * level)} interval {low:.2f}-{high:.2f} (the level this look may spend)"
+    def beyond(margin: float, head_is: str, at: float = level) -> bool:
+        return _p_beyond(mean, sd, n, margin, head_is) < at
+
+    def interval(at: float = level) -> str:
+        _, low, high = stats.paired_ratio(logs, 1 - 2 * at)
+        return f"the {_percent(1 - 2 * at)} interval {low:.2f}-{high:.2f} (the level this look may spend)"
 
     direction = "down" if higher else "up"
     margin, share = (min_effect, tolerance) if moved else (tolerance, min_effect)
     worse_than_effect = ratio < 1 - min_effect if higher else ratio > 1 + min_effect
-    if worse_than_effect and beyond(1 - sign * margin, worse):
-        return Outcome.REGRESSION, (f"{metric} {direction} to {ratio:.2f}x {where}, stopped early: {interval()} "
+    if worse_than_effect and beyond(1 - sign * margin, worse, held):
+        return Outcome.REGRESSION, (f"{metric} {direction} to {ratio:.2f}x {where}, stopped early: {interval(held)} "
                                     f"lies more than {margin:.0%} worse"), ratio
     within = ratio >= 1 - share if higher else ratio <= 1 + share
     if resolution is not None and within and beyond(1 - sign * resolution, better):
@@ -303,17 +319,18 @@ def judge_rounds(logs: Sequence[float | None], plan: Plan = PLAN, metric: str = 
         base = [1.0 if x is not None else None for x in logs]
         head = [math.exp(x) if x is not None else None for x in logs]
         d = verdict.decide(base, head, metric, min_effect=min_effect, resolution=resolution, paired=True,
-                           tolerance=tolerance, alpha=plan.alpha)
+                           tolerance=tolerance, alpha=plan.regression_alpha)
         return Step(d.outcome, d.reason, rounds, pairs, None, d.ratio)
     taken = _looks_taken(logs, plan)
     if not taken or taken[-1][0] != rounds:
         return Step(None, f"no look after round {rounds}", rounds, pairs)
-    level = _level(plan, taken)
+    level = _level(plan, taken, plan.alpha)
+    held = level if plan.family == 1 else _level(plan, taken, plan.regression_alpha)
     resolved = METRICS[metric].resolution if resolution == "default" else resolution
     where = f"after {rounds} of {plan.max_rounds} rounds" + (f" ({pairs} with both sides)" if pairs < rounds else "")
     outcome, reason, ratio = _interim(measured, level, metric, min_effect, tolerance, resolved, where,
-                                      plan.moved_margins)
-    return Step(outcome, reason, rounds, pairs, level, ratio)
+                                      plan.moved_margins, held)
+    return Step(outcome, reason, rounds, pairs, held if outcome is Outcome.REGRESSION else level, ratio)
 
 
 def first_stop(logs: Sequence[float | None], plan: Plan = PLAN, metric: str = "throughput",
@@ -344,7 +361,7 @@ def decide_so_far(base_runs: Sequence[float | None], head_runs: Sequence[float |
     if step.outcome is None:
         return None
     fixed = verdict.decide(base_runs, head_runs, metric, min_effect=min_effect, resolution=resolution, paired=True,
-                           tolerance=tolerance, alpha=plan.alpha)
+                           tolerance=tolerance, alpha=plan.regression_alpha)
     if step.level is None:
         return fixed
     return replace(fixed, outcome=step.outcome, reason=step.reason)

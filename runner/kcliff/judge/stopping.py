@@ -3,9 +3,10 @@
 
     settled(rounds)  the self-test (reference and canaries): every canary's verdict is already the
                      one it will have after all `rounds` (canary.canary_settled)
-    certain(rounds)  base and head: their throughput verdicts, the producer's and (when they read) the
-                     consumer's, are certain at the gate's error rates (sequential.py; docs/gate.md,
-                     "Stopping early")
+    certain(rounds, family)  base and head: the verdicts of the judged metrics that have a pass to
+                     prove (a resolution: the producer's and the consumer's throughput) are certain
+                     at the gate's error rates, the regression's split across the family
+                     (sequential.py, family.py; docs/gate.md, "Stopping early")
 
 A side decided on its cliff runs no more (measure/on_cliff.py; a consumer capped twice reads no more),
 so no round left could change or pair it: both rules count it as decided.
@@ -13,11 +14,15 @@ so no round left could change or pair it: both rules count it as decided.
 
 from __future__ import annotations
 
-from kcliff.judge import sequential
+from typing import Any, Mapping, Sequence
+
+from kcliff.judge import sequential, verdict
 from kcliff.judge.canary import canary_settled
+from kcliff.judge.family import Family
+from kcliff.judge.verdict import ScenarioVerdict
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.plan import Decided
-from kcliff.results.metrics import CONSUMED, METRICS, THROUGHPUT, Workload
+from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import REFERENCE_ID, Entry
 
 
@@ -34,20 +39,48 @@ def settled(rounds: int) -> Decided:
     return done
 
 
-def certain(rounds: int) -> Decided:
-    """Base and head's stop: whether their throughput verdicts are already certain, so the rounds
-    left can be skipped (entries: base, head)."""
-    plan = sequential.Plan.for_rounds(rounds)
+def certain(rounds: int, family: Family) -> Decided:
+    """Base and head's stop: whether the verdicts of the judged metrics with a resolution are already
+    certain, so the rounds left can be skipped (entries: base, head). A metric the change cannot move
+    keeps nothing measuring."""
+    plan = sequential.Plan.for_rounds(rounds, family.size)
 
     def decided(entries: list[Entry]) -> bool:
         base, head = entries
         if on_its_cliff(base) or on_its_cliff(head):
             return True
-        stopping = [m for m in (THROUGHPUT, CONSUMED) if m in base.metrics() and m in head.metrics()
-                    and not (m is CONSUMED and (reads_on_cliff(base) or reads_on_cliff(head)))]
-        return all(sequential.decide_so_far(base.values(m), head.values(m), plan, m.name) is not None
-                   for m in stopping)
+        capped = reads_on_cliff(base) or reads_on_cliff(head)  # a read side capped twice reads no more
+        return judged_decided({m.name: (base.values(m), head.values(m)) for m in family.judged
+                               if m in base.metrics() and m in head.metrics()
+                               and not (capped and m.workload is not Workload.PRODUCE)}, family, plan)
     return decided
+
+
+Rounds = Mapping[str, tuple[Sequence[float | None], Sequence[float | None]]]
+
+
+def judged_decided(measuring: Rounds, family: Family, plan: sequential.Plan) -> bool:
+    """Whether the judged metrics still measuring (`measuring`: metric name -> base's and head's values,
+    round by round) that have a pass to prove (a resolution) are all decided (sequential.decide_so_far).
+    A family none of whose metrics has one measures every round: only a regression could end it early,
+    and the metrics without a resolution are judged at the end."""
+    if all(m.resolution is None for m in family.judged):
+        return False
+    return all(sequential.decide_so_far(base, head, plan, name) is not None for name, (base, head) in measuring.items()
+               if METRICS[name].resolution is not None and family.judges(METRICS[name]))
+
+
+def replay(rounds: Rounds, family: Family, plan: sequential.Plan, **decide_args: Any) -> tuple[ScenarioVerdict, int]:
+    """What `kcliff check` says of these rounds had they been measured one by one: it stops at the first
+    round after which judged_decided holds (else at the last), and judges every metric on the rounds
+    measured by then (verdict.compare_scenario with the family, paired). For benchmarks and tests."""
+    total = min(len(b) for b, _ in rounds.values())
+    stop = next((r for r in range(1, total + 1)
+                 if judged_decided({n: (b[:r], h[:r]) for n, (b, h) in rounds.items()}, family, plan)), total)
+    sv = verdict.compare_scenario("head", {n: b[:stop] for n, (b, _) in rounds.items()},
+                                  {n: h[:stop] for n, (_, h) in rounds.items()}, None, family, paired=True,
+                                  alpha=plan.alpha, **decide_args)
+    return sv, stop
 
 
 def runs_left(entry: Entry, metric: str, rounds: int) -> int:

@@ -14,12 +14,13 @@ failed to show its cliff: the rig could not have seen one), pass.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal, Mapping, Sequence
 
 from kcliff.judge import stats
 from kcliff.judge.canary import CanaryVerdict
+from kcliff.judge.family import Family
 from kcliff.lint.severity import Severity
 from kcliff.results.documents import VERDICT
 from kcliff.results.metrics import METRICS, THROUGHPUT
@@ -46,6 +47,8 @@ class Outcome(StrEnum):
     INCONCLUSIVE = "inconclusive"
     REGRESSION = "regression"
     CLIFF = "cliff"
+    # a metric's decision only: measured and reported, but the change cannot move it (judge/family.py)
+    NOT_JUDGED = "not judged"
 
     @property
     def fails(self) -> bool:
@@ -81,6 +84,7 @@ class Decision:
     min_effect: float = DEFAULT_MIN_EFFECT
     method: str = "unpaired"  # unpaired: Mann-Whitney, ratio of medians; paired: t on per-round log ratios
     n_pairs: int | None = None
+    alpha: float = DEFAULT_ALPHA  # the level the regression question was held to (split across a family)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -121,7 +125,7 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
     min_effect = metric_min_effect(metric, min_effect)
     base, head = stats.clean(base_runs), stats.clean(head_runs)
     common: dict[str, Any] = {"metric": metric, "n_base": len(base), "n_head": len(head), "min_effect": min_effect,
-              "method": "paired" if paired else "unpaired"}
+              "method": "paired" if paired else "unpaired", "alpha": alpha}
     if paired:
         logs = stats.log_ratios(base_runs, head_runs)
         common["n_pairs"] = len(logs)
@@ -207,28 +211,45 @@ class ScenarioVerdict:
 
 def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]],
                      head: Mapping[str, Sequence[float | None]],
-                     ceiling: float | None = None, **decide_args: Any) -> ScenarioVerdict:
-    """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries."""
-    decisions = tuple(decide(base[m], head[m], m, **decide_args) for m in METRICS if m in base and m in head)
+                     ceiling: float | None = None, family: Family | None = None, **decide_args: Any) -> ScenarioVerdict:
+    """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries.
+    With a `family` (kcliff check), only its judged metrics count, each regression question at its
+    share of alpha; the others are decided for their figures and reported as not judged."""
+    alpha = decide_args.pop("alpha", DEFAULT_ALPHA)
+    decisions = tuple(_decision(base[m], head[m], m, alpha, family, decide_args)
+                      for m in METRICS if m in base and m in head)
+    judged = [d for d in decisions if d.outcome is not Outcome.NOT_JUDGED]
     notes: list[str] = []
     head_in = base_in = False
-    if ceiling is not None and THROUGHPUT.name in head and THROUGHPUT.name in base:
+    tier = family is None or family.judges(THROUGHPUT)  # a change that cannot move throughput is no throughput cliff
+    if tier and ceiling is not None and THROUGHPUT.name in head and THROUGHPUT.name in base:
         h, b = stats.clean(head[THROUGHPUT.name]), stats.clean(base[THROUGHPUT.name])
         head_in = bool(h) and stats.median(h) <= ceiling
         base_in = bool(b) and stats.median(b) <= ceiling
         if head_in and base_in:
             notes.append("base is already in the canaries' cliff tier")
-    outcomes = {d.outcome for d in decisions}
+    outcomes = {d.outcome for d in judged}
     if head_in and not base_in:
         verdict = Outcome.CLIFF
         notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
     elif Outcome.REGRESSION in outcomes:
         verdict = Outcome.REGRESSION
-    elif not decisions or Outcome.INCONCLUSIVE in outcomes:
+    elif not judged or Outcome.INCONCLUSIVE in outcomes:
         verdict = Outcome.INCONCLUSIVE
     else:
         verdict = Outcome.PASS
     return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes))
+
+
+def _decision(base: Sequence[float | None], head: Sequence[float | None], metric: str, alpha: float,
+              family: Family | None, decide_args: dict[str, Any]) -> Decision:
+    if family is None:
+        return decide(base, head, metric, alpha=alpha, **decide_args)
+    if family.judges(METRICS[metric]):
+        return decide(base, head, metric, alpha=family.regression_alpha(alpha), **decide_args)
+    d = decide(base, head, metric, alpha=alpha, **decide_args)
+    measured = f" (measured {d.ratio:.2f}x)" if d.ratio is not None else ""
+    return replace(d, outcome=Outcome.NOT_JUDGED, reason=family.why_not(METRICS[metric]) + measured)
 
 
 @dataclass(frozen=True)

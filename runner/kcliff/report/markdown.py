@@ -36,6 +36,9 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}g}"
 
 
+NOT_JUDGED = "not judged: the change cannot move it"
+
+
 def _decision_row(scenario_id: str, d: Decision) -> str:
     interval = "-" if d.low is None else f"{d.low:.2f}-{d.high:.2f}"
     ratio = "-" if d.ratio is None else f"{d.ratio:.2f}x"
@@ -43,7 +46,7 @@ def _decision_row(scenario_id: str, d: Decision) -> str:
     return "| " + " | ".join(_cell(x) for x in (
         scenario_id, f"{d.metric} ({METRICS[d.metric].unit})", f"{_num(d.base_median)} (n={d.n_base})",
         f"{_num(d.head_median)} (n={d.n_head})", ratio, interval, _num(d.p_value, 2), noise,
-        f"{MARK.get(d.outcome, '')} {d.outcome}".strip())) + " |"
+        NOT_JUDGED if d.outcome is Outcome.NOT_JUDGED else f"{MARK.get(d.outcome, '')} {d.outcome}".strip())) + " |"
 
 
 def advice(v: Verdict) -> list[str]:
@@ -77,7 +80,7 @@ def advice(v: Verdict) -> list[str]:
 
 def _floors(v: Verdict) -> str:
     """The metrics this verdict judged at a larger minimum effect than the one asked for."""
-    judged = {d.metric for sv in v.scenarios for d in sv.decisions}
+    judged = {d.metric for sv in v.scenarios for d in sv.decisions if d.outcome is not Outcome.NOT_JUDGED}
     return "".join(f" {m.name} counts only beyond {m.min_effect_floor:.0%}, its floor." for m in METRICS.values()
                    if m.name in judged and m.min_effect_floor > v.settings.get("min_effect", DEFAULT_MIN_EFFECT))
 
@@ -89,9 +92,13 @@ def render(v: Verdict, title: str = "kcliff", context: str = "") -> str:
     if s:
         effect = s.get("min_effect", DEFAULT_MIN_EFFECT)
         alpha, tolerance = s.get("alpha", DEFAULT_ALPHA), default_tolerance(effect)
+        # a check splits alpha across the metrics it judges (judge/family.py): say the level each was held to
+        each = min((d.alpha for sv in v.scenarios for d in sv.decisions if d.outcome is not Outcome.NOT_JUDGED),
+                   default=alpha)
+        level = f"{each:.3g} for each judged metric, {alpha} for them all together" if each < alpha else f"{alpha}"
         lines += [f"Regression = throughput down or p99 up by more than {effect:.0%} "
                   + (f"(geometric mean of the per-round head/base ratios) and beyond a {tolerance:.0%} worsening by a "
-                     f"one-sided paired t-test on their logs, p < {alpha}; intervals are "
+                     f"one-sided paired t-test on their logs, p < {level}; intervals are "
                      f"{s.get('confidence', 0.95):.0%} t intervals"
                      if s.get("paired") else
                      f"(ratio of medians) and beyond a {tolerance:.0%} worsening by one-sided Mann-Whitney, "

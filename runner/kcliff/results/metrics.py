@@ -1,10 +1,12 @@
 """The figures kcliff judges and the workloads that measure them: each metric carries its own rules
-(direction, resolution, the floor on a minimum effect), so every judge reads them from one place."""
+(direction, resolution, the floor on a minimum effect, the kinds of change that can move it), so
+every judge reads them from one place."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Iterable
 
 
 class Workload(StrEnum):
@@ -23,6 +25,29 @@ READ_WORKLOADS = (Workload.CONSUME, Workload.END_TO_END, Workload.RATE)
 READ_SIDE = (Workload.CONSUME, Workload.END_TO_END)  # the consumer's: what a consumer change brings in
 
 
+class ChangeKind(StrEnum):
+    """The kind of setting a pull request changes, named after the scope it is written for. A Kafka
+    version change is a broker change: the brokers run the new code (the clients too, but every
+    metric a client change can move, a broker change can move as well)."""
+
+    BROKER = "broker"
+    TOPIC = "topic"
+    PRODUCER = "producer"
+    CONSUMER = "consumer"
+
+    @classmethod
+    def of_scope(cls, scope: str) -> ChangeKind:
+        """The kind of a setting's scope (configrepo's "broker", "topic", "producer", "consumer",
+        and "kafka" for the version)."""
+        return cls.BROKER if scope == "kafka" else cls(scope)
+
+
+EVERY_KIND = frozenset(ChangeKind)
+# What the producer's runs measure depends on the brokers, the topic and the producer alone: the
+# consumer of a round runs after them, on the records they wrote.
+PRODUCE_SIDE = frozenset({ChangeKind.BROKER, ChangeKind.TOPIC, ChangeKind.PRODUCER})
+
+
 @dataclass(frozen=True)
 class Metric:
     """A figure kcliff judges: its name in verdicts and charts, its key in a run and a summary."""
@@ -37,10 +62,18 @@ class Metric:
     resolution: float | None = None
     # The least the metric must move to count, whatever minimum effect a comparison asks for.
     min_effect_floor: float = 0.0
+    # The kinds of change that can move it: a check judges it only when one of them differs between
+    # base and head (judged()). A metric that does not say is moved by every kind, so it is never left
+    # unjudged by omission.
+    moved_by: frozenset[ChangeKind] = EVERY_KIND
 
     @property
     def direction(self) -> int:
         return 1 if self.higher_is_better else -1
+
+    def moved(self, changed: Iterable[ChangeKind]) -> bool:
+        """Whether a change of these kinds can move this metric."""
+        return not self.moved_by.isdisjoint(changed)
 
 
 # A throughput must rule out a 20% drop (twice the gate's default minimum effect, judge/verdict.py), so a
@@ -48,18 +81,30 @@ class Metric:
 # p99's run-to-run spread is often larger than any effect worth gating on: it fails the gate on a certain
 # regression, never blocks a pass alone; end-to-end p99 (of 200 records) likewise.
 THROUGHPUT_RESOLUTION = 0.2
-THROUGHPUT = Metric("throughput", "mb_per_sec", "MB/s", True, resolution=THROUGHPUT_RESOLUTION)
-P99 = Metric("p99", "p99_ms", "ms", False)
-CONSUMED = Metric("consumed", "consumed_mb_per_sec", "MB/s", True, Workload.CONSUME, resolution=THROUGHPUT_RESOLUTION)
+THROUGHPUT = Metric("throughput", "mb_per_sec", "MB/s", True, resolution=THROUGHPUT_RESOLUTION, moved_by=PRODUCE_SIDE)
+P99 = Metric("p99", "p99_ms", "ms", False, moved_by=PRODUCE_SIDE)
+# The consumer reads the batches the producer wrote: batch.size and linger.ms decide how many records a
+# fetch brings back per batch, compression.type what it must decompress. So a producer change moves it too.
+CONSUMED = Metric("consumed", "consumed_mb_per_sec", "MB/s", True, Workload.CONSUME, resolution=THROUGHPUT_RESOLUTION,
+                  moved_by=EVERY_KIND)
 # End-to-end p99 is the second-slowest of 200 round trips: five checks of one benign change put it at
 # 0.73-1.24x, and the settings that hurt it cost several times that (docs/gate.md, "End-to-end p99 counts
 # only beyond 50%").
 E2E_P99 = Metric("e2e_p99", "e2e_p99_ms", "ms", False, Workload.END_TO_END, min_effect_floor=0.5)
 # Latency at a fixed rate: no resolution yet (it fails a check on a certain regression, never blocks a pass
-# alone) until A/A checks have measured its spread (issue #28).
-RATE_P99 = Metric("p99_at_rate", "rate_p99_ms", "ms", False, Workload.RATE)
+# alone) until A/A checks have measured its spread (issue #28). Produce latency is the producer's and the
+# brokers'; end-to-end latency at rate is every side's (fetch.min.bytes and fetch.max.wait.ms wait in it).
+RATE_P99 = Metric("p99_at_rate", "rate_p99_ms", "ms", False, Workload.RATE, moved_by=PRODUCE_SIDE)
 RATE_E2E_P99 = Metric("e2e_p99_at_rate", "rate_e2e_p99_ms", "ms", False, Workload.RATE)
 METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99, RATE_P99, RATE_E2E_P99)}
+
+
+def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload]) -> tuple[Metric, ...]:
+    """The one rule of which metrics a check judges: those its `workloads` measure that a change of the
+    `changed` kinds can move. Nothing changed (an A/A check asked for with --measure-unchanged): every
+    measured metric, so that an A/A check exercises the whole family it would judge."""
+    kinds, measured = frozenset(changed), frozenset(workloads)
+    return tuple(m for m in METRICS.values() if m.workload in measured and (not kinds or m.moved(kinds)))
 SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
 READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
                      "e2e_p999_ms", "rate_achieved_per_s", "rate_p50_ms", "rate_p99_ms", "rate_p999_ms",

@@ -1,0 +1,58 @@
+"""Which of a check's measured metrics it judges, and the false-alarm rate they share.
+
+A check judges only the metrics its change can move (results/metrics.judged: the kinds of setting
+base and head differ in, against each metric's `moved_by`); the others are measured and reported as
+"not judged" and can neither fail a check, make it inconclusive nor keep it measuring. Across the
+judged metrics the chance that ANY of them says regression when none regressed stays at the gate's
+alpha (family-wise): each one's regression question is tested at alpha / k, k the number judged
+(Bonferroni), at the last look and in the spending of every sequential look (judge/sequential.py).
+The pass needs every judged metric to pass, an intersection-union test: each at the full level
+already holds the chance of a wrong pass to alpha, so it is not split. docs/gate.md, "Judged metrics".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from kcliff.results import metrics
+from kcliff.results.metrics import ChangeKind, Metric, Workload
+
+
+@dataclass(frozen=True)
+class Family:
+    """The kinds of change a check makes and the metrics it judges (fixed before anything is measured,
+    so the split cannot depend on the data)."""
+
+    changed: frozenset[ChangeKind]
+    judged: tuple[Metric, ...]
+
+    @classmethod
+    def of(cls, changed: Iterable[ChangeKind], workloads: Iterable[Workload]) -> Family:
+        kinds = frozenset(changed)
+        return cls(kinds, metrics.judged(kinds, workloads))
+
+    @property
+    def size(self) -> int:
+        return max(len(self.judged), 1)
+
+    def judges(self, metric: Metric) -> bool:
+        return metric in self.judged
+
+    def regression_alpha(self, alpha: float) -> float:
+        """The one-sided level each judged metric's regression question is held to (Bonferroni)."""
+        return alpha / self.size
+
+    def why_not(self, metric: Metric) -> str:
+        """Why `metric` is not judged."""
+        kinds = " and ".join(sorted(k.value for k in self.changed))
+        return f"not judged: a {kinds} change cannot move {metric.name}"
+
+    def describe(self, alpha: float) -> str:
+        """e.g. 'judged: throughput, p99 (a producer change can move them), each regression test at
+        alpha 0.0125 so that all together hold 0.025'."""
+        kinds = " and ".join(sorted(k.value for k in self.changed)) or "no"
+        names = ", ".join(m.name for m in self.judged) or "nothing"
+        split = (f", each regression test at alpha {self.regression_alpha(alpha):.3g} so that all together hold "
+                 f"{alpha:.3g}" if len(self.judged) > 1 else "")
+        return f"judged: {names} (what a {kinds} change can move){split}"
