@@ -90,8 +90,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
             progress.note(f"every fsync of the brokers' data takes at least {started.emulated_fsync_ms():g} ms "
                           "(--fsync-delay-ms), standing in for a slower disk")
         elif config.caps.fsync_delay_ms:
-            progress.warn(f"the brokers' disk is not emulated (their image cannot preload the fsync shim): "
-                          f"they sync on the containers' own disk")
+            progress.warn("the brokers' disk is not emulated (their image cannot preload the fsync shim): "
+                          "they sync on the containers' own disk")
         yield started
     finally:
         progress.note("stopping the cluster")
