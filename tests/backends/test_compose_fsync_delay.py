@@ -88,8 +88,8 @@ def test_an_image_that_cannot_preload_refuses_the_delay_or_drops_the_default(doc
 
 
 # flush-1 on compose with the default 20 ms per fsync, 15,000 records, one run each after 10 s of
-# priming, measured 3 times here: see docs/compose.md (Storage). Without the delay the containers'
-# own disk gave it about half the reference, on its 0.65 bound.
+# priming: 0.14x, 0.11x and 0.10x of the reference in 3 runs here (54-55 s each), against its 0.65
+# bound; the containers' own disk gave it 0.29x-0.71x in full runs (docs/compose.md).
 @pytest.mark.docker
 @pytest.mark.kafka
 def test_the_emulated_disk_shows_flush_1_on_compose(docker_engine, tmp_path):
