@@ -5,8 +5,9 @@ SUITE ?= canaries
 # a producer-broker round trip, so the in-flight=1 canary can show (README: Canaries)
 RTT_MS ?= 20
 # every fsync of the brokers' data held to at least this many ms, so the flush-1 canary shows its
-# cliff on a disk that syncs in about a millisecond (docs/canaries.md: Storage); 0: the disk's own
-FSYNC_MS ?= 20
+# cliff on a disk that syncs in about a millisecond (docs/canaries.md: Storage). Unset: kcliff's own
+# default (storage.DEFAULT_FSYNC_DELAY_MS, the one every check measures with); 0: the disk's own
+FSYNC_MS ?=
 ARGS ?=
 PYTEST_ARGS ?=
 
@@ -25,7 +26,7 @@ setup-analysis:
 	@scripts/setup-changepoint.sh
 
 run: setup
-	.venv/bin/kcliff run --suite $(SUITE) --client-rtt-ms $(RTT_MS) --fsync-delay-ms $(FSYNC_MS) $(ARGS)
+	.venv/bin/kcliff run --suite $(SUITE) --client-rtt-ms $(RTT_MS) $(if $(FSYNC_MS),--fsync-delay-ms $(FSYNC_MS)) $(ARGS)
 
 # Docker engine, compose v2 and the stand-in Kafka image for the compose tests (docs/compose.md).
 docker-setup: setup

@@ -135,19 +135,45 @@ def test_a_bad_delay_is_refused_with_exit_2(value, words, tmp_path):
     assert "Traceback" not in done.stderr and not (tmp_path / "w").exists()
 
 
-@pytest.mark.parametrize("backend, argv", [
-    ("external", ["--bootstrap-servers", "127.0.0.1:1"]),
-    ("compose", ["--backend", "compose"]),
-])
-def test_the_delay_is_refused_beyond_the_local_backend(backend, argv, tmp_path):
+def test_the_delay_is_refused_on_the_external_backend(tmp_path):
+    """kcliff cannot reach into brokers it did not start; compose's brokers it starts take the delay."""
     for side, linger in (("base", 5), ("head", 50)):  # a measured change, so check reaches for a cluster
         (tmp_path / side).mkdir()
         (tmp_path / side / "producer.properties").write_text(f"linger.ms={linger}\n")
     for command in (["run"], ["check", "--base", str(tmp_path / "base"), "--head", str(tmp_path / "head")]):
-        done = run_kcliff(*command, *argv, "--fsync-delay-ms", "5", "--workdir", str(tmp_path / "w"), timeout=60)
+        done = run_kcliff(*command, "--bootstrap-servers", "127.0.0.1:1", "--fsync-delay-ms", "5",
+                          "--workdir", str(tmp_path / "w"), timeout=60)
         assert done.returncode == 2, done.stderr
-        assert f"--fsync-delay-ms is for the local backend, not {backend}" in done.stderr
+        assert "--fsync-delay-ms is for the local and compose backends, not external" in done.stderr
         assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("argv, backend, delay, given", [
+    ([], "local", storage.DEFAULT_FSYNC_DELAY_MS, False),
+    (["--backend", "compose"], "compose", storage.DEFAULT_FSYNC_DELAY_MS, False),
+    (["--bootstrap-servers", "127.0.0.1:9092"], "external", 0.0, False),
+    (["--fsync-delay-ms", "0"], "local", 0.0, True),  # the disk's own, asked for
+    (["--backend", "compose", "--fsync-delay-ms", "5"], "compose", 5.0, True),
+])
+def test_check_and_run_measure_on_the_emulated_disk_by_default(argv, backend, delay, given):
+    """One default for every command that starts brokers, the one make run uses; an external
+    cluster's disk is its own."""
+    from kcliff.cli import build_parser
+    from kcliff.commands import options
+    for command in (["check", "--base", "b", "--head", "h"], ["run"]):
+        config = options.cluster_config(build_parser().parse_args([*command, *argv]))
+        assert (config.backend, config.caps.fsync_delay_ms, config.caps.fsync_delay_given) == (backend, delay, given)
+
+
+def test_make_run_leaves_the_default_to_kcliff():
+    """The Makefile names no delay of its own unless FSYNC_MS is set, so make run and check agree."""
+    done = subprocess.run(["make", "-n", "run"], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "FSYNC_MS": ""})
+    assert done.returncode == 0, done.stderr
+    assert "kcliff run" in done.stdout and "--fsync-delay-ms" not in done.stdout
+    done = subprocess.run(["make", "-n", "run"], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "FSYNC_MS": "0"})
+    assert "--fsync-delay-ms 0" in done.stdout
 
 
 def test_cluster_up_takes_the_delay_as_a_cap():
@@ -155,6 +181,7 @@ def test_cluster_up_takes_the_delay_as_a_cap():
     from kcliff.commands import options
     args = build_parser().parse_args(["cluster", "up", "--fsync-delay-ms", "10"])
     assert options.caps(args).fsync_delay_ms == 10
+    assert options.caps(build_parser().parse_args(["cluster", "up"])).fsync_delay_ms == storage.DEFAULT_FSYNC_DELAY_MS
 
 
 def test_the_environment_records_the_delay_and_the_storage_warning_yields_to_it(tmp_path):
@@ -171,3 +198,24 @@ def test_the_environment_records_the_delay_and_the_storage_warning_yields_to_it(
     assert not environment.fsync_is_free({"storage": emulated})
     older = {k: v for k, v in bare.items() if k != "emulated_fsync_ms"}  # a file written before the emulation
     assert environment.fsync_is_free({"storage": older})
+
+
+@pytest.mark.parametrize("environment, asked, says", [
+    ({"backend": "external", "emulated_fsync_ms": 0.0}, None, "kcliff cannot emulate a slower disk in brokers it did not start"),
+    ({"backend": "compose", "emulated_fsync_ms": 0.0}, None, "the brokers' image cannot preload kcliff's fsync shim"),
+    ({"backend": "local", "emulated_fsync_ms": 0.0}, 0.0, "--fsync-delay-ms 0 left the brokers on their own disk"),
+    ({"backend": "local", "emulated_fsync_ms": 20.0}, None, None),
+    ({"backend": "compose", "emulated_fsync_ms": 20.0}, None, None),
+])
+def test_a_check_names_the_canaries_it_cannot_vouch_for_once(environment, asked, says):
+    from types import SimpleNamespace
+
+    from kcliff.commands.check import DEFAULT_CANARIES, unvouched_canaries
+    from kcliff.scenario.suites import load_suites
+    canaries = [s for s in load_suites(["canaries"]) if s.id in DEFAULT_CANARIES.split(",")]
+    notes = unvouched_canaries(canaries, SimpleNamespace(environment=environment), asked)
+    if says is None:
+        assert notes == []
+    else:
+        assert len(notes) == 1 and says in notes[0]
+        assert "flush-1" in notes[0] and "batching-off" not in notes[0]

@@ -12,6 +12,7 @@ volumes survive, so a restart keeps the topics.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -21,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from kcliff.backends import compose_projects, latency
+from kcliff.backends import compose_projects, latency, storage
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
 from kcliff.backends.compose_file import (
@@ -29,7 +30,9 @@ from kcliff.backends.compose_file import (
     CLIENT_PORT,
     COMPOSE_VARIABLES,
     INTERNAL_PORT,
+    PRELOAD_LABEL,
     PROXY_SERVICE,
+    SHIM_IN_CONTAINER,
     ComposeCaps,
     client_proxy_routes,
     compose_environment,
@@ -113,7 +116,7 @@ class ComposeCluster(Restartable):
             "KCLIFF_PULL_POLICY": self.pull_policy, "KCLIFF_CLUSTER_ID": self.cluster_id,
             "KCLIFF_BROKER_ENV_FILE": str(self.broker_env_file), **self.caps.variables(),
             **{f"KCLIFF_HOST_PORT_{i}": str(p) for i, p in enumerate(self.ports, start=1)},
-            **self._client_proxy_variables(),
+            **self._client_proxy_variables(), **self._fsync_shim_variables(),
         }
         self.env_file.write_text("".join(f"{k}={env_value(v)}\n" for k, v in variables.items()))
         self.write_overrides(self.overrides)
@@ -138,6 +141,29 @@ class ComposeCluster(Restartable):
             raise
         self.bringup_s = round(time.monotonic() - began, 2)
 
+    def _fsync_shim_variables(self) -> dict[str, str]:
+        if self.caps.fsync_delay_ms <= 0:
+            return {}
+        return {"KCLIFF_FSYNC_DELAY_LIB": str(storage.find_library()), "KCLIFF_FSYNC_DELAY_MS": f"{self.caps.fsync_delay_ms:g}",
+                "KCLIFF_BROKER_PRELOAD": SHIM_IN_CONTAINER}
+
+    def _check_fsync_shim(self, launched: tuple[str, ...]) -> None:
+        """Every broker JVM just started has the shim mapped: a library the container's loader cannot
+        load (another libc) is skipped with one line on stderr, and the disk would silently be its own."""
+        if self.caps.fsync_delay_ms <= 0:
+            return
+        for name in launched:
+            done = self.compose("exec", "-T", name, "grep", "-c", SHIM_IN_CONTAINER, "/proc/1/maps", timeout=60,
+                                check=False)
+            if done.stdout.strip() in ("", "0"):
+                logs = self.compose("logs", "--no-color", name, timeout=60, check=False).stdout
+                said = [line for line in logs.splitlines() if "ld.so" in line or "LD_PRELOAD" in line]
+                raise ClusterError(f"{name}'s broker JVM did not load the fsync shim ({storage.library_path()}), so "
+                                   f"its disk would not be emulated: {' '.join(said[-2:]) or 'no loader message'}; "
+                                   f"the shim is built with this host's C library, which {self.image} must share "
+                                   "(kcliff's stand-in is Debian bookworm's); --fsync-delay-ms 0 measures on the "
+                                   "containers' own disk")
+
     def _up(self, timeout: float, *extra: str, launching: tuple[str, ...] = BROKERS) -> None:
         """`compose up` and wait until ready; `launching` are the brokers whose containers this starts."""
         since = (datetime.now(timezone.utc) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -147,6 +173,7 @@ class ComposeCluster(Restartable):
             raise ClusterError(f"the compose cluster did not become healthy (project {self.project}): "
                                f"{tail(done.stderr, 5)}\n{self._logtail()}")
         self.wait_ready(timeout, launching, since)
+        self._check_fsync_shim(launching)
 
     def _started(self, service: str, since: str) -> bool:
         done = self.compose("logs", "--no-color", "--since", since, service, timeout=60, check=False)
@@ -263,6 +290,9 @@ class ComposeCluster(Restartable):
     def container_ids(self) -> list[str]:
         return str(self.compose("ps", "--all", "--quiet", timeout=60, check=False).stdout).split()
 
+    def emulated_fsync_ms(self) -> float:
+        return self.caps.fsync_delay_ms
+
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms  # plus one host's bridge network: microseconds
 
@@ -325,6 +355,7 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     if docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode != 0:
         raise InputError(f"no Docker engine answers: {DOCKER_HINT}")
     repository, pull_policy = choose_image(kafka_version, image)
+    caps = emulation_caps(caps, f"{repository}:{kafka_version}")
     workdir = Path(workdir).resolve()  # compose resolves relative paths against the compose file
     workdir.mkdir(parents=True, exist_ok=True)
     cluster = ComposeCluster(workdir, kafka_version, repository, pull_policy, caps, project or compose_projects.owned_project_name(),
@@ -335,3 +366,22 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     procs.on_death(compose_projects.removal_argv(cluster.project))
     cluster.start(timeout_s)
     return cluster
+
+
+def emulation_caps(caps: ComposeCaps, image: str) -> ComposeCaps:
+    """`caps` with the disk emulated where `image` can preload the shim into its broker JVM (its
+    entry point honours KCLIFF_BROKER_PRELOAD: kcliff's stand-in). apache/kafka's cannot, and is
+    Alpine's musl besides: an explicit --fsync-delay-ms is refused there (exit 2), kcliff's default
+    is dropped (the check then says which canaries it cannot vouch for)."""
+    if caps.fsync_delay_ms <= 0:
+        return caps
+    labels = docker("image", "inspect", "-f", "{{json .Config.Labels}}", image, check=False).stdout.strip()
+    if PRELOAD_LABEL in (json.loads(labels or "null") or {}):
+        storage.find_library()  # a missing compiler fails before anything starts
+        return caps
+    if caps.fsync_delay_given:
+        raise InputError(f"--fsync-delay-ms on the compose backend needs an image whose entry point preloads "
+                         f"kcliff's fsync shim into the broker JVM ({PRELOAD_LABEL} label: kcliff's stand-in, "
+                         f"scripts/setup-docker.sh); {image} has none (apache/kafka's loader is Alpine's musl "
+                         "besides); give --fsync-delay-ms 0 to measure on the containers' own disk")
+    return dataclasses.replace(caps, fsync_delay_ms=0.0)

@@ -36,6 +36,7 @@ class Caps:
     producer_cpus: str | None = None
     client_rtt_ms: float = 0.0  # producer <-> broker round trip added by a latency proxy (latency.py)
     fsync_delay_ms: float = 0.0  # least time of each fsync of the brokers' data (storage.py)
+    fsync_delay_given: bool = True  # False: the default; a backend that cannot emulate it says so and goes on
 
 
 @dataclass

@@ -62,7 +62,9 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
     if config.backend == "compose":
         from kcliff.backends.compose import start_compose_cluster
         from kcliff.backends.compose_file import ComposeCaps
-        caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms)
+        caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms,
+                                   fsync_delay_ms=config.caps.fsync_delay_ms,
+                                   fsync_delay_given=config.caps.fsync_delay_given)
         started: Cluster = start_compose_cluster(run_dir / name.replace("cluster", "compose"), config.kafka_version,
                                                  caps=caps)
     else:
@@ -87,6 +89,9 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
         if started.emulated_fsync_ms():
             progress.note(f"every fsync of the brokers' data takes at least {started.emulated_fsync_ms():g} ms "
                           "(--fsync-delay-ms), standing in for a slower disk")
+        elif config.caps.fsync_delay_ms:
+            progress.warn("the brokers' disk is not emulated (their image cannot preload the fsync shim): "
+                          "they sync on the containers' own disk")
         yield started
     finally:
         progress.note("stopping the cluster")

@@ -9,6 +9,7 @@ from typing import Callable
 
 from kcliff.backends.local import Caps
 from kcliff.backends.open import ClusterConfig
+from kcliff.backends.storage import DEFAULT_FSYNC_DELAY_MS
 from kcliff.errors import InputError
 from kcliff.kafka import dist as kafka_dist
 from kcliff.measure.options import Options
@@ -87,15 +88,24 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-rtt-ms", type=milliseconds, default=0.0,
                         help="round trip added between producer and brokers (local and compose backends, "
                              "via toxiproxy); on loopback in-flight limits cost nothing (default 0: direct)")
-    parser.add_argument("--fsync-delay-ms", type=milliseconds, default=0.0,
+    parser.add_argument("--fsync-delay-ms", type=milliseconds, default=None,
                         help="every fsync of the brokers' data takes at least this long, standing in for a "
-                             "slower disk (local backend); a fast disk hides flush cliffs such as flush-1 "
-                             "(default 0: the disk's own)")
+                             "slower disk (local and compose backends); a fast disk hides flush cliffs such "
+                             f"as flush-1 (default {DEFAULT_FSYNC_DELAY_MS:g}; 0: the disk's own; the external "
+                             "backend's brokers always use their own)")
 
 
-def caps(args: argparse.Namespace) -> Caps:
+def fsync_delay_ms(args: argparse.Namespace, backend: str = "local") -> float:
+    """The emulated fsync delay asked for: the one given, else the default of every backend kcliff
+    starts brokers on (an external cluster's disk is its own)."""
+    if args.fsync_delay_ms is not None:
+        return float(args.fsync_delay_ms)
+    return 0.0 if backend == "external" else DEFAULT_FSYNC_DELAY_MS
+
+
+def caps(args: argparse.Namespace, backend: str = "local") -> Caps:
     return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus,
-                args.client_rtt_ms, args.fsync_delay_ms)
+                args.client_rtt_ms, fsync_delay_ms(args, backend), args.fsync_delay_ms is not None)
 
 
 def shard(text: str) -> tuple[int, int]:
@@ -111,14 +121,10 @@ def require(condition: bool, message: str) -> None:
         raise InputError(message)
 
 
-# Why --fsync-delay-ms is refused beyond the local backend: it preloads a glibc-built shim into broker
-# JVMs that kcliff starts on this host (backends/storage.py).
-FSYNC_DELAY_ELSEWHERE = {
-    "compose": "--fsync-delay-ms is for the local backend, not compose: the apache/kafka image the brokers "
-               "run is Alpine (musl), which cannot load the glibc-built fsync shim; use --backend local",
-    "external": "--fsync-delay-ms is for the local backend, not external: kcliff cannot reach into brokers "
-                "it did not start; use --backend local",
-}
+# Why --fsync-delay-ms is refused on the external backend: the shim is preloaded into broker JVMs that
+# kcliff starts (backends/storage.py), and it cannot reach into brokers it did not start.
+FSYNC_DELAY_EXTERNAL = ("--fsync-delay-ms is for the local and compose backends, not external: kcliff cannot "
+                        "reach into brokers it did not start; use --backend local or compose")
 
 
 def cluster_config(args: argparse.Namespace) -> ClusterConfig:
@@ -130,9 +136,9 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
             f"--bootstrap-servers is for the external backend, not {backend}")
     require(backend != "external" or not args.client_rtt_ms,
             "--client-rtt-ms is for the local and compose backends, not external")
-    require(backend == "local" or not args.fsync_delay_ms, FSYNC_DELAY_ELSEWHERE.get(backend, ""))
+    require(backend != "external" or not args.fsync_delay_ms, FSYNC_DELAY_EXTERNAL)
     return ClusterConfig(backend, args.bootstrap_servers, args.workdir, args.kafka_version, args.kafka_home,
-                         caps(args))
+                         caps(args, backend))
 
 
 def run_config(args: argparse.Namespace) -> RunConfig:

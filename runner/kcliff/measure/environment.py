@@ -145,6 +145,7 @@ def collect(cluster: Cluster, kafka_version: str) -> dict[str, Any]:
         "ended": None,
         "cluster_bringup_s": cluster.bringup_s,
         "storage": storage(cluster.data_root(), cluster.emulated_fsync_ms()),
+        "emulated_fsync_ms": cluster.emulated_fsync_ms(),  # compose's data is in volumes: no storage probe
         "load": load.survey(load.own_marks_of(cluster.process_mark()), cluster.container_ids(), leftovers.reaped()),
     }
 

@@ -74,6 +74,11 @@ class Scenario:
     def dynamic_broker(self) -> dict[str, Any]:
         return {k: v for k, v in self.broker.items() if settings.require("broker", k).apply != "restart"}
 
+    def waits_on_fsync(self) -> bool:
+        """Whether it sets a flush (log.flush.* on the brokers, flush.* on the topic): its cost is the
+        brokers' fsync waits, which only a disk that syncs as slowly as a production disk shows."""
+        return any(k.startswith("log.flush.") for k in self.broker) or any(k.startswith("flush.") for k in self.topic)
+
     def partitions(self) -> int:
         return int(self.topic.get("partitions", settings.require("topic", "partitions").default))
 
