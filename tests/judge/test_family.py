@@ -13,11 +13,24 @@ import pytest
 from kcliff import configrepo
 from kcliff.judge import sequential, stopping, verdict
 from kcliff.judge.family import Family
-from kcliff.results.metrics import CONSUMED, E2E_P99, METRICS, P99, THROUGHPUT, ChangeKind, Metric, Workload, judged
+from kcliff.results.metrics import (
+    CONSUMED,
+    E2E_P99,
+    METRICS,
+    P99,
+    RATE_E2E_P99,
+    RATE_P99,
+    READ_SIDE,
+    THROUGHPUT,
+    ChangeKind,
+    Metric,
+    Workload,
+    judged,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "config-repo"
 ALPHA = verdict.DEFAULT_ALPHA
-EVERY = tuple(Workload)
+EVERY = (Workload.PRODUCE, *READ_SIDE)  # flat out and the consumer's: the four metrics a check judges today
 K = ChangeKind
 
 
@@ -33,6 +46,16 @@ def test_each_kind_of_change_judges_the_metrics_it_can_move(changed, expected):
     assert judged(changed, EVERY) == expected
     # a producer-only scenario measures no read side: only what it measures can be judged
     assert judged(changed, (Workload.PRODUCE,)) == tuple(m for m in expected if m.workload is Workload.PRODUCE)
+
+
+@pytest.mark.parametrize(("changed", "expected"), [
+    ({K.PRODUCER}, (RATE_P99, RATE_E2E_P99)),
+    ({K.BROKER}, (RATE_P99, RATE_E2E_P99)),
+    ({K.CONSUMER}, (RATE_E2E_P99,)),  # a consumer's fetch waits show end to end, never in the produce latency
+])
+def test_latency_at_rate_is_judged_where_the_change_can_move_it(changed, expected):
+    assert judged(changed, (Workload.PRODUCE, Workload.RATE)) == tuple(
+        m for m in (THROUGHPUT, P99) if m.moved(changed)) + expected
 
 
 def test_a_metric_that_names_no_kinds_is_judged_on_every_change():
@@ -79,7 +102,7 @@ def test_a_kafka_upgrade_is_a_broker_change_and_a_declared_unchanged_version_is_
     assert unchanged is None and configrepo.changed_kinds(base, same, unchanged) == frozenset()
     assert upgrade is not None and upgrade.kind is K.BROKER
     assert configrepo.changed_kinds(base, up, upgrade) == frozenset({K.BROKER})
-    assert Family.of(configrepo.changed_kinds(base, up, upgrade), EVERY).judged == tuple(METRICS.values())
+    assert Family.of(configrepo.changed_kinds(base, up, upgrade), tuple(Workload)).judged == tuple(METRICS.values())
 
 
 def test_metrics_not_judged_never_fail_nor_make_a_verdict_inconclusive():

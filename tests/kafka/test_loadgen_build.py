@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from kcliff.errors import InputError
 from kcliff.kafka import dist, loadgen
 

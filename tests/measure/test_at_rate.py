@@ -16,7 +16,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from kcliff.backends.admin import Admin
 from kcliff.backends.local import LocalCluster, shared_dir
 from kcliff.measure.at_rate import RateRun, rate_run

@@ -14,7 +14,6 @@ settings unless named); each file is the run's log (its argv line first, then th
 from pathlib import Path
 
 import pytest
-
 from kcliff.measure import rate_output
 from kcliff.measure.rate_output import RATE_TOLERANCE, OutputError, held, merged, parse
 
