@@ -57,6 +57,14 @@ def test_canaries_fall_far_below_the_reference(emulated_disk_canaries):
     e2e = by_id["reference"]["summary"]["e2e_p99_ms"]
     assert 0 < e2e["median"] < 10_000 and "consumed MB/s" in done.stdout
     assert by_id["batching-off"]["read_runs"] == []  # a producer canary reads nothing
+    # the latency canary: at a service's rate (the reference measures at rate with it), linger.ms=500 with
+    # 1 MiB batches waits for batches that never fill; flat out it is no slower (PLACEHOLDER)
+    wait = by_id["linger-500"]
+    at_rate = {e: by_id[e]["summary"]["rate_p99_ms"]["median"] for e in ("reference", "linger-500")}
+    assert at_rate["reference"] / at_rate["linger-500"] < wait["cliff"]["max_ratio"], at_rate
+    assert all(r["rate_held"] for e in ("reference", "linger-500") for r in by_id[e]["read_runs"]
+               if r["workload"] == "rate")
+    assert wait["summary"]["mb_per_sec"]["median"] >= ref, (wait["summary"]["mb_per_sec"], ref)
     assert jvms_under(folder) == []
 
 

@@ -101,6 +101,17 @@ def _read_side(value: Any) -> Any:
 ReadWorkload = Annotated[Workload, BeforeValidator(_read_side)]
 
 
+def _metric_name(value: Any) -> Any:
+    """A cliff's metric is one of METRICS (said as a Literal field would say it)."""
+    if value not in METRICS:
+        raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                  {"expected": " or ".join(repr(name) for name in METRICS)})
+    return value
+
+
+MetricName = Annotated[str, BeforeValidator(_metric_name)]
+
+
 class ToolRun(_Model, Figures):
     """What every tool run records beside its figures: how long, how it ended, where in its round."""
 
@@ -185,7 +196,7 @@ class CliffSpec(_Model):
     """What a canary proves (scenario.Cliff as recorded)."""
 
     stands_for: str
-    metric: Literal["throughput", "p99", "consumed", "e2e_p99"] = "throughput"
+    metric: MetricName = "throughput"
     max_ratio: float = 0.5
     min_client_rtt_ms: float = 0.0
 
