@@ -86,7 +86,12 @@ def summary(lines: list[dict[str, object]]) -> str:
         out.append(f"{backend}, fsync delay {delay:g} ms, {kind} head: {len(checks)} checks "
                    f"({len(checks) - len(good)} failed to run); verdicts {verdicts}")
         if seconds:
-            out.append(f"  whole check: median {statistics.median(seconds):.0f} s, {min(seconds):.0f}-{max(seconds):.0f} s")
+            rounds = [int(c["pair_rounds"]) for c in good]  # type: ignore[call-overload]
+            selftest = [int(c["reference_runs"]) for c in good]  # type: ignore[call-overload]
+            busy = sum(1 for c in good if c.get("load"))
+            out.append(f"  whole check: median {statistics.median(seconds):.0f} s, {min(seconds):.0f}-{max(seconds):.0f} s; "
+                       f"self-test rounds {min(selftest)}-{max(selftest)}; pair rounds {min(rounds)}-{max(rounds)}; "
+                       f"began on a busy machine: {busy}")
         per: dict[str, list[dict[str, object]]] = {}
         for c in good:
             for canary in c["canaries"]:  # type: ignore[attr-defined]

@@ -31,9 +31,9 @@ LIBRARY = "libkcliff-fsync-delay.so"
 BUILD_TIMEOUT_S = 120
 METADATA_LOG = "__cluster_metadata-0"  # KRaft's metadata log partition, inside log.dirs in combined mode
 # The emulated disk kcliff measures on unless told otherwise (run, check, cluster up, make run): the
-# one place this default is set. 20 ms per fsync stands for a production disk's sync, and shows the
-# flush-1 canary at 0.05-0.12x of the reference against its 0.65 bound, where this machine's own
-# ~1 ms disk gave 0.30-0.65x (docs/canaries.md: Storage; benchmarks/data/self-test-*.txt).
+# one place this default is set. 20 ms per fsync stands for a production disk's sync: default checks
+# measured flush-1 at 0.02-0.04x of the reference against its 0.65 bound, where this machine's own
+# ~1 ms disk gave 0.29-0.65x (docs/gate.md: The rig; benchmarks/data/self-test-*.txt).
 DEFAULT_FSYNC_DELAY_MS = 20.0
 
 
