@@ -58,7 +58,8 @@ def test_canaries_fall_far_below_the_reference(emulated_disk_canaries):
     assert 0 < e2e["median"] < 10_000 and "consumed MB/s" in done.stdout
     assert by_id["batching-off"]["read_runs"] == []  # a producer canary reads nothing
     # the latency canary: at a service's rate (the reference measures at rate with it), linger.ms=500 with
-    # 1 MiB batches waits for batches that never fill; flat out it is no slower (PLACEHOLDER)
+    # 1 MiB batches waits for batches that never fill: p99 at rate 0.03x (14 against 505 ms, 1 MB/s, emulated
+    # disk) and 0.14x (70 against 504 ms, 500 records/s, the disk's own); flat out it was 6-8x faster
     wait = by_id["linger-500"]
     at_rate = {e: by_id[e]["summary"]["rate_p99_ms"]["median"] for e in ("reference", "linger-500")}
     assert at_rate["reference"] / at_rate["linger-500"] < wait["cliff"]["max_ratio"], at_rate
