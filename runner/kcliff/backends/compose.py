@@ -20,11 +20,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from kcliff.backends import compose_projects, latency, storage
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
+from kcliff.backends.base import STARTED_LINE, Abilities, Restartable, free_ports, new_cluster_id
 from kcliff.backends.compose_file import (
     BROKERS,
     CLIENT_PORT,
@@ -55,6 +55,8 @@ COMPOSE_TIMEOUT_S = 600.0
 
 @dataclass
 class ComposeCluster(Restartable):
+    # the tool container has only the image's Kafka: the load generator is not in it yet
+    abilities: ClassVar[Abilities] = Abilities(restart=True, heal=True, load_generator=False)
     workdir: Path
     kafka_version: str
     image: str
