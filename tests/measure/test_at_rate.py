@@ -7,7 +7,7 @@ nothing else measuring), each figure as run 1 / run 2 / run 3:
 (a) linger.ms=5: achieved 100.0 / 100.0 / 100.0 records/s of 100 (held: >= 95); nothing unsent,
     unacknowledged or unconsumed.
 (b) produce p50, linger.ms=5 -> 100: 11.3 -> 57.4, 12.6 -> 57.6, 12.3 -> 57.4 ms (+46.1 / +45.0 / +45.1;
-    asserted >= +25).
+    a fourth run: 25.2 -> 59.8, +34.6, the linger.ms=5 side the noisier; asserted >= +20).
 (c) end-to-end p50, consumer defaults -> fetch.min.bytes=1048576, fetch.max.wait.ms=500: 11.4 -> 255.5,
     12.9 -> 261.2, 12.4 -> 260.9 ms (+244 / +248 / +248; asserted >= +150); its p99 507 / 509 / 514 ms
     (asserted >= 400); its produce p50 7.7 / 9.0 / 9.0 ms (asserted < 100).
@@ -15,7 +15,7 @@ nothing else measuring), each figure as run 1 / run 2 / run 3:
     5,932 / 5,696 / 5,620 records never acknowledged within the 2 s drain; the per-second produce p50
     grew 717 -> 4,600, 603 -> 4,493, 525 -> 4,473 ms (last/first 6.4x / 7.4x / 8.5x; asserted > 2x).
     At 1,000 records/s it held 956 of 1,000 once: not far enough above.
-The whole file: 45 / 42 / 41 s with the cluster's start (about 10 s), run alone.
+The whole file: 45 / 42 / 41 s (46 s with (d) as it is now) with the cluster's start (about 10 s), run alone.
 """
 
 import uuid
@@ -77,7 +77,7 @@ def test_linger_raises_produce_latency_at_a_rate_whose_batches_do_not_fill(low_r
     assert long.end_to_end is None  # run without a consumer: produce latency only
     print(f"(b) produce p50 {short.produce.p50_ms} -> {long.produce.p50_ms} ms")
     # a record waits for its batch's linger: half of 100 ms on the median, against half of 5
-    assert long.produce.p50_ms - short.produce.p50_ms >= 25, (short.produce, long.produce)
+    assert long.produce.p50_ms - short.produce.p50_ms >= 20, (short.produce, long.produce)
 
 
 def test_a_consumer_waiting_for_full_fetches_raises_end_to_end_latency_toward_its_wait(low_rate):
