@@ -13,8 +13,9 @@ from typing import Any, Callable
 from kcliff.backends.base import Cluster
 from kcliff.host import procs
 from kcliff.measure import read_output
+from kcliff.results.field_types import ReadWorkload
 from kcliff.results.metrics import Workload
-from kcliff.results.model import ReadRun, ReadWorkload, StopKind
+from kcliff.results.model import ReadRun, StopKind
 from kcliff.scenario import settings
 
 REPORTING_INTERVAL_MS = 100  # the tool prints no summary with per-interval reports: the rate spans them

@@ -30,6 +30,7 @@ from kcliff import resources
 from kcliff.errors import InputError
 from kcliff.results import model
 from kcliff.results.documents import BASELINE
+from kcliff.results.field_types import ReadWorkload
 from kcliff.results.metrics import Metric
 from kcliff.results.model import Entry, ReadRun, ResultsDoc, Run, Status
 
@@ -55,7 +56,7 @@ class StoredReadRun(_Model, model.Figures):
     """One read-side run kept in a baseline: a consumer's MB/s or an end-to-end p99."""
 
     run_id: str
-    workload: model.ReadWorkload
+    workload: ReadWorkload
     consumed_mb_per_sec: float | None = None
     e2e_p99_ms: float | None = None
     complete: bool = True

@@ -13,13 +13,13 @@ import statistics
 import tempfile
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal, Sequence
+from typing import Any, Literal, Sequence
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kcliff.errors import InputError
 from kcliff.results.documents import RESULTS
+from kcliff.results.field_types import MetricName, ReadWorkload
 from kcliff.results.metrics import METRICS, READ_SIDE, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
 
 REFERENCE_ID = "reference"
@@ -88,28 +88,6 @@ class Figures:
     def value(self, metric: Metric) -> float | None:
         found = getattr(self, metric.key)
         return None if found is None else float(found)
-
-
-def _read_side(value: Any) -> Any:
-    """A read run's workload is one of the read side's (said as a Literal field would say it)."""
-    if value not in READ_WORKLOADS:
-        raise PydanticCustomError("literal_error", "Input should be {expected}",
-                                  {"expected": " or ".join(repr(w.value) for w in READ_WORKLOADS)})
-    return value
-
-
-ReadWorkload = Annotated[Workload, BeforeValidator(_read_side)]
-
-
-def _metric_name(value: Any) -> Any:
-    """A cliff's metric is one of METRICS (said as a Literal field would say it)."""
-    if value not in METRICS:
-        raise PydanticCustomError("literal_error", "Input should be {expected}",
-                                  {"expected": " or ".join(repr(name) for name in METRICS)})
-    return value
-
-
-MetricName = Annotated[str, BeforeValidator(_metric_name)]
 
 
 class ToolRun(_Model, Figures):
