@@ -53,7 +53,7 @@ def test_canaries_fall_far_below_the_reference(emulated_disk_canaries):
     read = by_id["consumer-fetch-1"]["summary"]["consumed_mb_per_sec"]["median"]
     read_ref = by_id["reference"]["summary"]["consumed_mb_per_sec"]["median"]
     assert read / read_ref < by_id["consumer-fetch-1"]["cliff"]["max_ratio"], (read, read_ref)
-    assert {r["workload"] for r in by_id["reference"]["read_runs"]} == {"consume", "end-to-end"}
+    assert {r["workload"] for r in by_id["reference"]["read_runs"]} == {"consume", "end-to-end", "rate"}
     e2e = by_id["reference"]["summary"]["e2e_p99_ms"]
     assert 0 < e2e["median"] < 10_000 and "consumed MB/s" in done.stdout
     assert by_id["batching-off"]["read_runs"] == []  # a producer canary reads nothing
