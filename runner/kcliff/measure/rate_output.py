@@ -124,18 +124,8 @@ def parse(lines: Iterable[str]) -> RateOutput:
     return RateOutput(progress, summary)
 
 
-@dataclass(frozen=True)
-class MergedLatency:
-    """Percentiles (ms) of several runs' histograms added together: exact, not an average of percentiles."""
-    count: int
-    p50_ms: float | None
-    p90_ms: float | None
-    p99_ms: float | None
-    p999_ms: float | None
-    max_ms: float | None
-
-
-def merged(latencies: Iterable[Latency]) -> MergedLatency:
+def merged(latencies: Iterable[Latency]) -> Latency:
+    """Percentiles of several runs' histograms added together: exact, not an average of percentiles."""
     total = HdrHistogram(1, MERGE_HIGHEST_US, SIGNIFICANT_DIGITS)
     for latency in latencies:
         total.add(latency.decoded())
@@ -144,4 +134,4 @@ def merged(latencies: Iterable[Latency]) -> MergedLatency:
     def ms(value: int) -> float | None:
         return value / 1000 if count else None
     at = total.get_value_at_percentile
-    return MergedLatency(count, ms(at(50)), ms(at(90)), ms(at(99)), ms(at(99.9)), ms(total.get_max_value()))
+    return Latency(count, ms(at(50)), ms(at(90)), ms(at(99)), ms(at(99.9)), ms(total.get_max_value()))
