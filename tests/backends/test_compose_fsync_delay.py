@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 
@@ -16,6 +15,8 @@ import pytest
 from conftest import ROOT, make_run_fsync_ms
 from kcliff.backends import compose, compose_file, docker_cli, storage
 from kcliff.errors import InputError
+
+from tests.backends.test_compose import _config
 
 RUN_SCRIPT = ROOT / "compose" / "image" / "docker" / "run"
 
@@ -37,14 +38,6 @@ def compose_base() -> list[str]:
         return docker_cli.compose_base_command()
     except InputError as exc:
         pytest.skip(f"SKIPPED, docker compose unavailable: {exc}")
-
-
-def _config(compose_base: list[str], env: dict[str, str]) -> dict:
-    clean = {k: v for k, v in os.environ.items() if k not in compose_file.COMPOSE_VARIABLES}
-    done = subprocess.run([*compose_base, "--file", str(compose_file.default_compose_file()), "--profile", "tools",
-                           "config", "--format", "json"], capture_output=True, text=True, env={**clean, **env})
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def test_the_shim_is_mounted_into_the_brokers_only(compose_base, tmp_path):
