@@ -38,9 +38,9 @@ def line_of(path: Path, needle: str) -> int:
     return next(i for i, text in enumerate(path.read_text().splitlines(), 1) if needle in text)
 
 
-def run_check(tmp_path, monkeypatch, capsys, edits, head_factor, read_factor):
+def run_check(tmp_path, monkeypatch, capsys, edits, head_factor, read_factor, rate_factor=1.0, head_held=True):
     base, head = pull_request(tmp_path, edits)
-    doc = synthetic_doc(head_factor, read_factor=read_factor)
+    doc = synthetic_doc(head_factor, read_factor=read_factor, rate_factor=rate_factor, head_held=head_held)
     monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: doc)
     out = tmp_path / "verdict.json"
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head),
@@ -60,7 +60,8 @@ def test_a_consumer_only_head_is_not_failed_on_the_producers_throughput(tmp_path
     assert "a consumer change cannot move throughput" in decisions["throughput"]["reason"]
     assert decisions["p99"]["outcome"] == "not judged"
     assert decisions["consumed"]["outcome"] == "pass" and decisions["consumed"]["alpha"] == verdict.DEFAULT_ALPHA / 2
-    assert any(n.startswith("judged: consumed, e2e_p99 (what a consumer change can move)") for n in payload["notes"])
+    assert decisions["p99_at_rate"]["outcome"] == "not judged"
+    assert any(n.startswith("judged: consumed, e2e_p99_at_rate (what a consumer change can move)") for n in payload["notes"])
     comment = (tmp_path / "comment.md").read_text()
     assert re.search(r"\| head \| throughput \(MB/s\) \|.*\| 0\.8\dx \|.*\| not judged: the change cannot move it \|", comment)
     assert "p < 0.0125 for each judged metric, 0.025 for them all together" in comment
@@ -80,7 +81,8 @@ def test_a_consumer_regression_is_annotated_on_the_consumer_line_with_its_metric
     lines = sorted(int(re.search(r"line=(\d+)", e).group(1)) for e in errors)
     assert lines == sorted([line_of(consumer, "fetch.max.wait.ms"), line_of(consumer, "fetch.min.bytes")])
     assert all(f"file={CONSUMER}," in e for e in errors)
-    assert all(re.search(r"measured with this change: consumed 0\.4\dx, e2e_p99 2\.\d\dx \(18 rounds\)$", e) for e in errors), errors
+    assert all(re.search(r"measured with this change: consumed 0\.4\dx, e2e_p99_at_rate 2\.\d\dx \(18 rounds\)$", e)
+               for e in errors), errors
 
 
 def test_a_producer_regression_is_not_annotated_on_a_consumer_line_changed_beside_it(tmp_path, monkeypatch, capsys):
@@ -100,6 +102,31 @@ def test_a_consumer_regression_is_blamed_on_a_producer_line_too(tmp_path, monkey
         PRODUCER: ("batch.size=65536\n", "batch.size=8192\n")}, 1.0, 0.41)
     assert code == 1 and payload["verdict"] == "regression"
     judged = {d["metric"]: d["alpha"] for d in payload["scenarios"][0]["decisions"]}
-    assert judged == dict.fromkeys(("throughput", "p99", "consumed", "e2e_p99"), verdict.DEFAULT_ALPHA / 4)
+    assert judged == dict.fromkeys(("throughput", "p99", "consumed", "p99_at_rate", "e2e_p99_at_rate"),
+                                   verdict.DEFAULT_ALPHA / 5)
     assert sorted(re.search(r"file=([^,]+),", e).group(1) for e in errors) == [CONSUMER, PRODUCER]
     assert all("consumed 0.4" in e and "throughput" not in e for e in errors), errors
+
+
+def test_a_linger_head_fails_on_latency_at_rate_annotated_on_its_line(tmp_path, monkeypatch, capsys):
+    # the head: no rule knows linger.ms 5 -> 100, flat out it costs nothing, at rate every record waits
+    code, errors, payload, head, _ = run_check(tmp_path, monkeypatch, capsys,
+                                               {PRODUCER: ("linger.ms=5\n", "linger.ms=100\n")}, 1.0, None, 4.0)
+    decisions = {d["metric"]: d for d in payload["scenarios"][0]["decisions"]}
+    assert (code, payload["verdict"]) == (1, "regression"), payload["reasons"]
+    assert decisions["throughput"]["outcome"] != "regression"
+    assert decisions["p99_at_rate"]["outcome"] == "regression"
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"::error file={PRODUCER},line={line_of(head / PRODUCER, 'linger.ms=100')},"
+                                "title=kcliff%3A measured regression::producer linger.ms 5 -> 100: "), errors
+    assert re.search(r"p99_at_rate 4\.\d\dx", errors[0]) and "throughput" not in errors[0], errors[0]
+    assert "latency at rate: base and head at 1,229 records/s (1.2 MB/s)" in payload["notes"]
+
+
+def test_a_head_that_cannot_hold_the_rate_is_a_cliff_at_rate(tmp_path, monkeypatch, capsys):
+    code, errors, payload, _, _ = run_check(tmp_path, monkeypatch, capsys,
+                                            {PRODUCER: ("linger.ms=5\n", "linger.ms=100\n")}, 1.0, None, 1.0,
+                                            head_held=False)
+    assert (code, payload["verdict"]) == (1, "cliff"), payload["reasons"]
+    assert "head could not hold the fixed rate that base held: a cliff at rate" in payload["scenarios"][0]["notes"]
+    assert len(errors) == 1 and "linger.ms 5 -> 100" in errors[0], errors

@@ -63,7 +63,8 @@ def test_a_changed_measured_setting_is_not_taken_for_unchanged(tmp_path, monkeyp
     monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     assert [sc.id for sc in measured[0]] == ["base", "head"]
-    assert all(sc.workloads == ("produce",) for sc in measured[0])  # no consumer change: the producer only
+    # no consumer change: the producer flat out and latency at rate, no consumer flat out
+    assert all(sc.workloads == ("produce", "rate") for sc in measured[0])
 
 
 def test_a_repo_naming_its_kafka_version_is_measured_at_that_version(tmp_path, monkeypatch):
@@ -94,42 +95,49 @@ def test_a_consumer_change_is_measured_on_the_read_side_too(tmp_path, monkeypatc
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     base_sc, head_sc = measured[0]
     assert (base_sc.consumer, head_sc.consumer) == ({"max.poll.records": 500}, {"max.poll.records": 100})
-    assert base_sc.workloads == head_sc.workloads == ("produce", "consume", "end-to-end")
+    # end-to-end latency at rate, read with each side's consumer settings, stands in for the end-to-end tool
+    assert base_sc.workloads == head_sc.workloads == ("produce", "consume", "rate")
 
 
 # --- a measured regression is annotated on the lines that changed ---------------------------------
 
-def synthetic_doc(head_factor: float, rounds: int = 18, read_factor: float | None = None) -> ResultsDoc:
+def synthetic_doc(head_factor: float, rounds: int = 18, read_factor: float | None = None, rate_factor: float = 1.0,
+                  head_held: bool = True) -> ResultsDoc:
     """A check's results as measure() returns them: the self-test's canaries showing their cliff,
-    then base and head paired round by round, the head's producer at `head_factor` x the base. With
-    `read_factor`, both sides also read (a consumer change): the head's consumer MB/s at that factor
-    x the base's and its end-to-end p99 at its inverse."""
+    then base and head paired round by round, each round a producer run flat out and a run at a fixed
+    rate, the head's producer at `head_factor` x the base's MB/s and its p99s at rate at `rate_factor`
+    x the base's (`head_held`: whether the head held the rate). With `read_factor`, both sides also
+    read flat out (a consumer change): the head's consumer MB/s at that factor x the base's and its
+    end-to-end p99 at rate at its inverse."""
     rng = random.Random(7)
     base = [20.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
     latency = [800.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
     consumed = [140.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
+    at_rate = [12.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
     e2e = [40.0 * rng.uniform(0.9, 1.1) for _ in range(rounds)]
 
-    def entry(sid, mbs, p99s, cliff=None, reads=None):
-        read_side = {} if reads is None else {
-            "workloads": ["produce", "consume", "end-to-end"],
-            "read_runs": [run for c, e in zip(*reads) for run in (
-                {"records": 30000, "workload": "consume", "consumed_mb_per_sec": c},
-                {"records": 200, "workload": "end-to-end", "e2e_p99_ms": e})]}
-        return {"id": sid, "status": "ok", "status_reason": None, "cliff": cliff, **read_side,
-                "runs": [{"records": 30000, "mb_per_sec": m, "p99_ms": p} for m, p in zip(mbs, p99s)]}
+    def entry(sid, mbs, p99s, cliff=None, rates=None, consumes=None, held=True):
+        runs = [] if rates is None else [{"records": 7000, "workload": "rate", "rate_target_per_s": 1229.0,
+                                          "rate_held": held, "rate_p99_ms": p, "rate_e2e_p99_ms": e}
+                                         for p, e in zip(*rates)]
+        runs += [{"records": 30000, "workload": "consume", "consumed_mb_per_sec": c} for c in consumes or ()]
+        workloads = ["produce"] + (["consume"] if consumes else []) + (["rate"] if rates else [])
+        return {"id": sid, "status": "ok", "status_reason": None, "cliff": cliff, "workloads": workloads,
+                "read_runs": runs, "runs": [{"records": 30000, "mb_per_sec": m, "p99_ms": p} for m, p in zip(mbs, p99s)]}
 
     def jitter(values, factor):
         return [v * factor * rng.uniform(0.97, 1.03) for v in values]
 
-    head_reads = None if read_factor is None else (jitter(consumed, read_factor), jitter(e2e, 1 / read_factor))
+    e2e_factor = rate_factor / (read_factor or 1.0)
+    head_rates = (jitter(at_rate, rate_factor), jitter(e2e, e2e_factor))
     return ResultsDoc.model_validate({"run_id": "synthetic", "parameters": {"records": 30000}, "environment": {"runner_class": "test-2c"},
             "scenarios": [entry("reference", [20.0] * 3, [800.0] * 3),
                           entry("batching-off", [2.0] * 3, [9000.0] * 3,
                                 {"metric": "throughput", "max_ratio": 0.5, "stands_for": "batch.size=0"}),
-                          entry("base", base, latency, reads=None if read_factor is None else (consumed, e2e)),
+                          entry("base", base, latency, rates=(at_rate, e2e), consumes=read_factor and consumed),
                           entry("head", jitter(base, head_factor), [p / head_factor * rng.uniform(0.97, 1.03) for p in latency],
-                                reads=head_reads)]})
+                                rates=head_rates, consumes=read_factor and jitter(consumed, read_factor),
+                                held=head_held)]})
 
 
 def test_a_measured_regression_is_annotated_on_each_changed_line(tmp_path, monkeypatch, capsys):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from kcliff.measure import rate_output
 from kcliff.measure.at_rate import RateRun
-from kcliff.measure.rate_side import DEFAULT_RATE, rate_of, to_read_run
+from kcliff.measure.rate_side import DEFAULT_RATE, PEAK_SHARE, rate_of, share_of_peak, to_read_run
 from kcliff.results.metrics import RATE_E2E_P99, RATE_P99, Workload
 from kcliff.results.model import Entry, ReadRun, StopKind
 from kcliff.scenario.rate import Rate, RateUnit
@@ -56,3 +56,22 @@ def test_the_rate_is_the_scenarios_else_the_runs_else_the_default():
     assert rate_of(Scenario("s", "", rate=own), given) == own
     assert rate_of(Scenario("s", ""), given) == given
     assert rate_of(Scenario("s", ""), None) == DEFAULT_RATE
+
+
+def test_a_check_without_a_rate_measures_both_sides_at_a_share_of_the_bases_warm_up_peak():
+    base = Entry.model_validate({"id": "base", "warmup": {"records": 15000, "mb_per_sec": 12.34}})
+    assert share_of_peak(base, PEAK_SHARE) == Rate(1.2, RateUnit.MB_PER_S)
+    assert share_of_peak(Entry(id="base"), PEAK_SHARE) is None  # no warm-up figure: no share to take
+    repo_rate = Rate(2000, RateUnit.RECORDS_PER_S)
+    given = Scenario("head", "", rate=repo_rate)
+    assert rate_of(given, None, Rate(1.2, RateUnit.MB_PER_S)) == repo_rate  # the repo's own rate comes first
+    assert rate_of(Scenario("head", ""), None, Rate(1.2, RateUnit.MB_PER_S)) == Rate(1.2, RateUnit.MB_PER_S)
+
+
+def test_held_rate_is_what_most_of_an_entrys_rate_runs_did():
+    def entry(*held):
+        return Entry.model_validate({"id": "head", "read_runs": [
+            {"records": 7000, "workload": "rate", "rate_held": h} for h in held]})
+    assert entry(True, True, False).held_rate() is True
+    assert entry(True, False).held_rate() is False  # half is not most
+    assert Entry(id="head").held_rate() is None

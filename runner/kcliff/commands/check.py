@@ -29,7 +29,7 @@ from typing import Any, Callable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
-from kcliff.backends.open import BACKENDS, open_cluster
+from kcliff.backends.open import BACKENDS, abilities_of, open_cluster
 from kcliff.commands import options
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
@@ -48,8 +48,11 @@ from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.report import markdown as report_md
-from kcliff.results.metrics import METRICS, READ_SIDE, THROUGHPUT, Metric
+from kcliff.results.metrics import METRICS, THROUGHPUT, Metric, Workload
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
+from kcliff.measure import rate_side
+from kcliff.scenario import settings
+from kcliff.scenario.rate import BYTES_PER_MB, Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "
@@ -71,6 +74,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                              "%(default)s): a fast config's 30,000 records last under a second and scatter widely")
     parser.add_argument("--repeats", type=options.positive_int, default=3, help="runs of the reference and canaries")
     parser.add_argument("--canaries", default=DEFAULT_CANARIES, help="canary ids measured as the self-test")
+    parser.add_argument("--rate", type=options.rate, metavar="RATE",
+                        help="the fixed rate latency is measured at on both sides, e.g. '2000 records/s' or "
+                             "'1.5 MB/s' (default: the producer's rate in the head's kcliff.yaml, else --rate-share "
+                             "of the base's peak)")
+    parser.add_argument("--rate-share", type=options.share, default=rate_side.PEAK_SHARE, metavar="FRACTION",
+                        help="where no rate is given, latency at rate is measured at this share of the base's "
+                             "peak MB/s in the same check (default %(default)s)")
     parser.add_argument("--min-effect", type=options.positive_float, default=verdict.DEFAULT_MIN_EFFECT,
                         help="smallest change worth failing on, as a fraction (default 0.10)")
     parser.add_argument("--budget", type=options.positive_float, default=300.0, help="seconds per scenario")
@@ -126,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         lambda: to_scenario(base_repo, "base", f"base: {args.base}"),
         lambda: to_scenario(head_repo, "head", f"head: {args.head}"), (args.base, args.head), args.format,
         args.repo_root))
+    base_sc, head_sc, rate_notes = at_one_rate(base_sc, head_sc, args.rate)
+    notes += rate_notes
     notes += [f"head: {n}" for n in head_sc.notes]
     for scope, values in head_sc.weakened_durability().items():
         notes.append(f"head weakens durability ({scope}: {values}); measured as set")
@@ -136,10 +148,13 @@ def run(args: argparse.Namespace) -> int:
     if args.static_only:
         outcome = verdict.judge([], (), rule_matches, notes + ["static check only: nothing was measured"])
         return _publish(outcome, args, None)
+    base_sc, head_sc, unmeasurable = measurable(base_sc, head_sc, options.cluster_config(args).backend)
+    notes += unmeasurable
     canary_ids = [c.strip() for c in args.canaries.split(",") if c.strip()]
     scenarios = {s.id: s for s in load_suites(["canaries"])}
-    if head_sc.reads():  # the rig must also prove it can see a read-side cliff
-        canary_ids += [s.id for s in scenarios.values() if s.cliff and s.reads() and s.id not in canary_ids]
+    # the rig must also prove it can see a cliff on each workload the sides measure beyond the producer's
+    canary_ids += [s.id for s in scenarios.values() if s.cliff and s.id not in canary_ids
+                   and METRICS[s.cliff.metric].workload in set(head_sc.workloads) - {Workload.PRODUCE}]
     unknown = [c for c in canary_ids if c not in scenarios]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     version = configrepo.kafka_version(base_repo.kafka_version, args.kafka_version)
@@ -196,14 +211,40 @@ def bad_input_annotations(base: list[InputError], head: list[InputError], dirs: 
 
 
 def read_side_if_changed(base: RepoScenario, head: RepoScenario) -> tuple[RepoScenario, RepoScenario]:
-    """Both sides measure the consumer and end-to-end latency when the consumer settings differ, and
-    only then: a producer-only change costs no more time than before."""
-    if base.consumer == head.consumer:
-        return base, head
+    """Both sides measure latency at a fixed rate (produce and end-to-end, read with their consumer's
+    settings), and the consumer flat out when the consumer settings differ: a producer-only change
+    reads nothing flat out. End-to-end latency at rate stands in for the end-to-end tool, which forces
+    linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md, "Latency at rate")."""
+    wanted = {Workload.RATE} | ({Workload.CONSUME} if base.consumer != head.consumer else set())
 
-    def reading(sc: RepoScenario) -> RepoScenario:
-        return dataclasses.replace(sc, workloads=tuple(w for w in WORKLOADS if w in {*sc.workloads, *READ_SIDE}))
-    return reading(base), reading(head)
+    def measuring(sc: RepoScenario) -> RepoScenario:
+        return dataclasses.replace(sc, workloads=tuple(w for w in WORKLOADS if w in {*sc.workloads, *wanted}))
+    return measuring(base), measuring(head)
+
+
+def at_one_rate(base: RepoScenario, head: RepoScenario, given: Rate | None
+                ) -> tuple[RepoScenario, RepoScenario, list[str]]:
+    """Both sides at one rate, so their latencies compare: --rate, else the head's kcliff.yaml rate (the
+    rate the pull request says its service will run at), else the base's; with none, the check measures at
+    a share of the base's peak (Options.rate_share). Notes say which."""
+    rate = given or head.rate or base.rate
+    notes = []
+    if given is None and head.rate != base.rate:
+        notes.append(f"the head changes its producer's rate ({base.rate or 'none'} -> {head.rate or 'none'}): "
+                     f"both sides measured at {rate}")
+    return dataclasses.replace(base, rate=rate), dataclasses.replace(head, rate=rate), notes
+
+
+def measurable(base: RepoScenario, head: RepoScenario, backend: str) -> tuple[RepoScenario, RepoScenario, list[str]]:
+    """Both sides as a cluster of `backend` can measure them: without latency at rate where kcliff's load
+    generator cannot run, with a note saying so."""
+    if abilities_of(backend).load_generator:
+        return base, head, []
+
+    def producing(sc: RepoScenario) -> RepoScenario:
+        return dataclasses.replace(sc, workloads=tuple(w for w in sc.workloads if w is not Workload.RATE))
+    return producing(base), producing(head), [f"latency at rate not measured: kcliff's load generator does not "
+                                              f"run on the {backend} backend yet"]
 
 
 def unvouched_canaries(canaries: list[Scenario], doc: ResultsDoc, asked_ms: float | None) -> list[str]:
@@ -229,11 +270,14 @@ def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange 
 
 
 def failing(sv: verdict.ScenarioVerdict) -> list[tuple[Metric, float | None]]:
-    """The metrics that failed a scenario and their measured ratios: its regressions, and throughput
-    when the head fell to the canaries' cliff tier."""
+    """The metrics that failed a scenario and their measured ratios: its regressions, throughput when
+    the head fell to the canaries' cliff tier, and the judged latencies at rate when it could not hold the rate."""
     out = [(METRICS[d.metric], d.ratio) for d in sv.decisions if d.outcome is verdict.Outcome.REGRESSION]
     if sv.head_in_tier and not sv.base_in_tier and all(m is not THROUGHPUT for m, _ in out):
         out.append((THROUGHPUT, next((d.ratio for d in sv.decisions if d.metric == THROUGHPUT.name), None)))
+    if sv.rate_cliff:
+        out += [(METRICS[d.metric], d.ratio) for d in sv.decisions if METRICS[d.metric].workload is Workload.RATE
+                and d.outcome not in (verdict.Outcome.REGRESSION, verdict.Outcome.NOT_JUDGED)]
     return out
 
 
@@ -242,6 +286,7 @@ def measured_effect(sv: verdict.ScenarioVerdict, blamed: list[tuple[Metric, floa
     ratios = ", ".join(f"{m.name} {r:.2f}x" if r is not None else m.name for m, r in blamed)
     rounds = max((d.n_pairs or 0 for d in sv.decisions), default=0)
     tier = "; head fell to the canaries' cliff tier" if sv.head_in_tier and not sv.base_in_tier else ""
+    tier += "; head could not hold the fixed rate" if sv.rate_cliff else ""
     return f"measured with this change: {ratios or 'no ratio'} ({rounds} rounds){tier}"
 
 
@@ -292,7 +337,9 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             stop = stopping.certain(args.rounds, family_of(pair[0], pair[1], upgrade))
-            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop)
+            # the canaries at the rate their bounds were measured at; base and head at a share of base's peak
+            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop,
+                                       dataclasses.replace(opts, rate_share=args.rate_share))
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE
@@ -311,12 +358,26 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
             notes.append(f"{side} could not be measured: {entry.status}: {entry.status_reason}")
         sides[side] = {m.name: entry.values(m) for m in entry.metrics()} if entry is not None else {}
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
+    held = tuple(e.held_rate() if e is not None else None for e in (doc.entry("base"), doc.entry("head")))
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
-                                        family, min_effect=min_effect, paired=True)
+                                        family, (held[0], held[1]), min_effect=min_effect, paired=True)
+    notes += rate_notes(doc)
     notes.append(family.describe(verdict.DEFAULT_ALPHA))
     return verdict.judge([scenario], canaries, rule_matches, notes,
                          {"min_effect": min_effect, "paired": True, "records": doc.parameters["records"],
                           "runner_class": doc.environment["runner_class"]})
+
+
+def rate_notes(doc: ResultsDoc) -> list[str]:
+    """What rate base and head were measured at, and by which rule: e.g. 'latency at rate: base and head at
+    1,229 records/s (1.2 MB/s)'."""
+    targets = {r.rate_target_per_s for side in ("base", "head") if (e := doc.entry(side)) is not None
+               for r in e.read_runs if r.workload == Workload.RATE and r.rate_target_per_s}
+    if not targets:
+        return []
+    mb = [t * settings.RECORD_SIZE / BYTES_PER_MB for t in sorted(targets)]
+    return ["latency at rate: base and head at " + ", ".join(f"{t:,.0f} records/s ({m:.2g} MB/s)"
+                                                               for t, m in zip(sorted(targets), mb))]
 
 
 def _publish(outcome: verdict.Verdict, args: argparse.Namespace, doc: ResultsDoc | None) -> int:

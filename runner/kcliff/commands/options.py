@@ -39,6 +39,14 @@ def positive_float(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    """A fraction of a whole: above 0, at most 1."""
+    value = positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction above 0 and at most 1, got {text}")
+    return value
+
+
 def rate(text: str) -> Rate:
     """--rate: '2000 records/s' or '1.5 MB/s' (scenario/rate.py)."""
     try:

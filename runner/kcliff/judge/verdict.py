@@ -23,7 +23,7 @@ from kcliff.judge.canary import CanaryVerdict
 from kcliff.judge.family import Family
 from kcliff.lint.severity import Severity
 from kcliff.results.documents import VERDICT
-from kcliff.results.metrics import METRICS, THROUGHPUT
+from kcliff.results.metrics import METRICS, THROUGHPUT, Workload
 
 DEFAULT_MIN_EFFECT = 0.10
 DEFAULT_ALPHA = 0.025  # one-sided, against `tolerance`: the whole 95% interval beyond it
@@ -202,19 +202,23 @@ class ScenarioVerdict:
     head_in_tier: bool = False
     base_in_tier: bool = False
     notes: tuple[str, ...] = ()
+    rate_cliff: bool = False  # head could not hold the fixed rate that base held
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "verdict": self.verdict, "head_in_tier": self.head_in_tier,
-                "base_in_tier": self.base_in_tier, "notes": list(self.notes),
+                "base_in_tier": self.base_in_tier, "rate_cliff": self.rate_cliff, "notes": list(self.notes),
                 "decisions": [d.to_dict() for d in self.decisions]}
 
 
 def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]],
                      head: Mapping[str, Sequence[float | None]],
-                     ceiling: float | None = None, family: Family | None = None, **decide_args: Any) -> ScenarioVerdict:
+                     ceiling: float | None = None, family: Family | None = None,
+                     held: tuple[bool | None, bool | None] = (None, None), **decide_args: Any) -> ScenarioVerdict:
     """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries.
     With a `family` (kcliff check), only its judged metrics count, each regression question at its
-    share of alpha; the others are decided for their figures and reported as not judged."""
+    share of alpha; the others are decided for their figures and reported as not judged. `held`: whether
+    base and head held their fixed rate (Entry.held_rate): a head that could not, where base could, is
+    on a cliff at rate (its latencies there are only a lower bound)."""
     alpha = decide_args.pop("alpha", DEFAULT_ALPHA)
     decisions = tuple(_decision(base[m], head[m], m, alpha, family, decide_args)
                       for m in METRICS if m in base and m in head)
@@ -229,16 +233,23 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
         if head_in and base_in:
             notes.append("base is already in the canaries' cliff tier")
     outcomes = {d.outcome for d in judged}
+    at_rate = any(METRICS[d.metric].workload is Workload.RATE for d in judged)
+    rate_cliff = at_rate and held[1] is False and held[0] is not False
+    if at_rate and held[0] is False:
+        notes.append("base could not hold the fixed rate either: latency at rate is a lower bound on both sides")
     if head_in and not base_in:
         verdict = Outcome.CLIFF
         notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
+    elif rate_cliff:
+        verdict = Outcome.CLIFF
+        notes.append("head could not hold the fixed rate that base held: a cliff at rate")
     elif Outcome.REGRESSION in outcomes:
         verdict = Outcome.REGRESSION
     elif not judged or Outcome.INCONCLUSIVE in outcomes:
         verdict = Outcome.INCONCLUSIVE
     else:
         verdict = Outcome.PASS
-    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes))
+    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes), rate_cliff)
 
 
 def _decision(base: Sequence[float | None], head: Sequence[float | None], metric: str, alpha: float,

@@ -25,6 +25,9 @@ class Options:
     prime_s: float = PRIME_S
     run_s: float | None = None  # stretch measured runs to about this long (see records_for)
     rate: Rate | None = None  # the fixed rate latency is measured at where a scenario gives none (--rate)
+    # where neither gives one, this share of the peak MB/s of a group's first scenario (a check's base),
+    # from its warm-up, for every side of the group (rate_side.share_of_peak); None: rate_side.DEFAULT_RATE
+    rate_share: float | None = None
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the

@@ -12,7 +12,7 @@ from kcliff.measure import at_rate
 from kcliff.measure.at_rate import RateRun, Watch
 from kcliff.measure.rate_output import RateSummary
 from kcliff.results.metrics import Workload
-from kcliff.results.model import ReadRun, StopKind
+from kcliff.results.model import Entry, ReadRun, StopKind
 from kcliff.scenario import settings
 from kcliff.scenario.rate import Rate, RateUnit
 from kcliff.scenario.suites import Scenario
@@ -22,11 +22,24 @@ from kcliff.scenario.suites import Scenario
 DEFAULT_RATE = Rate(1, RateUnit.MB_PER_S)
 RUN_S = 6.0  # measured: at 1 MB/s about 6,000 records, so p99 is the 60th-slowest, not a handful
 WARMUP_S = 2.0  # the clients' connections and first metadata, not measured
+# kcliff check's rate where the config repo gives none: a service with headroom runs well below its
+# peak, and at a tenth of it batches fill slowly enough that a setting that waits (linger.ms,
+# fetch.max.wait.ms) shows its wait (docs/loadgen.md, "The rate a check measures at").
+PEAK_SHARE = 0.1
 
 
-def rate_of(sc: Scenario, run_rate: Rate | None) -> Rate:
-    """The scenario's own rate, else the run's (--rate), else DEFAULT_RATE."""
-    return sc.rate or run_rate or DEFAULT_RATE
+def rate_of(sc: Scenario, run_rate: Rate | None, group_rate: Rate | None = None) -> Rate:
+    """The scenario's own rate, else the run's (--rate), else its group's share of a peak, else DEFAULT_RATE."""
+    return sc.rate or run_rate or group_rate or DEFAULT_RATE
+
+
+def share_of_peak(entry: Entry, share: float) -> Rate | None:
+    """`share` of the MB/s `entry`'s warm-up reached flat out, to two significant figures (None before
+    a warm-up with a figure): a rate every side of its group is measured at."""
+    peak = entry.warmup.mb_per_sec if entry.warmup is not None else None
+    if not peak:
+        return None
+    return Rate(float(f"{share * peak:.2g}"), RateUnit.MB_PER_S)
 
 
 def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path, cap_s: float,

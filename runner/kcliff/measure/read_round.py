@@ -15,6 +15,7 @@ from kcliff.measure.rig import Rig
 from kcliff.measure.sites import Site
 from kcliff.results.metrics import READ_SIDE, Workload
 from kcliff.results.model import REFERENCE_ID, Entry, ReadRun, Status, StopKind
+from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import Scenario
 
 READ_MIN_RECORDS = 150_000  # a consumer reads a run's worth, or this many: a read under half a second scatters
@@ -25,6 +26,7 @@ class ReadRound:
     def __init__(self, rig: Rig, opts: Options) -> None:
         self.rig = rig
         self.opts = opts
+        self.group_rate: Rate | None = None  # the group's share of a peak (Options.rate_share), set by Rounds
 
     def after(self, site: Site, sc: Scenario, topic: str, entry: Entry, records: int, label: str,
               position: int | None, deadline: float) -> None:
@@ -54,7 +56,7 @@ class ReadRound:
             cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
             return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch)
         if workload == Workload.RATE:
-            rate = rate_side.rate_of(sc, self.opts.rate)
+            rate = rate_side.rate_of(sc, self.opts.rate, self.group_rate)
             return rate_side.rate_run(site.cluster, sc, topic, rate, log, min(left, RATE_CAP_S), watch)
         return read_side.latency_run(site.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)

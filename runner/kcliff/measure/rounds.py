@@ -9,7 +9,7 @@ import random
 import time
 
 from kcliff.errors import ClusterError
-from kcliff.measure import faults, producer
+from kcliff.measure import faults, producer, rate_side
 from kcliff.measure.document import GroupStop, check_fault, finish, new_entry
 from kcliff.measure.on_cliff import on_its_cliff
 from kcliff.measure.options import Options
@@ -64,6 +64,7 @@ class Rounds:
                 check_fault(warm)
                 if warm.stop_kind is StopKind.BUDGET:
                     raise GroupStop(Status.TIMED_OUT, "warm-up did not finish in the time budget")
+            self._fix_group_rate(scenarios, entries)
             sides = list(zip(scenarios, topics, entries))
             word = "run" if alone else "round"
             for i, round_order in enumerate(orders, start=1):
@@ -106,6 +107,18 @@ class Rounds:
                 finish(entry, began)
             rig.save()
         return entries
+
+    def _fix_group_rate(self, scenarios: list[Scenario], entries: list[Entry]) -> None:
+        """With Options.rate_share, the rate every side of the group is measured at where none is given:
+        that share of the first side's peak, from its warm-up, fixed before the first round."""
+        share, first = self.opts.rate_share, entries[0]
+        self.reads.group_rate = None
+        if share is None or not any(sc.at_rate() and sc.rate is None for sc in scenarios):
+            return
+        self.reads.group_rate = rate_side.share_of_peak(first, share)
+        if self.reads.group_rate is not None:
+            self.rig.progress.note(f"latency at rate measured at {self.reads.group_rate}, {share:.0%} of "
+                                   f"{first.id}'s peak in its warm-up")
 
     def _switch_to(self, site: Site, sc: Scenario, entry: Entry) -> None:
         """`sc`'s site restarted with its read-only overrides and set to its dynamic broker settings."""
