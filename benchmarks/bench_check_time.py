@@ -1,12 +1,18 @@
-"""How long a whole `kcliff check` takes at its defaults, and what it says, from a fresh cluster each:
-A/A checks (the example config repo against itself, --measure-unchanged) and checks of a real
-regression no cliff rule knows (batch.size 65536 -> 8192 in the example's producer), alternately,
-so a slow stretch of the machine falls on both kinds. Each check's wall time is split into its
-phases from the results file (cluster start and priming, the self-test, the pair rounds).
+"""How long a whole `kcliff check` takes at its defaults, and what it says, from a fresh cluster each,
+for kinds of head on the example config repo (KINDS), taken in turn so a slow stretch of the machine
+falls on every kind: A/A checks (the repo against itself, --measure-unchanged), A/A checks of a
+change of each kind that costs nothing measurable (a broker's retention, a topic's retention, the
+producer's delivery timeout, the consumer's commit interval: every metric that kind can move is
+judged, so any regression is a false alarm), and real regressions no cliff rule knows (batch.size
+65536 -> 8192 flat out; linger.ms 5 -> 100 at rate). Each check's wall time is split into its
+phases from the results file (cluster start and priming, the self-test, the pair rounds), and every
+metric's decision (outcome, ratio, rounds) and every canary's ratio is kept.
 
-    .venv/bin/python benchmarks/bench_check_time.py [--checks 5] [--save times.json] [extra kcliff check args]
+    .venv/bin/python benchmarks/bench_check_time.py [--checks 5] [--kinds A/A,linger] [--save times.json]
+        [extra kcliff check args]
 
-Prints one line per check, then per kind the median and range of the wall time and the rounds.
+Prints one line per check, then per kind the verdicts, the median and range of the wall time and
+the rounds, the false alarms per metric of the A/A kinds and each canary's ratio range.
 """
 
 from __future__ import annotations
@@ -19,16 +25,29 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from kcliff.host import procs
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "config-repo"
 PRODUCER = Path("producers") / "app-producer.properties"
-KINDS = {"A/A": None, "regression": ("batch.size=65536", "batch.size=8192")}
+BROKER = Path("brokers") / "server.properties"
+TOPICS = Path("topics") / "topics.yaml"
+CONSUMER = Path("consumers") / "app-consumer.properties"
+# kind -> (file, old text, new text) of the head; None: the repo against itself
+KINDS: dict[str, tuple[Path, str, str] | None] = {
+    "A/A": None,
+    "A/A broker": (BROKER, "log.retention.hours=168", "log.retention.hours=72"),
+    "A/A topic": (TOPICS, "retention.ms: 604800000", "retention.ms: 259200000"),
+    "A/A producer": (PRODUCER, "delivery.timeout.ms=120000", "delivery.timeout.ms=180000"),
+    "A/A consumer": (CONSUMER, "auto.commit.interval.ms=5000", "auto.commit.interval.ms=10000"),
+    "regression": (PRODUCER, "batch.size=65536", "batch.size=8192"),
+    "linger": (PRODUCER, "linger.ms=5", "linger.ms=100"),
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +62,9 @@ class CheckTime:
     self_test_s: float
     pair_s: float
     after_s: float = 0.0  # the cluster's stop and the verdict (not recorded before November 24)
+    # metric -> {"outcome", "ratio", "n_pairs"}; canary id -> ratio (not recorded before November 25)
+    decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    canaries: dict[str, float | None] = field(default_factory=dict)
 
 
 def _stamp(text: str) -> float:
@@ -57,15 +79,18 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
         shutil.copytree(EXAMPLE, head)
         edit = KINDS[kind]
         if edit is not None:
-            producer = head / PRODUCER
-            producer.write_text(producer.read_text().replace(*edit))
+            changed, old, new = edit
+            text = (head / changed).read_text()
+            assert old in text, (changed, old)
+            (head / changed).write_text(text.replace(old, new))
         argv = [sys.executable, "-m", "kcliff.cli", "check", "--base", str(base), "--head", str(head),
                 "--workdir", str(Path(tmp) / "w"), "--results", str(results), "--json", str(Path(tmp) / "v.json"),
                 "--quiet", *(["--measure-unchanged"] if edit is None else []), *extra]
         began = time.time()
         done = subprocess.run(argv, check=False, stdout=subprocess.DEVNULL)
         took = time.time() - began
-        verdict = json.loads((Path(tmp) / "v.json").read_text())["verdict"] if done.returncode in (0, 1, 3) else "-"
+        said = json.loads((Path(tmp) / "v.json").read_text()) if done.returncode in (0, 1, 3) else {}
+        verdict = said.get("verdict", "-")
         doc = json.loads(results.read_text()) if results.exists() else {"scenarios": []}
     entries = {e["id"]: e for e in doc["scenarios"]}
     reference, pair = entries.get("reference"), entries.get("base")
@@ -75,14 +100,48 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
     after = (began + took - _stamp(pair["ended"])) if pair else 0.0
     return CheckTime(kind, round(took, 1), done.returncode, verdict, len(pair["runs"]) if pair else 0,
                      len(reference["runs"]) if reference else 0, round(before, 1), round(self_test, 1),
-                     round(pair_s, 1), round(after, 1))
+                     round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said))
+
+
+def _decisions(said: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {d["metric"]: {"outcome": d["outcome"], "ratio": d.get("ratio"), "n_pairs": d.get("n_pairs")}
+            for sv in said.get("scenarios", []) for d in sv["decisions"]}
+
+
+def _canaries(said: dict[str, Any]) -> dict[str, float | None]:
+    return {c["id"]: c.get("ratio") for c in said.get("canaries", [])}
 
 
 def _spread(values: list[float]) -> str:
     return f"median {statistics.median(values):.0f}, {min(values):.0f}-{max(values):.0f}"
 
 
+def false_alarms(times: list[CheckTime]) -> None:
+    """Per A/A kind and metric: regressions (false alarms) among the checks that judged it, and its ratios."""
+    aa = [t for t in times if t.kind.startswith("A/A")]
+    for kind in sorted({t.kind for t in aa}):
+        mine = [t for t in aa if t.kind == kind]
+        alarms = sum(t.verdict in ("regression", "cliff") for t in mine)
+        print(f"{kind}: {alarms} false alarm(s) in {len(mine)} checks")
+        for metric in sorted({m for t in mine for m in t.decisions}):
+            judged = [t.decisions[metric] for t in mine if t.decisions.get(metric, {}).get("outcome") != "not judged"
+                      and metric in t.decisions]
+            ratios = [d["ratio"] for d in judged if d["ratio"] is not None]
+            if judged:
+                print(f"  {metric}: judged in {len(judged)}, regression {sum(d['outcome'] == 'regression' for d in judged)}"
+                      f", ratio {_spread(ratios) if ratios else '-'}")
+
+
+def canary_ranges(times: list[CheckTime]) -> None:
+    for canary in sorted({c for t in times for c in t.canaries}):
+        ratios = [r for t in times if (r := t.canaries.get(canary)) is not None]
+        if ratios:
+            print(f"canary {canary}: ratio {min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} checks")
+
+
 def report(times: list[CheckTime]) -> None:
+    false_alarms(times)
+    canary_ranges(times)
     for kind in KINDS:
         mine = [t for t in times if t.kind == kind]
         if not mine:
@@ -98,13 +157,17 @@ def report(times: list[CheckTime]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checks", type=int, default=5, help="checks of each kind")
+    parser.add_argument("--kinds", default="A/A,regression", help=f"comma-separated, of: {', '.join(KINDS)}")
     parser.add_argument("--save", type=Path, help="append each check's figures to this JSON file as it ends")
     args, extra = parser.parse_known_args()
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    if unknown := [k for k in kinds if k not in KINDS]:
+        parser.error(f"--kinds: unknown {', '.join(unknown)}; valid: {', '.join(KINDS)}")
     procs.install_handlers()
     times = [CheckTime(**t) for t in json.loads(args.save.read_text())] if args.save and args.save.exists() else []
     try:
         for _ in range(args.checks):
-            for kind in KINDS:
+            for kind in kinds:
                 t = whole_check(kind, extra)
                 times.append(t)
                 print(" ".join(f"{k}={v}" for k, v in asdict(t).items()), flush=True)
