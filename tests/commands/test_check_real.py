@@ -1,7 +1,8 @@
 """`kcliff check` end to end on a real cluster, on a temporary copy of the example config repo:
 a head that sets flush=1 and a one-byte fetch fails with an annotation on each line, a head that
-moves linger.ms from 5 to 10 and max.poll.records from 500 to 1000 raises no false alarm, a head
-with a typo'd key exits 2 naming the line."""
+moves linger.ms from 5 to 100 (no rule knows it) fails on latency at rate annotated on that line, a
+head that moves delivery.timeout.ms and max.poll.records raises no false alarm, a head with a typo'd
+key exits 2 naming the line."""
 
 import json
 import shutil
@@ -22,6 +23,10 @@ CONSUMER = Path("consumers") / "app-consumer.properties"
 ROUNDS = 8
 MEASURE = ["--records", "20000", "--repeats", "2", "--prime", "5", "--canaries", "batching-off",
            "--rounds", str(ROUNDS), "--format", "github"]
+# linger.ms 5 -> 100 at rate: 4.99x p99 at rate over 15 rounds of a default check (throughput 1.02x).
+# LINGER_MEASURED
+LINGER = ["--records", "20000", "--repeats", "2", "--prime", "5", "--canaries", "batching-off", "--rounds", "5",
+          "--run-seconds", "3", "--format", "github"]
 # The flush=1 head fails on its cliff rule whatever the figures say; measured briefly all the same.
 BRIEF = ["--records", "10000", "--repeats", "2", "--rounds", "2", "--run-seconds", "2", "--prime", "5",
          "--format", "github"]
@@ -72,27 +77,50 @@ def test_flush_1_and_a_one_byte_fetch_fail_each_on_its_line_and_the_consumer_is_
         assert len([a for a in done.stdout.splitlines() if a.startswith(prefix)]) == 1, done.stdout
     result = json.loads(out.read_text())
     assert result["verdict"] == "cliff"
-    assert {"consumed", "e2e_p99"} <= {d["metric"] for d in result["scenarios"][0]["decisions"]}
+    assert {"consumed", "e2e_p99_at_rate"} <= {d["metric"] for d in result["scenarios"][0]["decisions"]}
     assert any(c["id"] == "consumer-fetch-1" for c in result["canaries"])
 
 
 @pytest.mark.kafka
+def test_a_linger_head_no_rule_knows_fails_on_latency_at_rate_on_its_line(repos, shared_cluster, tmp_path):
+    """linger.ms 5 -> 100: flat out the batches fill first and nothing changes; at the service's rate
+    (a tenth of the base's peak) every record waits for its batch. The check fails it on latency at
+    rate, annotated on that line, and its self-test shows the latency canary."""
+    base, head = repos
+    producer = head / PRODUCER
+    producer.write_text(producer.read_text().replace("linger.ms=5", "linger.ms=100"))
+    out = tmp_path / "verdict.json"
+    done = run_kcliff("check", "--base", str(base), "--head", str(head), *LINGER, "--json", str(out),
+                      "--workdir", str(shared_cluster), timeout=900)
+    result = json.loads(out.read_text())
+    assert (done.returncode, result["verdict"]) == (1, "regression"), (result["reasons"], done.stderr[-3000:])
+    decisions = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
+    assert decisions["p99_at_rate"]["outcome"] == "regression", decisions["p99_at_rate"]
+    prefix = f"::error file={producer},line={line_of(producer, 'linger.ms')},title=kcliff%3A measured regression::"
+    errors = [a for a in done.stdout.splitlines() if a.startswith("::error")]
+    assert len(errors) == 1 and errors[0].startswith(prefix) and "p99_at_rate" in errors[0], done.stdout
+    assert {c["id"]: c["shows_cliff"] for c in result["canaries"]}.get("linger-500") is True, result["canaries"]
+
+
+@pytest.mark.kafka
 def test_benign_producer_and_consumer_changes_are_no_false_alarm(repos, shared_cluster, tmp_path):
-    """An ordinary change does not fail the pull request: linger.ms 5 -> 10 and max.poll.records
-    500 -> 1000. A 40-round check of the linger change measured 1.00x and 18-round checks 0.95-0.96x,
-    but on a loaded machine 0.87x and 0.89x: then the gate says it cannot tell (inconclusive, exit 3),
-    which is what it is for. With the consumer change the check measured 0.96x throughput and 0.99x
-    consumed and stopped certain after 11 rounds. A regression or cliff would be a false alarm."""
+    """An ordinary change does not fail the pull request: delivery.timeout.ms 120000 -> 180000 and
+    max.poll.records 500 -> 1000. (linger.ms 5 -> 10, the benign head before latency at rate, adds up to
+    5 ms to every record at a service's rate: a real latency cost.) With the consumer change the check
+    measured 0.96x throughput and 0.99x consumed and stopped certain after 11 rounds. A regression or
+    cliff would be a false alarm."""
     base, head = repos
     producer, consumer = head / PRODUCER, head / CONSUMER
-    producer.write_text(producer.read_text().replace("linger.ms=5", "linger.ms=10"))
+    producer.write_text(producer.read_text().replace("delivery.timeout.ms=120000", "delivery.timeout.ms=180000"))
     consumer.write_text(consumer.read_text().replace("max.poll.records=500", "max.poll.records=1000"))
     done, result = benign_check(base, head, shared_cluster, tmp_path)
-    assert any(c["id"] == "consumer-fetch-1" for c in result["canaries"])  # the read side's self-test
+    canaries = {c["id"] for c in result["canaries"]}
+    assert {"consumer-fetch-1", "linger-500"} <= canaries  # the read side's and latency at rate's self-test
     decisions = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
-    throughput, consumed = decisions["throughput"], decisions["consumed"]
-    assert {"e2e_p99", "p99"} <= decisions.keys()
-    assert consumed["n_pairs"] == throughput["n_pairs"], (consumed, throughput)  # read in the same rounds
+    throughput, consumed, at_rate = decisions["throughput"], decisions["consumed"], decisions["e2e_p99_at_rate"]
+    assert {"p99", "p99_at_rate"} <= decisions.keys()
+    # read flat out and at rate in the same rounds
+    assert consumed["n_pairs"] == at_rate["n_pairs"] == throughput["n_pairs"], (consumed, at_rate, throughput)
 
 
 def benign_check(base: Path, head: Path, workdir: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, dict]:

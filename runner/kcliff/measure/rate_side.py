@@ -4,6 +4,7 @@ scenario's consumer settings reads, and the run's figures become a ReadRun of wo
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,8 @@ from kcliff.scenario.suites import Scenario
 # The rate a scenario without one of its own is measured at: a modest service's, well below this rig's
 # peak (9-36 MB/s flat out here), where batches do not fill and settings that wait show their wait.
 DEFAULT_RATE = Rate(1, RateUnit.MB_PER_S)
-RUN_S = 6.0  # measured: at 1 MB/s about 6,000 records, so p99 is the 60th-slowest, not a handful
-WARMUP_S = 2.0  # the clients' connections and first metadata, not measured
+RUN_S = 5.0  # at 1 MB/s about 5,000 records, so p99 is the 50th-slowest, not a handful
+WARMUP_S = 1.5  # the clients' connections, first metadata and the JIT's first compiles, not measured
 # kcliff check's rate where the config repo gives none: a service with headroom runs well below its
 # peak, and at a tenth of it batches fill slowly enough that a setting that waits (linger.ms,
 # fetch.max.wait.ms) shows its wait (docs/loadgen.md, "The rate a check measures at").
@@ -43,11 +44,15 @@ def share_of_peak(entry: Entry, share: float) -> Rate | None:
 
 
 def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path, cap_s: float,
-             watch: Watch | None = None) -> ReadRun:
-    """One fixed-rate run of `sc` at `rate`; a run that could not finish within cap_s is cut there."""
+             watch: Watch | None = None, run_s: float | None = None) -> ReadRun:
+    """One fixed-rate run of `sc` at `rate` for `run_s` measured seconds (default RUN_S; a check's runs
+    last its --run-seconds, like its flat-out ones); one that could not finish within cap_s is cut there."""
     target = rate.records_per_s(settings.RECORD_SIZE)
     consumer: dict[str, Any] = dict(sc.consumer)
-    duration = min(RUN_S, max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
+    # The flat-out run just before left up to GBs of dirty pages; their writeback stalled fixed-rate runs
+    # in bursts of 40-150 ms (docs/loadgen.md, "Writeback"). Written out first, they charge no side's latency.
+    os.sync()
+    duration = min(run_s or RUN_S, max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
                            log_path, watch)
     return to_read_run(ran, target)
