@@ -67,6 +67,20 @@ def test_a_changed_measured_setting_is_not_taken_for_unchanged(tmp_path, monkeyp
     assert all(sc.workloads == ("produce", "rate") for sc in measured[0])
 
 
+def test_no_rate_measures_flat_out_only_and_says_what_cannot_show(tmp_path, monkeypatch):
+    base = make_repo(tmp_path / "base")
+    head = make_repo(tmp_path / "head", {"topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
+    measured = []
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(
+        (self_test, pair)) or synthetic_doc(1.0))
+    out = tmp_path / "verdict.json"
+    assert cli.main(["check", "--base", str(base), "--head", str(head), "--no-rate", "--json", str(out)]) == 0
+    self_test, pair = measured[0]
+    assert all(sc.workloads == ("produce",) for sc in pair)
+    assert "linger-500" not in [sc.id for sc in self_test]  # no rate measured: no latency canary to vouch for it
+    assert any(n.startswith("latency at rate not measured (--no-rate)") for n in json.loads(out.read_text())["notes"])
+
+
 def test_a_repo_naming_its_kafka_version_is_measured_at_that_version(tmp_path, monkeypatch):
     version = {"kafka-version": "# the brokers' release\n3.9.2\n"}
     base = make_repo(tmp_path / "base", version)

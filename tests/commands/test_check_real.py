@@ -27,8 +27,9 @@ MEASURE = ["--records", "20000", "--repeats", "2", "--prime", "5", "--canaries",
 # LINGER_MEASURED
 LINGER = ["--records", "20000", "--repeats", "2", "--prime", "5", "--canaries", "batching-off", "--rounds", "5",
           "--run-seconds", "3", "--format", "github"]
-# The flush=1 head fails on its cliff rule whatever the figures say; measured briefly all the same.
-BRIEF = ["--records", "10000", "--repeats", "2", "--rounds", "2", "--run-seconds", "2", "--prime", "5",
+# The flush=1 head fails on its cliff rule whatever the figures say; measured briefly all the same,
+# flat out only (the linger test below measures at rate).
+BRIEF = ["--records", "10000", "--repeats", "2", "--rounds", "2", "--run-seconds", "2", "--prime", "5", "--no-rate",
          "--format", "github"]
 
 
@@ -61,7 +62,7 @@ def test_flush_1_and_a_one_byte_fetch_fail_each_on_its_line_and_the_consumer_is_
                                                                                           tmp_path):
     """flush=1 on the brokers and fetch.max.bytes=1 in the consumer: each cliff rule annotates its own
     line, and the consumer change brings the read side into the check (its canary in the self-test,
-    a consumer and end-to-end run per round on both sides)."""
+    a consumer run per round on both sides)."""
     base, head = repos
     broker, consumer = head / BROKER, head / CONSUMER
     broker.write_text(broker.read_text() + "log.flush.interval.messages=1\n")
@@ -77,7 +78,7 @@ def test_flush_1_and_a_one_byte_fetch_fail_each_on_its_line_and_the_consumer_is_
         assert len([a for a in done.stdout.splitlines() if a.startswith(prefix)]) == 1, done.stdout
     result = json.loads(out.read_text())
     assert result["verdict"] == "cliff"
-    assert {"consumed", "e2e_p99_at_rate"} <= {d["metric"] for d in result["scenarios"][0]["decisions"]}
+    assert "consumed" in {d["metric"] for d in result["scenarios"][0]["decisions"]}
     assert any(c["id"] == "consumer-fetch-1" for c in result["canaries"])
 
 

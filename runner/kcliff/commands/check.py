@@ -78,6 +78,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="the fixed rate latency is measured at on both sides, e.g. '2000 records/s' or "
                              "'1.5 MB/s' (default: the producer's rate in the head's kcliff.yaml, else --rate-share "
                              "of the base's peak)")
+    parser.add_argument("--no-rate", action="store_true",
+                        help="measure flat out only, not latency at rate: about half the time a round takes, and "
+                             "blind to a setting that costs latency and not throughput")
     parser.add_argument("--rate-share", type=options.share, default=rate_side.PEAK_SHARE, metavar="FRACTION",
                         help="where no rate is given, latency at rate is measured at this share of the base's "
                              "peak MB/s in the same check (default %(default)s)")
@@ -148,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     if args.static_only:
         outcome = verdict.judge([], (), rule_matches, notes + ["static check only: nothing was measured"])
         return _publish(outcome, args, None)
-    base_sc, head_sc, unmeasurable = measurable(base_sc, head_sc, options.cluster_config(args).backend)
+    base_sc, head_sc, unmeasurable = measurable(base_sc, head_sc, options.cluster_config(args).backend, args.no_rate)
     notes += unmeasurable
     canary_ids = [c.strip() for c in args.canaries.split(",") if c.strip()]
     scenarios = {s.id: s for s in load_suites(["canaries"])}
@@ -235,16 +238,18 @@ def at_one_rate(base: RepoScenario, head: RepoScenario, given: Rate | None
     return dataclasses.replace(base, rate=rate), dataclasses.replace(head, rate=rate), notes
 
 
-def measurable(base: RepoScenario, head: RepoScenario, backend: str) -> tuple[RepoScenario, RepoScenario, list[str]]:
-    """Both sides as a cluster of `backend` can measure them: without latency at rate where kcliff's load
-    generator cannot run, with a note saying so."""
-    if abilities_of(backend).load_generator:
+def measurable(base: RepoScenario, head: RepoScenario, backend: str, no_rate: bool
+               ) -> tuple[RepoScenario, RepoScenario, list[str]]:
+    """Both sides as this check measures them: without latency at rate when asked (--no-rate) or where
+    kcliff's load generator cannot run on `backend`, with a note saying which."""
+    if not no_rate and abilities_of(backend).load_generator:
         return base, head, []
+    why = "--no-rate" if no_rate else f"kcliff's load generator does not run on the {backend} backend yet"
 
     def producing(sc: RepoScenario) -> RepoScenario:
         return dataclasses.replace(sc, workloads=tuple(w for w in sc.workloads if w is not Workload.RATE))
-    return producing(base), producing(head), [f"latency at rate not measured: kcliff's load generator does not "
-                                              f"run on the {backend} backend yet"]
+    return producing(base), producing(head), [f"latency at rate not measured ({why}): a setting that costs "
+                                              "latency and not throughput cannot show"]
 
 
 def unvouched_canaries(canaries: list[Scenario], doc: ResultsDoc, asked_ms: float | None) -> list[str]:
