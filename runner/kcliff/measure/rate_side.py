@@ -4,7 +4,6 @@ scenario's consumer settings reads, and the run's figures become a ReadRun of wo
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +48,6 @@ def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: P
     last its --run-seconds, like its flat-out ones); one that could not finish within cap_s is cut there."""
     target = rate.records_per_s(settings.RECORD_SIZE)
     consumer: dict[str, Any] = dict(sc.consumer)
-    # The flat-out run just before left up to GBs of dirty pages; their writeback stalled fixed-rate runs
-    # in bursts of 40-150 ms (docs/loadgen.md, "Writeback"). Written out first, they charge no side's latency.
-    os.sync()
     duration = min(run_s or RUN_S, max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
                            log_path, watch)
