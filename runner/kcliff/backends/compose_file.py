@@ -122,8 +122,9 @@ def compose_environment() -> dict[str, str]:
 
 def jar_options(jars: tuple[Path, ...]) -> list[str]:
     """`compose run` options that mount `jars` read-only in the tool container and name them, in
-    order, in its CLASSPATH, which the image's kafka-run-class.sh puts ahead of its own libs/ (the
-    distribution's script and the stand-in's alike). One argv element each: no shell reads them."""
+    order, in its CLASSPATH. The image's kafka-run-class.sh puts them ahead of its own Kafka: the
+    distribution's (apache/kafka) starts from the caller's CLASSPATH and appends each jar of libs/
+    to it, the stand-in's passes `-cp "$CLASSPATH:libs/*"`. One argv element each: no shell."""
     inside = [f"{JARS_IN_CONTAINER}/{i}-{jar.name}" for i, jar in enumerate(jars)]
     mounts = [arg for jar, path in zip(jars, inside) for arg in ("--volume", f"{jar.resolve()}:{path}:ro")]
     return [*mounts, "--env", "CLASSPATH=" + ":".join(inside)] if jars else []
