@@ -1,7 +1,7 @@
 """The compose cluster: the file validates, the image's variable mapping is inverted correctly, and
-(marker `docker`) a real stack comes up healthy with its caps in force, measures an acks=all run in
-its producer container, applies a read-only override by recreating the brokers, heals a killed
-broker and leaves nothing behind; and `kcliff run --backend compose` shows the flush=1 canary's
+(marker `docker`) a real stack comes up healthy with its caps in force, measures an acks=all run and
+latency at a fixed rate (kcliff's load generator) in its producer container, applies a read-only
+override by recreating the brokers, heals a killed broker and leaves nothing behind; and `kcliff run --backend compose` shows the flush=1 canary's
 cliff.
 
 Where Docker is unavailable these tests are skipped with the reason; under `make test`
@@ -25,7 +25,10 @@ import pytest
 from kcliff.backends import base, compose, compose_file, docker_cli, latency
 from kcliff.backends.admin import Admin
 from kcliff.errors import ClusterError, InputError
+from kcliff.kafka import loadgen
+from kcliff.measure import at_rate
 from kcliff.measure.perf_output import summary
+from kcliff.results.model import StopKind
 from kcliff.scenario import settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,6 +151,22 @@ def test_client_rtt_puts_the_proxy_service_between_producer_and_client_listeners
     assert cluster.client_rtt_ms() == 20
 
 
+def test_the_load_generator_jars_are_mounted_and_ahead_of_the_image_kafka(tmp_path: Path) -> None:
+    """Its jars are mounted read-only where the image's user can read them (not under the host's
+    home) and named in the container's CLASSPATH in order, one argv element each."""
+    jars = (tmp_path / "kcliff-loadgen.jar", tmp_path / "lib" / "HdrHistogram-2.2.2.jar")
+    cluster = compose.ComposeCluster(tmp_path, "4.2.0", docker_cli.STANDIN_IMAGE, "never", project="kcliff-argv")
+    argv = cluster.tool_command(loadgen.MAIN_CLASS, ["--rate", "100"], (tmp_path / "p.properties",), jars)
+    inside = [f"{compose_file.JARS_IN_CONTAINER}/0-kcliff-loadgen.jar", f"{compose_file.JARS_IN_CONTAINER}/1-HdrHistogram-2.2.2.jar"]
+    volumes = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--volume"]
+    assert volumes == [f"{tmp_path}/p.properties:{tmp_path}/p.properties:ro",
+                       *(f"{jar}:{path}:ro" for jar, path in zip(jars, inside))]
+    assert argv[argv.index("--env") + 1] == "CLASSPATH=" + ":".join(inside)
+    assert argv[argv.index("producer"):] == ["producer", "/opt/kafka/bin/kafka-run-class.sh", loadgen.MAIN_CLASS,
+                                             "--rate", "100"]
+    assert "--env" not in cluster.tool_command(PERF_CLASS, ["--help"])  # the perf tools: the image's classpath alone
+
+
 def test_a_dynamically_linked_toxiproxy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """apache/kafka is Alpine: a glibc-linked binary would fail only there, so it is refused everywhere."""
     assert latency.is_static(latency.find_binary())
@@ -177,6 +196,43 @@ def _measure(cluster: compose.ComposeCluster, admin: Admin, records: int) -> flo
         return _perf(cluster, topic, records, dict(settings.INVARIANTS["producer"])).mb_per_sec
     finally:
         admin.delete_topic(topic)
+
+
+# 1 KB records: 1 MB/s, far below what the producer container reaches flat out. Seven runs of this
+# test on the 2-core machine (stand-in image, 2026-11-25): achieved 1024.0 records/s each time (held:
+# >= 972.8), produce p99 48-207 ms and end-to-end p99 51-210 ms (asserted > 0), 6.0-6.5 s a run; the
+# run ended early 6.6 s with 4 progress lines; both add about 14 s to the test's 64.5-72.5 s.
+RATE = 1024
+
+
+def _oneoffs(project: str) -> list[str]:
+    """The project's one-off (`compose run`) containers, running or not."""
+    return subprocess.run(["docker", "ps", "--all", "--quiet", "--filter", f"label=com.docker.compose.project={project}",
+                           "--filter", "label=com.docker.compose.oneoff=True"], capture_output=True, text=True).stdout.split()
+
+
+def _at_rate(cluster: compose.ComposeCluster, admin: Admin, logs: Path) -> None:
+    """kcliff's load generator in the producer container: a short run at 1 MB/s holds its rate and
+    gives produce and end-to-end latency; a run kcliff ends early (as on a timeout, a fault or
+    Ctrl-C) leaves no container behind."""
+    topic = f"kcliff-rate-{uuid.uuid4().hex[:8]}"
+    admin.create_topic(topic, 6, 3, {"min.insync.replicas": "2"})
+    producer = dict(settings.INVARIANTS["producer"])
+    try:
+        ran = at_rate.rate_run(cluster, topic, RATE, 3.0, 1.0, producer, {}, logs / "rate.log")
+        got = ran.summary
+        assert got is not None and got.end_to_end is not None, f"{ran.failure}: {(logs / 'rate.log').read_text()[-2000:]}"
+        print(f"at {RATE} records/s from the producer container: achieved {got.achieved_rate:.1f}/s, produce p99 "
+              f"{got.produce.p99_ms:.1f} ms, end-to-end p99 {got.end_to_end.p99_ms:.1f} ms, {ran.elapsed_s:.1f}s")
+        assert got.held_rate and got.produce.p99_ms > 0 and got.end_to_end.p99_ms > 0
+        began = time.monotonic()
+        ended = at_rate.rate_run(cluster, topic, 100, 60.0, 0.0, producer, None, logs / "ended.log",
+                                 watch=lambda: (StopKind.BUDGET, "ended by the test") if time.monotonic() > began + 6 else None)
+        assert ended.stop_kind is StopKind.BUDGET and ended.progress, ended  # it was running when it was ended
+        print(f"a run ended by kcliff after {ended.elapsed_s:.1f}s, {len(ended.progress)} progress lines")
+        assert _oneoffs(cluster.project) == []
+    finally:
+        admin.delete_topic(topic, missing_ok=True)
 
 
 def _anonymous_volumes() -> set[str]:
@@ -236,6 +292,7 @@ def test_compose_cluster_for_real(engine: str, tmp_path: Path) -> None:
         mb_per_sec = _measure(cluster, admin, 20000)
         print(f"acks=all, RF 3, 20000 x 1 KB from the producer container: {mb_per_sec:.2f} MB/s")
         assert mb_per_sec > 0
+        _at_rate(cluster, admin, tmp_path)
 
         # a read-only setting: brokers recreated with the KAFKA_* variable, data kept
         keep = f"kcliff-keep-{uuid.uuid4().hex[:6]}"

@@ -2,7 +2,9 @@
 # Runs one Kafka class on the jars in /opt/kafka/libs: usage kafka-run-class.sh CLASS [ARGS...].
 # Written for kcliff's stand-in image, whose jars come from Maven Central (the release tarball's bin/
 # scripts are not there). It reads the variables the distribution's script reads, with the same
-# meaning: KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS, KAFKA_LOG4J_OPTS, KAFKA_JMX_OPTS, KAFKA_OPTS.
+# meaning: KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS, KAFKA_LOG4J_OPTS, KAFKA_JMX_OPTS, KAFKA_OPTS,
+# and CLASSPATH: the distribution's script starts from the caller's CLASSPATH and appends each jar of
+# libs/ to it, so those entries come first (kcliff's load generator, ahead of the image's Kafka).
 set -euo pipefail
 if [ $# -lt 1 ]; then
   echo "usage: $(basename "$0") CLASS [ARGS...]" >&2
@@ -17,4 +19,4 @@ read -ra log4j <<< "${KAFKA_LOG4J_OPTS:--Dlog4j2.configurationFile=$base_dir/con
 read -ra jmx <<< "${KAFKA_JMX_OPTS:-}"
 read -ra opts <<< "${KAFKA_OPTS:-}"
 
-exec java "${heap[@]}" "${perf[@]}" "${log4j[@]}" "${jmx[@]}" "${opts[@]}" -cp "$base_dir/libs/*" "$@"
+exec java "${heap[@]}" "${perf[@]}" "${log4j[@]}" "${jmx[@]}" "${opts[@]}" -cp "${CLASSPATH:+$CLASSPATH:}$base_dir/libs/*" "$@"

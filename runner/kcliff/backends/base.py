@@ -54,7 +54,6 @@ class Abilities:
 
     restart: bool = False  # read-only broker settings applied by restarting the brokers (Restartable)
     heal: bool = False  # a dead node started again with its data (Restartable)
-    load_generator: bool = True  # runs kcliff's fixed-rate load generator (tool_command's jars)
 
 
 class Cluster(ABC):

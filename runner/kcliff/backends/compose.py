@@ -20,11 +20,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from kcliff.backends import compose_projects, latency, storage
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Abilities, Restartable, free_ports, new_cluster_id
+from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
 from kcliff.backends.compose_file import (
     BROKERS,
     CLIENT_PORT,
@@ -39,6 +39,7 @@ from kcliff.backends.compose_file import (
     default_compose_file,
     env_name,
     env_value,
+    jar_options,
     proxy_addresses,
     static_toxiproxy,
 )
@@ -55,8 +56,6 @@ COMPOSE_TIMEOUT_S = 600.0
 
 @dataclass
 class ComposeCluster(Restartable):
-    # the tool container has only the image's Kafka: the load generator is not in it yet
-    abilities: ClassVar[Abilities] = Abilities(restart=True, heal=True, load_generator=False)
     workdir: Path
     kafka_version: str
     image: str
@@ -205,15 +204,14 @@ class ComposeCluster(Restartable):
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
                      jars: tuple[Path, ...] = ()) -> list[str]:
         """A one-off container of the `producer` service runs the class (its own caps; removed when
-        it ends), with `files` mounted read-only at their host paths. Variables the compose file
-        reads are unset first, so the caller's environment cannot change what the env file says."""
-        if jars:  # the tool container has only the image's Kafka: kcliff's load generator is not in it yet
-            raise InputError("the fixed-rate load generator runs on the local and external backends, not yet on compose")
+        it ends), with `files` mounted read-only at their host paths and `jars` ahead of the image's
+        Kafka (compose_file.jar_options). Variables the compose file reads are unset first, so the
+        caller's environment cannot change what the env file says."""
         unset = [arg for var in COMPOSE_VARIABLES if var in os.environ for arg in ("-u", var)]
         prefix = ["env", *unset] if unset else []
         mounts = [arg for f in files for arg in ("--volume", f"{f.resolve()}:{f.resolve()}:ro")]
-        return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", *mounts, "producer",
-                                          "/opt/kafka/bin/kafka-run-class.sh", main_class, *args)
+        return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", *mounts, *jar_options(jars),
+                                          "producer", "/opt/kafka/bin/kafka-run-class.sh", main_class, *args)
 
     def restart(self, overrides: dict[str, Any]) -> None:
         """Recreate the brokers with `overrides` as KAFKA_* variables (their volumes stay)."""

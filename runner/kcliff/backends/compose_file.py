@@ -30,6 +30,10 @@ COMPOSE_VARIABLES = (
 )
 SHIM_IN_CONTAINER = "/opt/kcliff/libkcliff-fsync-delay.so"  # where the compose file mounts the fsync shim
 PRELOAD_LABEL = "kcliff.broker-preload"  # an image whose entry point honours KCLIFF_BROKER_PRELOAD
+# Where a tool run's own jars (kcliff's load generator) are mounted: not at their host paths, as the
+# files a tool reads are, since kcliff's cache is often in a home directory (/root: mode 700) that
+# the image's non-root user cannot enter.
+JARS_IN_CONTAINER = "/opt/kcliff/jars"
 
 
 @dataclass(frozen=True)
@@ -114,3 +118,13 @@ def env_value(value: str) -> str:
 def compose_environment() -> dict[str, str]:
     """Our environment without the compose file's variables, which would win over the env file."""
     return {k: v for k, v in os.environ.items() if k not in COMPOSE_VARIABLES}
+
+
+def jar_options(jars: tuple[Path, ...]) -> list[str]:
+    """`compose run` options that mount `jars` read-only in the tool container and name them, in
+    order, in its CLASSPATH. The image's kafka-run-class.sh puts them ahead of its own Kafka: the
+    distribution's (apache/kafka) starts from the caller's CLASSPATH and appends each jar of libs/
+    to it, the stand-in's passes `-cp "$CLASSPATH:libs/*"`. One argv element each: no shell."""
+    inside = [f"{JARS_IN_CONTAINER}/{i}-{jar.name}" for i, jar in enumerate(jars)]
+    mounts = [arg for jar, path in zip(jars, inside) for arg in ("--volume", f"{jar.resolve()}:{path}:ro")]
+    return [*mounts, "--env", "CLASSPATH=" + ":".join(inside)] if jars else []
