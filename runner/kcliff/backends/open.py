@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterator, Protocol
 
 from kcliff.backends import compose_projects
-from kcliff.backends.base import Abilities, Cluster
+from kcliff.backends.base import Cluster
 from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
 from kcliff.host import leftovers
 from kcliff.kafka import dist as kafka_dist
@@ -37,14 +37,6 @@ class ClusterConfig:
     kafka_version: str
     kafka_home: str | None
     caps: Caps
-
-
-def abilities_of(backend: str) -> Abilities:
-    """What a cluster of this backend will be able to do, known before one is opened."""
-    if backend == "compose":
-        from kcliff.backends.compose import ComposeCluster
-        return ComposeCluster.abilities
-    return LocalCluster.abilities if backend == "local" else Cluster.abilities
 
 
 def reap_leftovers() -> list[str]:

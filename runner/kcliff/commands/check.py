@@ -29,7 +29,7 @@ from typing import Any, Callable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
-from kcliff.backends.open import BACKENDS, abilities_of, open_cluster
+from kcliff.backends.open import BACKENDS, open_cluster
 from kcliff.commands import options
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     if args.static_only:
         outcome = verdict.judge([], (), rule_matches, notes + ["static check only: nothing was measured"])
         return _publish(outcome, args, None)
-    base_sc, head_sc, unmeasurable = measurable(base_sc, head_sc, options.cluster_config(args).backend, args.no_rate)
+    base_sc, head_sc, unmeasurable = measurable(base_sc, head_sc, args.no_rate)
     notes += unmeasurable
     canary_ids = [c.strip() for c in args.canaries.split(",") if c.strip()]
     scenarios = {s.id: s for s in load_suites(["canaries"])}
@@ -238,17 +238,15 @@ def at_one_rate(base: RepoScenario, head: RepoScenario, given: Rate | None
     return dataclasses.replace(base, rate=rate), dataclasses.replace(head, rate=rate), notes
 
 
-def measurable(base: RepoScenario, head: RepoScenario, backend: str, no_rate: bool
-               ) -> tuple[RepoScenario, RepoScenario, list[str]]:
-    """Both sides as this check measures them: without latency at rate when asked (--no-rate) or where
-    kcliff's load generator cannot run on `backend`, with a note saying which."""
-    if not no_rate and abilities_of(backend).load_generator:
+def measurable(base: RepoScenario, head: RepoScenario, no_rate: bool) -> tuple[RepoScenario, RepoScenario, list[str]]:
+    """Both sides as this check measures them: without latency at rate when asked (--no-rate), with a
+    note saying what then cannot show."""
+    if not no_rate:
         return base, head, []
-    why = "--no-rate" if no_rate else f"kcliff's load generator does not run on the {backend} backend yet"
 
     def producing(sc: RepoScenario) -> RepoScenario:
         return dataclasses.replace(sc, workloads=tuple(w for w in sc.workloads if w is not Workload.RATE))
-    return producing(base), producing(head), [f"latency at rate not measured ({why}): a setting that costs "
+    return producing(base), producing(head), ["latency at rate not measured (--no-rate): a setting that costs "
                                               "latency and not throughput cannot show"]
 
 
