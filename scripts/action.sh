@@ -31,6 +31,7 @@ install() {
   KCLIFF_INSTALL=wheel KCLIFF_SETUP_KAFKA=0 "$home/scripts/setup.sh"  # the built package, as a user installs it
   [ "$MODE" = check ] || return 0
   "$kcliff" kafka fetch --kafka-version "$KAFKA_VERSION"
+  "$kcliff" kafka loadgen  # the fixed-rate load generator, built with Maven here rather than in the check's first round
   # (the stand-in is built when KCLIFF_KAFKA_IMAGE names it, as the workflows do: its brokers take the
   # emulated disk that makes flush-1 decisive, which apache/kafka's cannot; docs/compose.md)
   local skip=1
