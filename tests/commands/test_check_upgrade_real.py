@@ -15,8 +15,9 @@ from kcliff.kafka import dist as kafka_dist
 EXAMPLE = ROOT / "examples" / "config-repo"
 OLD = "3.9.2"  # the newest 3.x: the upgrade most teams plan (docs/gate.md, "A Kafka upgrade")
 NEW = kafka_dist.DEFAULT_VERSION
+# flat out only (--no-rate): latency at rate has its own real-cluster test (test_check_real.py)
 BRIEF = ["--records", "10000", "--repeats", "1", "--rounds", "3", "--run-seconds", "2", "--prime", "5",
-         "--canaries", "batching-off", "--format", "github"]
+         "--canaries", "batching-off", "--no-rate", "--format", "github"]
 
 
 @pytest.mark.kafka
