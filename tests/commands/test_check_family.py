@@ -59,12 +59,12 @@ def test_a_consumer_only_head_is_not_failed_on_the_producers_throughput(tmp_path
     assert decisions["throughput"]["outcome"] == "not judged" and decisions["throughput"]["ratio"] < 0.9
     assert "a consumer change cannot move throughput" in decisions["throughput"]["reason"]
     assert decisions["p99"]["outcome"] == "not judged"
-    assert decisions["consumed"]["outcome"] == "pass" and decisions["consumed"]["alpha"] == verdict.DEFAULT_ALPHA / 2
+    assert decisions["consumed"]["outcome"] == "pass" and decisions["consumed"]["alpha"] == verdict.DEFAULT_ALPHA / 3
     assert decisions["p99_at_rate"]["outcome"] == "not judged"
-    assert any(n.startswith("judged: consumed, e2e_p99_at_rate (what a consumer change can move)") for n in payload["notes"])
+    assert any(n.startswith("judged: consumed, e2e_p50_at_rate, e2e_p99_at_rate (what a consumer change can move)") for n in payload["notes"])
     comment = (tmp_path / "comment.md").read_text()
     assert re.search(r"\| head \| throughput \(MB/s\) \|.*\| 0\.8\dx \|.*\| not judged: the change cannot move it \|", comment)
-    assert "p < 0.0125 for each judged metric, 0.025 for them all together" in comment
+    assert "p < 0.00833 for each judged metric, 0.025 for them all together" in comment
     # the same rounds, every metric judged as before the family: a regression on the producer
     sides = [{m.name: doc.entry(side).values(m) for m in doc.entry(side).metrics()} for side in ("base", "head")]
     before = verdict.compare_scenario("head", *sides, paired=True)
@@ -81,7 +81,7 @@ def test_a_consumer_regression_is_annotated_on_the_consumer_line_with_its_metric
     lines = sorted(int(re.search(r"line=(\d+)", e).group(1)) for e in errors)
     assert lines == sorted([line_of(consumer, "fetch.max.wait.ms"), line_of(consumer, "fetch.min.bytes")])
     assert all(f"file={CONSUMER}," in e for e in errors)
-    assert all(re.search(r"measured with this change: consumed 0\.4\dx, e2e_p99_at_rate 2\.\d\dx \(18 rounds\)$", e)
+    assert all(re.search(r"measured with this change: consumed 0\.4\dx, e2e_p50_at_rate 2\.\d\dx, e2e_p99_at_rate 2\.\d\dx \(18 rounds\)$", e)
                for e in errors), errors
 
 
@@ -102,8 +102,8 @@ def test_a_consumer_regression_is_blamed_on_a_producer_line_too(tmp_path, monkey
         PRODUCER: ("batch.size=65536\n", "batch.size=8192\n")}, 1.0, 0.41)
     assert code == 1 and payload["verdict"] == "regression"
     judged = {d["metric"]: d["alpha"] for d in payload["scenarios"][0]["decisions"]}
-    assert judged == dict.fromkeys(("throughput", "p99", "consumed", "p99_at_rate", "e2e_p99_at_rate"),
-                                   verdict.DEFAULT_ALPHA / 5)
+    assert judged == dict.fromkeys(("throughput", "p99", "consumed", "p50_at_rate", "p99_at_rate", "e2e_p50_at_rate",
+                                    "e2e_p99_at_rate"), verdict.DEFAULT_ALPHA / 7)
     assert sorted(re.search(r"file=([^,]+),", e).group(1) for e in errors) == [CONSUMER, PRODUCER]
     assert all("consumed 0.4" in e and "throughput" not in e for e in errors), errors
 

@@ -132,7 +132,8 @@ def synthetic_doc(head_factor: float, rounds: int = 18, read_factor: float | Non
 
     def entry(sid, mbs, p99s, cliff=None, rates=None, consumes=None, held=True):
         runs = [] if rates is None else [{"records": 7000, "workload": "rate", "rate_target_per_s": 1229.0,
-                                          "rate_held": held, "rate_p99_ms": p, "rate_e2e_p99_ms": e}
+                                          "rate_held": held, "rate_p50_ms": p / 2, "rate_p99_ms": p,
+                                          "rate_e2e_p50_ms": e / 2, "rate_e2e_p99_ms": e}
                                          for p, e in zip(*rates)]
         runs += [{"records": 30000, "workload": "consume", "consumed_mb_per_sec": c} for c in consumes or ()]
         workloads = ["produce"] + (["consume"] if consumes else []) + (["rate"] if rates else [])

@@ -23,8 +23,10 @@ CONSUMER = Path("consumers") / "app-consumer.properties"
 ROUNDS = 8
 MEASURE = ["--records", "20000", "--repeats", "2", "--prime", "5", "--canaries", "batching-off",
            "--rounds", str(ROUNDS), "--format", "github"]
-# linger.ms 5 -> 100 at rate: 4.99x p99 at rate over 15 rounds of a default check (throughput 1.02x).
-# LINGER_MEASURED
+# linger.ms 5 -> 100 at rate: 4.99x p99 at rate over 15 rounds of a default check (throughput 1.02x). At
+# these settings p99 at rate read 3.31x, 2.79x and 2.33x in three checks and was certain in only one (a
+# stall of the machine sets a 3-second run's p99 now and then); its median at rate, 5-6x with the base's
+# rounds at 4.0-5.1 ms, is what the test asserts. LINGER_MEASURED
 LINGER = ["--records", "20000", "--repeats", "2", "--prime", "5", "--canaries", "batching-off", "--rounds", "5",
           "--run-seconds", "3", "--format", "github"]
 # The flush=1 head fails on its cliff rule whatever the figures say; measured briefly all the same,
@@ -96,10 +98,10 @@ def test_a_linger_head_no_rule_knows_fails_on_latency_at_rate_on_its_line(repos,
     result = json.loads(out.read_text())
     assert (done.returncode, result["verdict"]) == (1, "regression"), (result["reasons"], done.stderr[-3000:])
     decisions = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
-    assert decisions["p99_at_rate"]["outcome"] == "regression", decisions["p99_at_rate"]
+    assert decisions["p50_at_rate"]["outcome"] == "regression", decisions["p50_at_rate"]
     prefix = f"::error file={producer},line={line_of(producer, 'linger.ms')},title=kcliff%3A measured regression::"
     errors = [a for a in done.stdout.splitlines() if a.startswith("::error")]
-    assert len(errors) == 1 and errors[0].startswith(prefix) and "p99_at_rate" in errors[0], done.stdout
+    assert len(errors) == 1 and errors[0].startswith(prefix) and "p50_at_rate" in errors[0], done.stdout
     assert {c["id"]: c["shows_cliff"] for c in result["canaries"]}.get("linger-500") is True, result["canaries"]
 
 
