@@ -13,7 +13,8 @@
 
 Version 2 added the read side (workloads, read_runs: scenarios that measured a consumer); version 1
 files read as they are. Runs at a fixed rate (workload rate) keep their rate beside their latency: a
-baseline measured at another rate is no baseline for latency at this one (rate_comparable).
+baseline measured at another rate is no baseline for latency at this one (rate_comparable), and a run
+that fell behind its rate keeps no latency at rate.
 
 Hardware differs between runner classes, so a file only ever holds one class: results from another
 class are refused unless --runner-class relabels them on purpose. A scenario whose settings hash
@@ -241,9 +242,14 @@ def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -
             notes.append(f"{sid}: measured at {_rates(now)} where the baseline's runs were at {_rates(then)}; "
                          "its latency at rate starts again")
             stored.read_runs = [r for r in stored.read_runs if r.workload != Workload.RATE]
+        # a run that fell behind its rate is kept out: stored, it would leave every later comparison of
+        # latency at rate without a baseline until it aged out of the window
+        behind = [r for r in entry.read_runs if r.workload == Workload.RATE and r.rate_held is False]
+        if behind:
+            notes.append(f"{sid}: {len(behind)} run(s) did not hold their rate; their latency at rate is not kept")
         stored.read_runs = _newest(stored.read_runs + [
             StoredReadRun(run_id=run_id, workload=r.workload, complete=r.complete, **_kept(r))
-            for r in entry.read_runs], window)
+            for r in entry.read_runs if all(r is not b for b in behind)], window)
         new.scenarios[sid] = stored
     env = results.environment
     new.sources = (new.sources + [Source(run_id=run_id, kcliff_revision=env.get("kcliff_revision"),
