@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "benchmarks" / "data"
 GOOD = DATA / "early-stop-100k-on.json"           # complete, every canary seen, in the committed baseline
 BLIND = DATA / "results-canaries-local-2c.json"   # flush-1 and inflight-1 did not show their cliffs
+AT_RATE = ROOT / "tests" / "data" / "results" / "run-linger500-at-rate.json"  # the reference and linger-500 at rate
 
 
 def kcliff(*args: str | Path) -> subprocess.CompletedProcess:
@@ -86,3 +87,36 @@ def test_the_first_night_on_a_newer_kafka_judges_the_upgrade_against_the_older_b
     assert night["baseline"] == "baselines/4.2.0/local-2c-24g.json" and night["comparison"] in ("pass", "inconclusive")
     assert "Kafka upgrade: 4.2.0 -> 4.3.1" in (tmp_path / "summary.md").read_text()
     assert night["baseline_updated"] and (site / "baselines/4.3.1/local-2c-24g.json").is_file()  # its own from now on
+
+
+def test_nights_at_a_fixed_rate_keep_publish_and_compare_latency_at_rate_and_refuse_another_rate(tmp_path: Path) -> None:
+    # A real run of the reference and linger-500 at 1,024 records/s (tests/data/results). Its linger-500 missed
+    # the 0.3 bound at 0.44x on the emulated 20 ms fsync: as a canary bounded at 0.5 it shows, so the nights
+    # may start and move a baseline (this site has none and is seeded from none).
+    def night(day: int, target: float) -> Path:
+        raw = json.loads(AT_RATE.read_text())
+        raw["run_id"], raw["environment"]["started"] = f"night-{day}", f"2026-11-{day:02d}T02:17:00Z"
+        raw["scenarios"][1]["cliff"]["max_ratio"] = 0.5
+        for sc in raw["scenarios"]:
+            for run in sc["read_runs"]:
+                run["rate_target_per_s"] = target
+        path = tmp_path / f"night-{day}.json"
+        path.write_text(json.dumps(raw))
+        return path
+
+    site = tmp_path / "site"
+    site.mkdir()
+    for day, target in ((20, 1024.0), (21, 2048.0)):
+        done = kcliff("nightly", "publish", night(day, target), "--site", site, "--outcome", tmp_path / f"{day}.json")
+        assert done.returncode == 0, done.stdout + done.stderr
+    first, second = (json.loads((tmp_path / f"{day}.json").read_text()) for day in (20, 21))
+    assert first["baseline_updated"] and not first["canaries_missed"]
+    stored = json.loads((site / "baselines" / "4.2.0" / "local-2c-24g.json").read_text())["scenarios"]
+    # the second night moved the baseline on to its own rate: latency at 1,024 records/s is no baseline for 2,048
+    assert second["baseline_updated"]
+    assert {r["rate_target_per_s"] for r in stored["reference"]["read_runs"]} == {2048.0}
+    assert "reference: latency at rate was measured at 2048 records/s, the baseline's at 1024 records/s: not " \
+           "comparable; latency at rate not compared" in (site / "report" / "compare.md").read_text()
+    report = (site / "report" / "index.html").read_text()
+    assert "Latency at a fixed rate" in report and "2,048 records/s" in report
+    assert "e2e_p99_at_rate (ms, lower is better)" in (site / "report" / "trends.html").read_text()

@@ -1,6 +1,7 @@
-"""github-action-benchmark custom JSON from SYNTHETIC results files."""
+"""github-action-benchmark custom JSON from SYNTHETIC results files, and from a real run at a fixed rate."""
 
 import json
+from pathlib import Path
 
 import synthetic
 from kcliff.report import export
@@ -61,3 +62,31 @@ def test_export_of_a_bad_file_exits_2_naming_it(tmp_path, kcliff):
     done = kcliff("export", str(bad), "--out-dir", str(tmp_path / "out"))
     assert done.returncode == 2 and str(bad) in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+# On a real run at a fixed rate (tests/data/results/run-linger500-at-rate.json: the reference and linger-500,
+# two runs each at 1,024 records/s on this machine's local cluster).
+AT_RATE_RUN = Path(__file__).resolve().parents[1] / "data" / "results" / "run-linger500-at-rate.json"
+
+
+def test_latency_at_rate_is_published_as_its_own_smaller_is_better_series(tmp_path, kcliff):
+    done = kcliff("export", str(AT_RATE_RUN), "--out-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    p99 = {e["name"]: e for e in json.loads((tmp_path / "p99.json").read_text())}
+    throughput = {e["name"] for e in json.loads((tmp_path / "throughput.json").read_text())}
+    for sid in ("reference", "linger-500"):
+        assert {f"{sid} p99", f"{sid} p99_at_rate", f"{sid} e2e_p99_at_rate"} <= set(p99)
+        assert f"{sid} throughput" in throughput and not any("at_rate" in n for n in throughput)
+    linger = p99["linger-500 p99_at_rate"]
+    doc = json.loads(AT_RATE_RUN.read_text())
+    assert linger["unit"] == "ms" and linger["value"] == doc["scenarios"][1]["summary"]["rate_p99_ms"]["median"]
+    assert linger["extra"].startswith("at 1024 records/s; median of 2 runs") and "x reference" in linger["extra"]
+
+
+def test_a_scenario_that_did_not_hold_its_rate_publishes_no_latency_at_rate():
+    raw = json.loads(AT_RATE_RUN.read_text())
+    raw["scenarios"][1]["read_runs"][0]["rate_held"] = False  # one of linger-500's two runs fell behind
+    doc = ResultsDoc.model_validate(raw)
+    names = {e["name"] for m in METRICS.values() for e in export.entries(doc, m)}
+    assert "linger-500 p99_at_rate" not in names and "linger-500 e2e_p99_at_rate" not in names
+    assert {"linger-500 p99", "linger-500 throughput", "reference p99_at_rate"} <= names

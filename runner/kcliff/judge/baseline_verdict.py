@@ -13,6 +13,7 @@ from kcliff.results import baseline as baselines
 from kcliff.results import model
 from kcliff.results.baseline import Baseline, skip_reason
 from kcliff.results.documents import BASELINE
+from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import ResultsDoc
 
 
@@ -34,6 +35,9 @@ def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.
             continue
         # a metric the baseline has no runs of yet (a consumer measured for the first time) is not judged
         kept = {m.name: values for m in entry.metrics() if (values := stored.values(m))}
+        if (other_rate := baselines.rate_comparable(entry, stored)) is not None:  # refused, not compared
+            notes.append(f"{entry.id}: {other_rate}; latency at rate not compared")
+            kept = {name: values for name, values in kept.items() if METRICS[name].workload is not Workload.RATE}
         compared.append(verdict.compare_scenario(
             entry.id, kept, {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
     if results.status is not model.RunStatus.COMPLETE:

@@ -7,19 +7,21 @@ from __future__ import annotations
 from kcliff.judge import changepoint
 from kcliff.judge.changepoint import Point, Series
 from kcliff.results.history import HistoryRun
-from kcliff.results.metrics import METRICS, Metric
+from kcliff.results.metrics import METRICS, Metric, Workload
 from kcliff.results.model import Entry
 
 
 def _point(run: HistoryRun, sc: Entry, metric: Metric) -> Point | None:
     median = sc.median(metric)  # only an entry whose runs count has one
     stats = (sc.summary or {}).get(metric.key)
-    if median is None or stats is None:
+    if median is None or stats is None or sc.fell_behind(metric):  # no latency at a rate it did not hold
         return None
+    # A latency at rate is of its rate as much as of its settings: a new rate starts a new definition.
+    at = "".join(f"@{t:g}/s" for t in sc.rate_targets()) if metric.workload is Workload.RATE else ""
     observations = tuple(v for v in sc.values(metric) if v is not None)
     return Point(
         run_id=run.key.run_id, date=run.key.started.strftime("%Y-%m-%d %H:%M"), revision=run.key.revision,
-        kafka_version=run.key.kafka_version, settings_hash=str(sc.settings_hash or ""), median=median,
+        kafka_version=run.key.kafka_version, settings_hash=str(sc.settings_hash or "") + at, median=median,
         low=stats.min, high=stats.max, observations=observations)
 
 

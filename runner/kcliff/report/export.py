@@ -2,9 +2,11 @@
 
 Two files, because the action takes one tool per file: throughput.json for `customBiggerIsBetter`
 (MB/s: the producer's, and the consumer's where the read side was measured) and p99.json for
-`customSmallerIsBetter` (ms: the producer's p99, and the end-to-end p99). Names are "<scenario id>
-<metric>" (throughput, consumed, p99, e2e_p99): scenario ids are stable, so the action lines series
-up across runs. `range` and `extra` are strings, as the action shows them verbatim.
+`customSmallerIsBetter` (ms: the producer's p99, the end-to-end p99, and where a scenario was measured
+at a fixed rate its p99 and end-to-end p99 at that rate). Names are "<scenario id> <metric>", one
+series per metric of results.metrics.METRICS (throughput, consumed, p99, e2e_p99, p99_at_rate,
+e2e_p99_at_rate): scenario ids are stable, so the action lines series up across runs. `range` and
+`extra` are strings, as the action shows them verbatim.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kcliff.results.history import read_results
-from kcliff.results.metrics import METRICS, Metric
+from kcliff.results.metrics import METRICS, Metric, Workload
 from kcliff.results.model import Entry, ResultsDoc
 
 FILES = {"throughput.json": True, "p99.json": False}  # the file of each direction: higher is better or not
@@ -29,10 +31,15 @@ def _fmt(value: float) -> str:
 def _entry(sc: Entry, metric: Metric, reference: float | None) -> dict[str, Any] | None:
     median = sc.median(metric)  # only an entry whose runs count has one
     stats = (sc.summary or {}).get(metric.key)
-    if median is None or stats is None:
+    # A run that could not hold its rate publishes no latency at rate: its figure is counted from due
+    # times never met and grows with the run's length, so a point on the trend would read as a latency
+    # at that rate when it is a backlog. The night's table marks it "(not held)" instead.
+    if median is None or stats is None or sc.fell_behind(metric):
         return None
     extra = [f"median of {len(sc.values(metric))} runs, min {_fmt(stats.min)} max {_fmt(stats.max)} {metric.unit}",
              f"status {sc.status}"]
+    if metric.workload is Workload.RATE:  # the same series at another rate is another figure: say which
+        extra.insert(0, "at " + " and ".join(f"{t:g}" for t in sc.rate_targets()) + " records/s")
     if reference:
         extra.append(f"{median / reference:.2f}x reference")
     if sc.settings_hash:

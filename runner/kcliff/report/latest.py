@@ -1,4 +1,5 @@
-"""The latest run at a glance: cliff tiers by ratio to the reference, the canary verdicts, the table."""
+"""The latest run at a glance: cliff tiers by ratio to the reference, latency at a fixed rate beside
+them, the canary verdicts, the table."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pandas as pd
 
 from kcliff.judge.tiers import tier_for
 from kcliff.report.charts import Bar
-from kcliff.results.metrics import CONSUMED, E2E_P99, P99, THROUGHPUT
+from kcliff.results.metrics import CONSUMED, E2E_P99, METRICS, P99, RATE_P99, THROUGHPUT, Metric, Workload
 from kcliff.results.model import Entry, ResultsDoc
 
 
@@ -43,6 +44,37 @@ def tier_bars(doc: ResultsDoc) -> list[Bar]:
     return bars
 
 
+AT_RATE = tuple(m for m in METRICS.values() if m.workload is Workload.RATE)
+NOT_HELD = "#b2182b"  # the deep-cliff colour: a scenario that could not keep up with the rate
+
+
+def column(metric: Metric) -> str:
+    """A metric's column in the scenario table, e.g. 'p99 at rate ms'."""
+    return f"{metric.name.replace('_', ' ')} {metric.unit}"
+
+
+def rate_text(sc: Entry) -> str:
+    """The rate its latency at rate was measured at, and whether it was held."""
+    targets = " and ".join(f"{t:,.0f}" for t in sc.rate_targets())
+    return f"{targets} records/s" + (", not held" if sc.fell_behind(RATE_P99) else "") if targets else ""
+
+
+def rate_bars(doc: ResultsDoc, metric: Metric = RATE_P99) -> list[Bar]:
+    """Scenarios measured at a fixed rate by their latency there, lowest (best) first, as the throughput
+    chart puts the best first; the reference outlined, one that fell behind its rate in red."""
+    reference = doc.reference()
+    found = [sc for sc in doc.scenarios if sc.median(metric) is not None]
+    bars = []
+    for sc in sorted(found, key=lambda sc: sc.median(metric) or 0.0):
+        value = sc.median(metric) or 0.0
+        behind = sc.fell_behind(metric)
+        ref = reference.median(metric) if reference is not None else None
+        text = f"{value:,.0f} {metric.unit}" + (f" · {value / ref:.2f}x" if ref else "") + (" · not held" if behind else "")
+        tip = f"{sc.id}: {sc.description} | {metric.name} {value:,.4g} {metric.unit} at {rate_text(sc)}, status {sc.status}"
+        bars.append(Bar(sc.id, value, NOT_HELD if behind else "#4393c3", text, tip, emphasis=sc is reference))
+    return bars
+
+
 def _settings_text(applied: Any) -> str:
     if not isinstance(applied, dict):
         return ""
@@ -59,7 +91,7 @@ def scenario_table(doc: ResultsDoc) -> pd.DataFrame:
     ref_mb = _reference_mb(doc)
     measured = _sorted_measured(doc)
     rest = [sc for sc in doc.scenarios if all(sc is not m for m in measured)]
-    reads = doc.has_read_side()
+    reads, at_rate = doc.has_read_side(), doc.measured(Workload.RATE)
     rows = []
     for sc in measured + rest:
         mb = sc.median(THROUGHPUT)
@@ -77,4 +109,6 @@ def scenario_table(doc: ResultsDoc) -> pd.DataFrame:
         })
         if reads:
             rows[-1].update({"consumed MB/s": sc.median(CONSUMED), "e2e p99 ms": sc.median(E2E_P99)})
+        if at_rate:
+            rows[-1].update({column(m): sc.median(m) for m in AT_RATE} | {"rate": rate_text(sc)})
     return pd.DataFrame(rows)

@@ -30,7 +30,8 @@ def _mbps(value: Any) -> str:
 
 _MBPS, _RATIO, _MS = _mbps, _number(".2f"), _number(",.0f")
 FORMATS: dict[str, Callable[[Any], str]] = {
-    "MB/s": _MBPS, "x reference": _RATIO, "p99 ms": _MS,
+    "MB/s": _MBPS, "x reference": _RATIO, "p99 ms": _MS, "e2e p99 ms": _MS, "consumed MB/s": _MBPS,
+    "p99 at rate ms": _MS, "e2e p99 at rate ms": _MS,  # report.latest.column of the metrics at rate
     **{c: _MBPS for c in ("average MB/s", "min MB/s", "max MB/s", "faster MB/s", "slower MB/s", "predicted MB/s",
                           "measured MB/s")},
     **{c: _MS for c in ("average p99 ms", "min p99 ms", "max p99 ms", "predicted p99 ms", "measured p99 ms")},

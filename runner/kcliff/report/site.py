@@ -88,6 +88,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
     runner_class = doc.environment["runner_class"]
     series = regressions.build_series(runs, runner_class)
     found = changepoint.detect_all(series)
+    rate_bars = latest.rate_bars(doc)
     at_latest = [cp for cps in found.values() for cp in cps if cp.run_id == doc.run_id]
     context = {
         "doc": doc,
@@ -99,6 +100,9 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "tiers": tiers.TIERS,
         "tier_svg": charts.bar_chart(latest.tier_bars(doc), metrics.THROUGHPUT.unit,
                                      f"Scenarios of run {doc.run_id} by throughput, coloured by tier"),
+        # latency at a fixed rate beside peak throughput: its own chart, drawn only where it was measured
+        "rate_svg": charts.bar_chart(rate_bars, metrics.RATE_P99.unit,
+                                     f"Scenarios of run {doc.run_id} by p99 at a fixed rate") if rate_bars else None,
         "canaries": canary.canary_verdicts(doc),
         "scenario_table": latest.scenario_table(doc),
         "at_latest": at_latest,

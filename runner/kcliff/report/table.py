@@ -62,8 +62,7 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
 def _at_rate(entry: Entry, metric: Metric) -> str:
     """A latency at rate's median, with ' (not held)' where a run could not hold its rate."""
     stat = (entry.summary or {}).get(metric.key)
-    missed = any(r.rate_held is False for r in entry.read_runs if r.workload is Workload.RATE)
-    return (f"{stat.median:.0f}" if stat is not None else "-") + (" (not held)" if missed else "")
+    return (f"{stat.median:.0f}" if stat is not None else "-") + (" (not held)" if entry.fell_behind(metric) else "")
 
 
 HEADER = ["scenario", "status", "MB/s median [range]", "p99 ms", "vs reference", "canary"]

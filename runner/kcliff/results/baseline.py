@@ -7,10 +7,14 @@
      "scenarios": {"reference": {"settings_hash", "description", "cliff",
                                  "runs": [{"run_id", "mb_per_sec", "p99_ms", "complete"}, ...],
                                  "workloads": [...], "read_runs": [{"run_id", "workload",
-                                 "consumed_mb_per_sec", "e2e_p99_ms", "complete"}, ...]}}}
+                                 "consumed_mb_per_sec", "e2e_p99_ms", "rate_target_per_s",
+                                 "rate_achieved_per_s", "rate_held", "rate_p99_ms",
+                                 "rate_e2e_p99_ms", "complete"}, ...]}}}
 
 Version 2 added the read side (workloads, read_runs: scenarios that measured a consumer); version 1
-files read as they are.
+files read as they are. Runs at a fixed rate (workload rate) keep their rate beside their latency: a
+baseline measured at another rate is no baseline for latency at this one (rate_comparable), and a run
+that fell behind its rate keeps no latency at rate.
 
 Hardware differs between runner classes, so a file only ever holds one class: results from another
 class are refused unless --runner-class relabels them on purpose. A scenario whose settings hash
@@ -31,7 +35,7 @@ from kcliff.errors import InputError
 from kcliff.results import model
 from kcliff.results.documents import BASELINE
 from kcliff.results.field_types import ReadWorkload
-from kcliff.results.metrics import Metric
+from kcliff.results.metrics import METRICS, Metric, Workload
 from kcliff.results.model import Entry, ReadRun, ResultsDoc, Run, Status
 
 DEFAULT_DIR = "baselines"
@@ -53,13 +57,29 @@ class StoredRun(_Model, model.Figures):
 
 
 class StoredReadRun(_Model, model.Figures):
-    """One read-side run kept in a baseline: a consumer's MB/s or an end-to-end p99."""
+    """One read-side run kept in a baseline: a consumer's MB/s, an end-to-end p99, or latency at a
+    fixed rate with the rate it aimed at, reached and held."""
 
     run_id: str
     workload: ReadWorkload
     consumed_mb_per_sec: float | None = None
     e2e_p99_ms: float | None = None
+    rate_target_per_s: float | None = None
+    rate_achieved_per_s: float | None = None
+    rate_held: bool | None = None
+    rate_p99_ms: float | None = None
+    rate_e2e_p99_ms: float | None = None
     complete: bool = True
+
+
+# What a stored read run keeps of a ReadRun: every read-side metric's figure, and the rate a latency at
+# rate was measured at (a figure means nothing without it).
+KEPT_READ_FIGURES = tuple(m.key for m in METRICS.values() if m.workload is not Workload.PRODUCE) + (
+    "rate_target_per_s", "rate_achieved_per_s", "rate_held")
+
+
+def _kept(run: model.ReadRun | StoredReadRun) -> dict[str, Any]:
+    return {key: getattr(run, key) for key in KEPT_READ_FIGURES}
 
 
 class StoredScenario(_Model):
@@ -80,8 +100,7 @@ class StoredScenario(_Model):
         and its values are read the way a measured entry's are."""
         runs = [Run(records=0, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms, complete=r.complete,
                     stopped_early=not r.complete) for r in self.runs]
-        reads = [ReadRun(workload=r.workload, records=0, consumed_mb_per_sec=r.consumed_mb_per_sec,
-                         e2e_p99_ms=r.e2e_p99_ms, complete=r.complete, stopped_early=not r.complete)
+        reads = [ReadRun(workload=r.workload, records=0, complete=r.complete, stopped_early=not r.complete, **_kept(r))
                  for r in self.read_runs]
         return Entry(id=scenario_id, description=self.description, settings_hash=self.settings_hash,
                      cliff=self.cliff, status=Status.OK, runs=runs, read_runs=reads, workloads=self.workloads,
@@ -218,9 +237,19 @@ def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -
         stored.runs = (stored.runs + [StoredRun(run_id=run_id, mb_per_sec=r.mb_per_sec, p99_ms=r.p99_ms,
                                                 complete=r.complete) for r in entry.runs])[-window:]
         stored.workloads = entry.workloads or stored.workloads
+        now, then = entry.rate_targets(), stored.as_entry(sid).rate_targets()
+        if now and then and now != then:  # like a settings change: what was stored is of another rate
+            notes.append(f"{sid}: measured at {_rates(now)} where the baseline's runs were at {_rates(then)}; "
+                         "its latency at rate starts again")
+            stored.read_runs = [r for r in stored.read_runs if r.workload != Workload.RATE]
+        # a run that fell behind its rate is kept out: stored, it would leave every later comparison of
+        # latency at rate without a baseline until it aged out of the window
+        behind = [r for r in entry.read_runs if r.workload == Workload.RATE and r.rate_held is False]
+        if behind:
+            notes.append(f"{sid}: {len(behind)} run(s) did not hold their rate; their latency at rate is not kept")
         stored.read_runs = _newest(stored.read_runs + [
-            StoredReadRun(run_id=run_id, workload=r.workload, consumed_mb_per_sec=r.consumed_mb_per_sec,
-                          e2e_p99_ms=r.e2e_p99_ms, complete=r.complete) for r in entry.read_runs], window)
+            StoredReadRun(run_id=run_id, workload=r.workload, complete=r.complete, **_kept(r))
+            for r in entry.read_runs if all(r is not b for b in behind)], window)
         new.scenarios[sid] = stored
     env = results.environment
     new.sources = (new.sources + [Source(run_id=run_id, kcliff_revision=env.get("kcliff_revision"),
@@ -244,6 +273,25 @@ def skip_reason(entry: Entry, stored: StoredScenario | None) -> str | None:
                 f"{entry.settings_hash})")
     if not entry.counts:
         return f"status '{entry.status}' in this run"
+    return None
+
+
+def _rates(targets: tuple[float, ...]) -> str:
+    return " and ".join(f"{t:g}" for t in targets) + " records/s"
+
+
+def rate_comparable(entry: Entry, stored: StoredScenario) -> str | None:
+    """Why the entry's latency at rate is not compared with the stored runs' (None: it is, or there is
+    none to compare). Latency at a rate depends on the rate: a baseline measured at another one says
+    nothing of this one, and stored runs that could not hold their rate hold no latency at it."""
+    then = stored.as_entry(entry.id)
+    if not entry.rate_targets() or not then.rate_targets():
+        return None
+    if entry.rate_targets() != then.rate_targets():
+        return (f"latency at rate was measured at {_rates(entry.rate_targets())}, the baseline's at "
+                f"{_rates(then.rate_targets())}: not comparable")
+    if any(then.fell_behind(m) for m in METRICS.values()):
+        return f"the baseline's runs did not hold their rate of {_rates(then.rate_targets())}"
     return None
 
 

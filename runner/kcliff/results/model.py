@@ -258,6 +258,18 @@ class Entry(_Model):
             return list(self.runs)
         return [r for r in self.read_runs if r.workload == metric.workload]
 
+    def fell_behind(self, metric: Metric) -> bool:
+        """A latency at rate of runs that did not all hold their rate. Counted from due times the
+        producer never met, such a figure grows with the run's length (the backlog does), so it is no
+        latency *at that rate*: the table marks it, the export and the history's series leave it out."""
+        return metric.workload is Workload.RATE and any(r.workload is Workload.RATE and r.rate_held is False
+                                                        for r in self.read_runs)
+
+    def rate_targets(self) -> tuple[float, ...]:
+        """The rates (records/s) its runs at a fixed rate aimed at, each once; () when none did."""
+        found = {round(t, 1) for r in self.read_runs if r.workload is Workload.RATE if (t := r.rate_target_per_s)}
+        return tuple(sorted(found))
+
     def values(self, metric: Metric) -> list[float | None]:
         """One metric's per-run values, for the statistics."""
         return [r.value(metric) for r in self.runs_of(metric)]
