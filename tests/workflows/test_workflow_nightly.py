@@ -4,7 +4,7 @@ Two nights in a row from a repository with no gh-pages branch: a scheduled night
 dispatched night that also measures a canary which cannot show its cliff (it must still publish,
 marked, and fail). Sized small through the workflow's own inputs and repository variables (a
 scheduled night reads the variables): the reference and the batching-off canary (and on the first
-night a consumer change, measured end to end), 4,000 records,
+night a consumer change, measured end to end and, with the reference, at a fixed rate), 4,000 records,
 one repeat.
 """
 
@@ -76,10 +76,21 @@ def test_the_trend_action_was_handed_every_measured_scenario_in_its_custom_forma
         assert {f"{sid} throughput" for sid in measured} <= handed
         assert handed <= {f"{sid} {m}" for sid in measured for m in ("throughput", "consumed")}
         assert all(isinstance(b["value"], float) and b["unit"] for b in calls["customBiggerIsBetter"]["handed"])
+        smaller = {b["name"] for b in calls["customSmallerIsBetter"]["handed"]}
         if night is runs[0]:  # the end-to-end tool ran in the tool container, its config file mounted
-            smaller = {b["name"] for b in calls["customSmallerIsBetter"]["handed"]}
             assert {"reference e2e_p99", "consumer-polls-more e2e_p99"} <= smaller
+        # latency at rate: its own series for each scenario measured at rate that held it, none for one that did not
+        at_rate = {sc["id"]: all(r["rate_held"] for r in sc["read_runs"] if r["workload"] == "rate")
+                   for sc in results["scenarios"] if sc["status"] in ("ok", "cliff") and "rate" in (sc.get("workloads") or [])}
+        assert set(at_rate) == ({"reference", "consumer-polls-more"} if night is runs[0] else set())
+        assert at_rate.get("reference", True), "the reference could not hold 1 MB/s on the compose cluster"
+        for sid, held in at_rate.items():
+            assert ({f"{sid} p99_at_rate", f"{sid} e2e_p99_at_rate"} <= smaller) is held, (sid, held, smaller)
+        if night is not runs[0]:
+            assert not any(n.endswith("_at_rate") for n in smaller), smaller
     assert len(_data_js(github, "throughput")["entries"]["kcliff throughput (MB/s)"]) == 2
+    published = [{b["name"] for b in e["benches"]} for e in _data_js(github, "p99")["entries"]["kcliff p99 latency (ms)"]]
+    assert {"reference p99_at_rate", "reference e2e_p99_at_rate"} <= published[0], published[0]
 
 
 def test_the_report_shows_two_nights_of_history(nights) -> None:
@@ -90,6 +101,9 @@ def test_the_report_shows_two_nights_of_history(nights) -> None:
     for path in history:
         run_id = json.loads(git("show", f"gh-pages:{path}", cwd=github.bare("kcliff/kcliff")))["run_id"]
         assert run_id in runs
+    trends = (github.pages / "report" / "trends.html").read_text()
+    reference = trends[trends.index('id="reference"'):]
+    assert "p99_at_rate (ms, lower is better)" in reference[:reference.index("</section>")]  # the first night's
 
 
 def test_the_second_night_is_compared_with_the_baseline_the_first_started(nights) -> None:

@@ -295,6 +295,21 @@ def test_campaign_spreads_shards_and_merges() -> None:
     assert '--shard "$SHARD/$SHARDS"' in runs and "kcliff results merge" in runs
 
 
+def test_the_nightly_measures_latency_at_rate_so_its_series_are_published() -> None:
+    """The nightly's suites, the dispatch default and the scheduled one alike, include a scenario measured
+    at a fixed rate (the canaries' linger-500), so the reference is measured at rate beside it and the
+    night publishes p99_at_rate and e2e_p99_at_rate series."""
+    from kcliff.results.metrics import Workload
+    from kcliff.scenario.suites import load_suites, reading_reference
+
+    workflow = load((ROOT / ".github/workflows/nightly.yml").read_text())
+    dispatched = workflow["on"]["workflow_dispatch"]["inputs"]["suites"]["default"]
+    scheduled = next(s for _, s in steps(workflow) if s.get("name") == "measure the suites and the reference")
+    assert f"'{dispatched}' }}}}" in scheduled["env"]["SUITES"]  # the schedule's fallback is the same suites
+    measured = reading_reference(load_suites(dispatched.split()))
+    assert {"linger-500", "reference"} <= {sc.id for sc in measured if Workload.RATE in sc.workloads}
+
+
 # -- actionlint ----------------------------------------------------------------------------------
 
 def _actionlint() -> str:
