@@ -128,8 +128,9 @@ def false_alarms(times: list[CheckTime]) -> None:
                       and metric in t.decisions]
             ratios = [d["ratio"] for d in judged if d["ratio"] is not None]
             if judged:
+                spread = f"median {statistics.median(ratios):.2f}, {min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
                 print(f"  {metric}: judged in {len(judged)}, regression {sum(d['outcome'] == 'regression' for d in judged)}"
-                      f", ratio {_spread(ratios) if ratios else '-'}")
+                      f", ratio {spread}")
 
 
 def canary_ranges(times: list[CheckTime]) -> None:
