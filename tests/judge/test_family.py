@@ -18,7 +18,9 @@ from kcliff.results.metrics import (
     E2E_P99,
     METRICS,
     P99,
+    RATE_E2E_P50,
     RATE_E2E_P99,
+    RATE_P50,
     RATE_P99,
     READ_SIDE,
     THROUGHPUT,
@@ -49,9 +51,9 @@ def test_each_kind_of_change_judges_the_metrics_it_can_move(changed, expected):
 
 
 @pytest.mark.parametrize(("changed", "expected"), [
-    ({K.PRODUCER}, (RATE_P99, RATE_E2E_P99)),
-    ({K.BROKER}, (RATE_P99, RATE_E2E_P99)),
-    ({K.CONSUMER}, (RATE_E2E_P99,)),  # a consumer's fetch waits show end to end, never in the produce latency
+    ({K.PRODUCER}, (RATE_P50, RATE_P99, RATE_E2E_P50, RATE_E2E_P99)),
+    ({K.BROKER}, (RATE_P50, RATE_P99, RATE_E2E_P50, RATE_E2E_P99)),
+    ({K.CONSUMER}, (RATE_E2E_P50, RATE_E2E_P99)),  # a consumer's fetch waits show end to end, never in the produce latency
 ])
 def test_latency_at_rate_is_judged_where_the_change_can_move_it(changed, expected):
     assert judged(changed, (Workload.PRODUCE, Workload.RATE)) == tuple(

@@ -4,6 +4,7 @@ becomes a ReadRun of workload `rate`, which the entry's summary and the judged m
 
 from pathlib import Path
 
+from kcliff.judge.at_rate import held_rate
 from kcliff.measure import rate_output
 from kcliff.measure.at_rate import RateRun
 from kcliff.measure.rate_side import DEFAULT_RATE, PEAK_SHARE, rate_of, share_of_peak, to_read_run
@@ -72,6 +73,6 @@ def test_held_rate_is_what_most_of_an_entrys_rate_runs_did():
     def entry(*held):
         return Entry.model_validate({"id": "head", "read_runs": [
             {"records": 7000, "workload": "rate", "rate_held": h} for h in held]})
-    assert entry(True, True, False).held_rate() is True
-    assert entry(True, False).held_rate() is False  # half is not most
-    assert Entry(id="head").held_rate() is None
+    assert held_rate(entry(True, True, False)) is True
+    assert held_rate(entry(True, False)) is False  # half is not most
+    assert held_rate(Entry(id="head")) is None and held_rate(None) is None

@@ -34,14 +34,14 @@ from kcliff.commands import options
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
-from kcliff.judge import canary, stopping, verdict
+from kcliff.judge import at_rate, canary, stopping, verdict
 from kcliff.judge.family import Family
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.lint.github import add_repo_root_option, annotation, github_path
 from kcliff.lint.severity import Severity
-from kcliff.measure import environment
+from kcliff.measure import environment, rate_side
 from kcliff.measure.document import new_document
 from kcliff.measure.options import PRIME_S, Options
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
@@ -50,9 +50,7 @@ from kcliff.measure.suite import SuiteRunner
 from kcliff.report import markdown as report_md
 from kcliff.results.metrics import METRICS, THROUGHPUT, Metric, Workload
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
-from kcliff.measure import rate_side
-from kcliff.scenario import settings
-from kcliff.scenario.rate import BYTES_PER_MB, Rate
+from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "
@@ -361,26 +359,14 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
             notes.append(f"{side} could not be measured: {entry.status}: {entry.status_reason}")
         sides[side] = {m.name: entry.values(m) for m in entry.metrics()} if entry is not None else {}
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
-    held = tuple(e.held_rate() if e is not None else None for e in (doc.entry("base"), doc.entry("head")))
+    held = (at_rate.held_rate(doc.entry("base")), at_rate.held_rate(doc.entry("head")))
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
-                                        family, (held[0], held[1]), min_effect=min_effect, paired=True)
-    notes += rate_notes(doc)
+                                        family, held, min_effect=min_effect, paired=True)
+    notes += at_rate.rate_notes(doc)
     notes.append(family.describe(verdict.DEFAULT_ALPHA))
     return verdict.judge([scenario], canaries, rule_matches, notes,
                          {"min_effect": min_effect, "paired": True, "records": doc.parameters["records"],
                           "runner_class": doc.environment["runner_class"]})
-
-
-def rate_notes(doc: ResultsDoc) -> list[str]:
-    """What rate base and head were measured at, and by which rule: e.g. 'latency at rate: base and head at
-    1,229 records/s (1.2 MB/s)'."""
-    targets = {r.rate_target_per_s for side in ("base", "head") if (e := doc.entry(side)) is not None
-               for r in e.read_runs if r.workload == Workload.RATE and r.rate_target_per_s}
-    if not targets:
-        return []
-    mb = [t * settings.RECORD_SIZE / BYTES_PER_MB for t in sorted(targets)]
-    return ["latency at rate: base and head at " + ", ".join(f"{t:,.0f} records/s ({m:.2g} MB/s)"
-                                                               for t, m in zip(sorted(targets), mb))]
 
 
 def _publish(outcome: verdict.Verdict, args: argparse.Namespace, doc: ResultsDoc | None) -> int:

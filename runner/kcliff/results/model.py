@@ -274,11 +274,6 @@ class Entry(_Model):
         """One metric's per-run values, for the statistics."""
         return [r.value(metric) for r in self.runs_of(metric)]
 
-    def held_rate(self) -> bool | None:
-        """Whether most of its fixed-rate runs held their rate (rate_output.held); None: none measured."""
-        held = [r.rate_held for r in self.read_runs if r.workload == Workload.RATE and r.rate_held is not None]
-        return 2 * sum(held) > len(held) if held else None
-
     def median(self, metric: Metric) -> float | None:
         """The summary's median, only for an entry whose runs count."""
         stat = (self.summary or {}).get(metric.key)
