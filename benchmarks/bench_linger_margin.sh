@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 W=$(mktemp -d /tmp/kcliff-lm-XXXX)
 cp -r examples/config-repo $W/base; cp -r examples/config-repo $W/head
 sed -i 's/linger.ms=5/linger.ms=100/' $W/head/producers/app-producer.properties
+trap '.venv/bin/kcliff cluster down --workdir "$W/w" >/dev/null 2>&1' EXIT  # also on Ctrl-C and failure
 .venv/bin/kcliff cluster up --workdir $W/w >/dev/null 2>&1
 for i in 1 2 3; do
   s=$(date +%s)
@@ -17,4 +18,3 @@ import json; d=json.load(open('$W/v$i.json'))
 print(d['verdict'], [(x['metric'], x['outcome'], round(x['ratio'],2), x.get('p_value'), x.get('low'), x.get('high'), x.get('alpha')) for x in d['scenarios'][0]['decisions']])
 print([(c['id'], round(c['ratio'],3)) for c in d['canaries']])"
 done
-.venv/bin/kcliff cluster down --workdir $W/w >/dev/null 2>&1
