@@ -24,7 +24,7 @@ RUN_S = 5.0  # at 1 MB/s about 5,000 records, so p99 is the 50th-slowest, not a 
 WARMUP_S = 1.5  # the clients' connections, first metadata and the JIT's first compiles, not measured
 # kcliff check's rate where the config repo gives none: a service with headroom runs well below its
 # peak, and at a tenth of it batches fill slowly enough that a setting that waits (linger.ms,
-# fetch.max.wait.ms) shows its wait (docs/loadgen.md, "The rate a check measures at").
+# fetch.max.wait.ms) shows its wait (docs/gate.md, "Latency at rate").
 PEAK_SHARE = 0.1
 
 
