@@ -127,13 +127,14 @@ def test_benign_producer_and_consumer_changes_are_no_false_alarm(repos, shared_c
     assert consumed["n_pairs"] == at_rate["n_pairs"] == throughput["n_pairs"], (consumed, at_rate, throughput)
 
 
-def benign_check(base: Path, head: Path, workdir: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, dict]:
-    """`kcliff check` (MEASURE) of a head that should raise no false alarm, and the checks every such
-    head must pass: pass or inconclusive with the exit code to match, every canary seen, no error
-    annotation, throughput paired over FIRST_LOOK..ROUNDS rounds, and an early stop only on a pass.
+def benign_check(base: Path, head: Path, workdir: Path, tmp_path: Path, *extra: str
+                 ) -> tuple[subprocess.CompletedProcess, dict]:
+    """`kcliff check` (MEASURE, then `extra`) of a head that should raise no false alarm, and the checks
+    every such head must pass: pass or inconclusive with the exit code to match, every canary seen, no
+    error annotation, throughput paired over FIRST_LOOK..ROUNDS rounds, and an early stop only on a pass.
     Returns the finished process and the verdict JSON."""
     out = tmp_path / "verdict.json"
-    done = run_kcliff("check", "--base", str(base), "--head", str(head), *MEASURE, "--json", str(out),
+    done = run_kcliff("check", "--base", str(base), "--head", str(head), *MEASURE, *extra, "--json", str(out),
                       "--workdir", str(workdir), timeout=900)
     result = json.loads(out.read_text())
     assert result["verdict"] in ("pass", "inconclusive"), (result["reasons"], result["scenarios"], done.stderr[-3000:])
