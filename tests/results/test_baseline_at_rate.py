@@ -105,3 +105,13 @@ def test_cli_compare_with_a_stored_baseline_judges_latency_at_rate(tmp_path: Pat
     compared = run_kcliff("compare", str(RESULTS), "--baseline", str(tmp_path))
     assert compared.returncode in (0, 1, 3), compared.stderr
     assert "p99_at_rate" in compared.stdout, compared.stdout
+
+
+def test_every_figure_a_stored_read_run_keeps_is_a_field_of_its_own() -> None:
+    # KEPT_READ_FIGURES follows METRICS: a new read-side metric without its field made every stored
+    # consumer run of an older baseline unreadable (AttributeError in as_entry)
+    assert set(baseline.KEPT_READ_FIGURES) <= set(baseline.StoredReadRun.model_fields)
+    older = baseline.StoredScenario.model_validate({"settings_hash": "abc", "read_runs": [
+        {"run_id": "r1", "workload": "consume", "consumed_mb_per_sec": 120.5, "complete": True}]})
+    entry = older.as_entry("reference")
+    assert entry.read_runs[0].consumed_mb_per_sec == 120.5 and entry.read_runs[0].rate_p50_ms is None

@@ -8,8 +8,8 @@
                                  "runs": [{"run_id", "mb_per_sec", "p99_ms", "complete"}, ...],
                                  "workloads": [...], "read_runs": [{"run_id", "workload",
                                  "consumed_mb_per_sec", "e2e_p99_ms", "rate_target_per_s",
-                                 "rate_achieved_per_s", "rate_held", "rate_p99_ms",
-                                 "rate_e2e_p99_ms", "complete"}, ...]}}}
+                                 "rate_achieved_per_s", "rate_held", "rate_p50_ms", "rate_p99_ms",
+                                 "rate_e2e_p50_ms", "rate_e2e_p99_ms", "complete"}, ...]}}}
 
 Version 2 added the read side (workloads, read_runs: scenarios that measured a consumer); version 1
 files read as they are. Runs at a fixed rate (workload rate) keep their rate beside their latency: a
@@ -67,7 +67,9 @@ class StoredReadRun(_Model, model.Figures):
     rate_target_per_s: float | None = None
     rate_achieved_per_s: float | None = None
     rate_held: bool | None = None
+    rate_p50_ms: float | None = None
     rate_p99_ms: float | None = None
+    rate_e2e_p50_ms: float | None = None
     rate_e2e_p99_ms: float | None = None
     complete: bool = True
 
