@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     base_sc, head_sc = read_side_if_changed(*on_both_sides(
         lambda: to_scenario(base_repo, "base", f"base: {args.base}"),
         lambda: to_scenario(head_repo, "head", f"head: {args.head}"), (args.base, args.head), args.format,
-        args.repo_root))
+        args.repo_root), at_rate=not args.no_rate)
     base_sc, head_sc, rate_notes = at_one_rate(base_sc, head_sc, args.rate)
     notes += rate_notes
     notes += [f"head: {n}" for n in head_sc.notes]
@@ -149,8 +149,9 @@ def run(args: argparse.Namespace) -> int:
     if args.static_only:
         outcome = verdict.judge([], (), rule_matches, notes + ["static check only: nothing was measured"])
         return _publish(outcome, args, None)
-    base_sc, head_sc, unmeasurable = measurable(base_sc, head_sc, args.no_rate)
-    notes += unmeasurable
+    if args.no_rate:
+        notes.append("latency at rate not measured (--no-rate): a setting that costs latency and not throughput "
+                     "cannot show")
     canary_ids = [c.strip() for c in args.canaries.split(",") if c.strip()]
     scenarios = {s.id: s for s in load_suites(["canaries"])}
     # the rig must also prove it can see a cliff on each workload the sides measure beyond the producer's
@@ -211,12 +212,13 @@ def bad_input_annotations(base: list[InputError], head: list[InputError], dirs: 
                     for f in input_findings.bad_inputs([p], str)]
 
 
-def read_side_if_changed(base: RepoScenario, head: RepoScenario) -> tuple[RepoScenario, RepoScenario]:
-    """Both sides measure latency at a fixed rate (produce and end-to-end, read with their consumer's
-    settings), and the consumer flat out when the consumer settings differ: a producer-only change
-    reads nothing flat out. End-to-end latency at rate stands in for the end-to-end tool, which forces
-    linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md, "Latency at rate")."""
-    wanted = {Workload.RATE} | ({Workload.CONSUME} if base.consumer != head.consumer else set())
+def read_side_if_changed(base: RepoScenario, head: RepoScenario, at_rate: bool) -> tuple[RepoScenario, RepoScenario]:
+    """Both sides measure latency at a fixed rate unless asked not to (--no-rate; produce and end-to-end,
+    read with their consumer's settings), and the consumer flat out when the consumer settings differ: a
+    producer-only change reads nothing flat out. End-to-end latency at rate stands in for the end-to-end
+    tool, which forces linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md,
+    "Latency at rate")."""
+    wanted = ({Workload.RATE} if at_rate else set()) | ({Workload.CONSUME} if base.consumer != head.consumer else set())
 
     def measuring(sc: RepoScenario) -> RepoScenario:
         return dataclasses.replace(sc, workloads=tuple(w for w in WORKLOADS if w in {*sc.workloads, *wanted}))
@@ -234,18 +236,6 @@ def at_one_rate(base: RepoScenario, head: RepoScenario, given: Rate | None
         notes.append(f"the head changes its producer's rate ({base.rate or 'none'} -> {head.rate or 'none'}): "
                      f"both sides measured at {rate}")
     return dataclasses.replace(base, rate=rate), dataclasses.replace(head, rate=rate), notes
-
-
-def measurable(base: RepoScenario, head: RepoScenario, no_rate: bool) -> tuple[RepoScenario, RepoScenario, list[str]]:
-    """Both sides as this check measures them: without latency at rate when asked (--no-rate), with a
-    note saying what then cannot show."""
-    if not no_rate:
-        return base, head, []
-
-    def producing(sc: RepoScenario) -> RepoScenario:
-        return dataclasses.replace(sc, workloads=tuple(w for w in sc.workloads if w is not Workload.RATE))
-    return producing(base), producing(head), ["latency at rate not measured (--no-rate): a setting that costs "
-                                              "latency and not throughput cannot show"]
 
 
 def unvouched_canaries(canaries: list[Scenario], doc: ResultsDoc, asked_ms: float | None) -> list[str]:
