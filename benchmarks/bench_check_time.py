@@ -9,7 +9,7 @@ phases from the results file (cluster start and priming, the self-test, the pair
 metric's decision (outcome, ratio, rounds) and every canary's ratio is kept.
 
     .venv/bin/python benchmarks/bench_check_time.py [--checks 5] [--kinds A/A,linger] [--save times.json]
-        [extra kcliff check args]
+        [--lock /tmp/kcliff-measure.lock] [--until HH:MM] [extra kcliff check args]
 
 Prints one line per check, then per kind the verdicts, the median and range of the wall time and
 the rounds, the false alarms per metric of the A/A kinds and each canary's ratio range.
@@ -18,6 +18,8 @@ the rounds, the false alarms per metric of the A/A kinds and each canary's ratio
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import shutil
 import statistics
@@ -28,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from kcliff.host import procs
 
@@ -65,6 +67,8 @@ class CheckTime:
     # metric -> {"outcome", "ratio", "n_pairs"}; canary id -> ratio (not recorded before November 25)
     decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
     canaries: dict[str, float | None] = field(default_factory=dict)
+    revision: str | None = None  # the commit that measured it, and when (not recorded before November 25)
+    started: str | None = None
 
 
 def _stamp(text: str) -> float:
@@ -87,6 +91,7 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
                 "--workdir", str(Path(tmp) / "w"), "--results", str(results), "--json", str(Path(tmp) / "v.json"),
                 "--quiet", *(["--measure-unchanged"] if edit is None else []), *extra]
         began = time.time()
+        started = datetime.now().astimezone().isoformat(timespec="seconds")
         done = subprocess.run(argv, check=False, stdout=subprocess.DEVNULL)
         took = time.time() - began
         said = json.loads((Path(tmp) / "v.json").read_text()) if done.returncode in (0, 1, 3) else {}
@@ -100,7 +105,23 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
     after = (began + took - _stamp(pair["ended"])) if pair else 0.0
     return CheckTime(kind, round(took, 1), done.returncode, verdict, len(pair["runs"]) if pair else 0,
                      len(reference["runs"]) if reference else 0, round(before, 1), round(self_test, 1),
-                     round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said))
+                     round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said), _revision(), started)
+
+
+def _revision() -> str | None:
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=False)
+    return done.stdout.strip() or None
+
+
+@contextlib.contextmanager
+def _held(lock: Path | None) -> Iterator[None]:
+    if lock is None:
+        yield
+        return
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _decisions(said: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -159,7 +180,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checks", type=int, default=5, help="checks of each kind")
     parser.add_argument("--kinds", default="A/A,regression", help=f"comma-separated, of: {', '.join(KINDS)}")
-    parser.add_argument("--save", type=Path, help="append each check's figures to this JSON file as it ends")
+    parser.add_argument("--save", type=Path, help="append each check's figures to this JSON file as it ends "
+                        "(a campaign resumes from it: --checks more of each kind)")
+    parser.add_argument("--lock", type=Path, help="hold this file's lock (flock) during each check, so other "
+                        "measurements on a shared machine wait between checks, not during one")
+    parser.add_argument("--until", help="start no check after this local time (HH:MM)")
     args, extra = parser.parse_known_args()
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     if unknown := [k for k in kinds if k not in KINDS]:
@@ -169,7 +194,12 @@ def main() -> int:
     try:
         for _ in range(args.checks):
             for kind in kinds:
-                t = whole_check(kind, extra)
+                if args.until and datetime.now().strftime("%H:%M") >= args.until:
+                    print(f"{args.until} reached: no more checks", file=sys.stderr)
+                    report(times)
+                    return 0
+                with _held(args.lock):
+                    t = whole_check(kind, extra)
                 times.append(t)
                 print(" ".join(f"{k}={v}" for k, v in asdict(t).items()), flush=True)
                 if args.save:
