@@ -7,7 +7,17 @@ from pathlib import Path
 from kcliff.judge.at_rate import held_rate
 from kcliff.measure import rate_output
 from kcliff.measure.at_rate import RateRun
-from kcliff.measure.rate_side import DEFAULT_RATE, PEAK_SHARE, rate_of, share_of_peak, to_read_run
+from kcliff.measure.rate_side import (
+    DEFAULT_RATE,
+    MAX_RUN_S,
+    MIN_RUN_S,
+    PEAK_SHARE,
+    RATE_RECORDS,
+    rate_of,
+    run_seconds,
+    share_of_peak,
+    to_read_run,
+)
 from kcliff.results.metrics import RATE_E2E_P99, RATE_P99, Workload
 from kcliff.results.model import Entry, ReadRun, StopKind
 from kcliff.scenario.rate import Rate, RateUnit
@@ -76,3 +86,11 @@ def test_held_rate_is_what_most_of_an_entrys_rate_runs_did():
     assert held_rate(entry(True, True, False)) is True
     assert held_rate(entry(True, False)) is False  # half is not most
     assert held_rate(Entry(id="head")) is None and held_rate(None) is None
+
+
+def test_a_run_at_rate_measures_a_fixed_count_of_records_whatever_the_rate_within_its_bounds():
+    at_1_mb = DEFAULT_RATE.records_per_s(1024)
+    assert run_seconds(at_1_mb) * at_1_mb == RATE_RECORDS  # 4.9 s: p99 is the 50th-slowest record
+    assert run_seconds(RATE_RECORDS / 4) == 4.0
+    assert run_seconds(10 * RATE_RECORDS) == MIN_RUN_S  # a fast rate: a stall must not be the whole run
+    assert run_seconds(100) == MAX_RUN_S  # a slow service's rate: cut, fewer records

@@ -20,8 +20,12 @@ from kcliff.scenario.suites import Scenario
 # The rate a scenario without one of its own is measured at: a modest service's, well below this rig's
 # peak (9-36 MB/s flat out here), where batches do not fill and settings that wait show their wait.
 DEFAULT_RATE = Rate(1, RateUnit.MB_PER_S)
-RUN_S = 5.0  # at 1 MB/s about 5,000 records, so p99 is the 50th-slowest, not a handful
-WARMUP_S = 1.5  # the clients' connections, first metadata and the JIT's first compiles, not measured
+# A run at rate measures this many records, so its p99 is the 50th-slowest, not a handful: its length
+# follows the rate (4.9 s at 1 MB/s, 2.2 s at a check's usual 2.3 MB/s), within these bounds
+# (below the lower one a stall of the machine is the whole run; a slow service's rate is cut at the upper).
+RATE_RECORDS = 5_000
+MIN_RUN_S, MAX_RUN_S = 2.0, 15.0
+WARMUP_S = 1.0  # the clients' connections, first metadata and the JIT's first compiles, not measured
 # kcliff check's rate where the config repo gives none: a service with headroom runs well below its
 # peak, and at a tenth of it batches fill slowly enough that a setting that waits (linger.ms,
 # fetch.max.wait.ms) shows its wait (docs/gate.md, "Latency at rate").
@@ -42,13 +46,18 @@ def share_of_peak(entry: Entry, share: float) -> Rate | None:
     return Rate(float(f"{share * peak:.2g}"), RateUnit.MB_PER_S)
 
 
+def run_seconds(target: float) -> float:
+    """How long a run at `target` records/s measures: RATE_RECORDS of them, within MIN_RUN_S and MAX_RUN_S."""
+    return min(MAX_RUN_S, max(MIN_RUN_S, RATE_RECORDS / target))
+
+
 def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path, cap_s: float,
-             watch: Watch | None = None, run_s: float | None = None) -> ReadRun:
-    """One fixed-rate run of `sc` at `rate` for `run_s` measured seconds (default RUN_S; a check's runs
-    last its --run-seconds, like its flat-out ones); one that could not finish within cap_s is cut there."""
+             watch: Watch | None = None) -> ReadRun:
+    """One fixed-rate run of `sc` at `rate`, as long as run_seconds says; one that could not finish
+    within cap_s is cut there."""
     target = rate.records_per_s(settings.RECORD_SIZE)
     consumer: dict[str, Any] = dict(sc.consumer)
-    duration = min(run_s or RUN_S, max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
+    duration = min(run_seconds(target), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
                            log_path, watch)
     return to_read_run(ran, target)
