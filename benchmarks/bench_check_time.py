@@ -128,8 +128,9 @@ def _held(lock: Path | None) -> Iterator[None]:
 
 
 def _decisions(said: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {d["metric"]: {"outcome": d["outcome"], "ratio": d.get("ratio"), "n_pairs": d.get("n_pairs")}
-            for sv in said.get("scenarios", []) for d in sv["decisions"]}
+    # the interval, p and spreads too (from November 25): a latency metric's resolution is read from them
+    kept = ("outcome", "ratio", "n_pairs", "low", "high", "p_value", "alpha", "cv_base", "cv_head")
+    return {d["metric"]: {k: d.get(k) for k in kept} for sv in said.get("scenarios", []) for d in sv["decisions"]}
 
 
 def _canaries(said: dict[str, Any]) -> dict[str, float | None]:
