@@ -11,7 +11,6 @@ import json
 import os
 import statistics
 import tempfile
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
@@ -21,60 +20,11 @@ from kcliff.errors import InputError
 from kcliff.results.documents import RESULTS
 from kcliff.results.field_types import MetricName, ReadWorkload
 from kcliff.results.metrics import METRICS, READ_SIDE, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
+from kcliff.results.statuses import RunStatus as RunStatus  # their home; imported from here everywhere
+from kcliff.results.statuses import Status as Status
+from kcliff.results.statuses import StopKind as StopKind
 
 REFERENCE_ID = "reference"
-
-
-class Status(StrEnum):
-    """What became of one scenario."""
-
-    OK = "ok"
-    CLIFF = "cliff"  # stopped early: its runs stayed below the cliff threshold, twice running
-    TIMED_OUT = "timed_out"
-    FAULTED = "faulted"  # a broker died or stalled: never a regression or a cliff
-    FAILED = "failed"
-    SKIPPED = "skipped"  # this cluster cannot run or show it (no restart, too short a round trip)
-    RUNNING = "running"  # a scenario (a group of one) or an interleaved group not finished yet
-    INTERRUPTED = "interrupted"
-
-    @property
-    def counts(self) -> bool:
-        """Its runs are measurements: compared, kept in baselines and history, shown in tiers."""
-        return self in (Status.OK, Status.CLIFF)
-
-    @property
-    def unfinished(self) -> bool:
-        """Cut short before it finished: `kcliff run --resume` measures it again."""
-        return self in (Status.RUNNING, Status.INTERRUPTED)
-
-    @property
-    def fails_run(self) -> bool:
-        """`kcliff run` exits 1 on it: neither measured nor skipped for a stated reason."""
-        return not self.counts and self is not Status.SKIPPED
-
-
-class RunStatus(StrEnum):
-    """What became of a whole run (a results document)."""
-
-    RUNNING = "running"
-    COMPLETE = "complete"
-    INTERRUPTED = "interrupted"
-    FAILED = "failed"
-    INCOMPLETE = "incomplete"  # shards merged while one of them had not completed
-
-
-class StopKind(StrEnum):
-    """Why a perf run ended before its summary line."""
-
-    CLIFF = "cliff"  # the early-stop rule: the live rate stayed below the cliff threshold
-    BUDGET = "budget"  # the scenario's time budget ran out
-    FAULT = "fault"  # a broker died, or nothing was acknowledged for too long
-    DISK_FULL = "disk_full"  # the brokers' disk is full: no retry can mend it, the suite ends
-    FAILED = "failed"  # the tool exited without a summary
-
-    @property
-    def is_fault(self) -> bool:
-        return self in (StopKind.FAULT, StopKind.DISK_FULL)
 
 
 class _Model(BaseModel):
@@ -115,6 +65,8 @@ class Run(ToolRun):
     p99_ms: float | None = None
     p999_ms: float | None = None
     interim_mb_per_sec: list[float] = []
+    # a run of several producers at once: each one's own figures; the run's are their sum (measure/producer.py)
+    producers: list[Run] = []
 
     @model_validator(mode="before")
     @classmethod
