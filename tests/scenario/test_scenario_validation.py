@@ -38,6 +38,10 @@ CASES = [
     ("cliff ratio out of range", "id: a\ncliff:\n  stands_for: x\n  max_ratio: 2\n", 4, "between 0 and 1"),
     ("duplicate ids", "scenarios:\n  - id: a\n  - id: a\n", 3, "duplicate scenario id 'a'"),
     ("empty suite", "scenarios: []\n", 1, "non-empty list"),
+    ("no producers", "id: a\nproducers: 0\n", 2, "producers must be a whole number of producer processes at once from 1 to 16"),
+    ("producers as text", "id: a\nproducers: four\n", 2, "got 'four'"),
+    ("a record too large for a request", "id: a\nrecord_size: 2000000\n", 2, "must fit max.request.size"),
+    ("record size not whole", "id: a\nrecord_size: 1.5\n", 2, "record_size must be a whole number of bytes"),
     ("consumer typo", "id: a\nconsumer:\n  max.pol.records: 1\n", 3, "did you mean 'max.poll.records'"),
     ("consumer below Kafka's minimum", "id: a\nconsumer:\n  max.poll.records: 0\n", 3, "out of range"),
     ("unknown workload", "id: a\nworkloads: [produce, read]\n", 2, "workloads must be a list of produce"),
@@ -192,3 +196,17 @@ def test_every_bad_setting_and_scenario_of_a_suite_is_reported_at_once(tmp_path)
     words = ["did you mean 'linger.ms'", "expected an integer", "out of range", "scenario id must match",
              "between 0 and 1"]
     assert all(any(w in p.message for p in problems) for w in words), str(caught.value)
+
+
+def test_producers_and_record_size_are_measured_settings_and_a_lone_1_kib_producer_hashes_as_before(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD)
+    lone = load_file(path)[0]
+    path.write_text(GOOD + "producers: 4\nrecord_size: 200\n")
+    several = load_file(path)[0]
+    assert (lone.producers, lone.record_size) == (1, 1024)
+    assert (several.producers, several.record_size) == (4, 200)
+    assert "producers" not in lone.as_applied()  # the hash every stored lone-producer run carries
+    assert lone.settings_hash() == "73015cf5e342"  # as before scenarios had either
+    assert several.as_applied()["producers"] == 4 and several.as_applied()["record_size"] == 200
+    assert several.settings_hash() != lone.settings_hash()

@@ -58,14 +58,14 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
 
 def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float,
              producer: dict[str, Any], consumer: dict[str, Any] | None, log_path: Path,
-             watch: Watch | None = None, drain_s: float = DRAIN_S) -> RateRun:
+             watch: Watch | None = None, drain_s: float = DRAIN_S, record_size: int = settings.RECORD_SIZE) -> RateRun:
     """Run the load generator once on `topic`; `producer` is the settings as applied (invariants
     included), `consumer` the read side's (None: produce latency only). The tool is ended on every
     path: its own end, its time cap, a fault the watch sees, an exception here."""
     producer_file = write_properties(log_path.with_suffix(".producer.properties"), producer)
     consumer_file = None if consumer is None else write_properties(
         log_path.with_suffix(".consumer.properties"), consumer)
-    argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, drain_s=drain_s)
+    argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size, drain_s)
     cap_s = START_S + warmup_s + duration_s + drain_s
     began = time.monotonic()
     fault: tuple[StopKind, str] | None = None

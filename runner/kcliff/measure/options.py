@@ -16,7 +16,7 @@ PRIME_S = 45.0           # of unmeasured load before the first measurement (see 
 
 @dataclass(frozen=True)
 class Options:
-    records: int = 100_000
+    records: int = 100_000  # records of RECORD_SIZE; a scenario of another size sends as many bytes (sized)
     warmup_records: int | None = None
     repeats: int = 3
     budget_s: float = 600.0
@@ -43,8 +43,16 @@ class Options:
 
 
 def _latest_rate(entry: Entry) -> float | None:
+    """The entry's latest records/s, in records of RECORD_SIZE (as --records counts them)."""
     ran = entry.attempts()
-    return ran[-1].records_per_sec if ran else None
+    rate = ran[-1].records_per_sec if ran else None
+    return rate * int(entry.applied.get("record_size", RECORD_SIZE)) / RECORD_SIZE if rate else None
+
+
+def sized(records: int, record_size: int) -> int:
+    """A count of RECORD_SIZE records (--records, records_for) as records of `record_size`: as many
+    bytes, so a scenario of 20 KiB records runs about as long and fills as much disk as a 1 KiB one."""
+    return max(1, records * RECORD_SIZE // record_size)
 
 
 def disk_needed(opts: Options, topics_at_once: int) -> int:

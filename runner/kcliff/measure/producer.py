@@ -3,6 +3,7 @@ deadline or when a stop rule says so, and return every figure it printed."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Callable
@@ -31,7 +32,8 @@ DEFAULT_BUFFER_MEMORY = 33_554_432  # the producer's buffer.memory default
 
 
 def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object],
-              throughput: int | None = None, quiet: int | None = None) -> list[str]:
+              throughput: int | None = None, quiet: int | None = None,
+              record_size: int = settings.RECORD_SIZE) -> list[str]:
     """The perf tool's argv; `producer` is the scenario's producer settings as applied (invariants
     included), each passed as one argv element: no shell ever sees a value. `quiet` is how many
     records the tool leaves out of its figures (default steady_state_after(records)); a release
@@ -40,9 +42,14 @@ def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, ob
     quiet = steady_state_after(records) if quiet is None else quiet
     props = {**producer, "bootstrap.servers": cluster.tool_bootstrap}
     return cluster.tool_command(PERF_CLASS, release.producer_args(
-        topic, records, settings.RECORD_SIZE, throughput or -1,
+        topic, records, record_size, throughput or -1,
         [f"{k}={settings.as_kafka_value(v)}" for k, v in props.items()], REPORTING_INTERVAL_MS,
         quiet if release.producer_warmup else 0))
+
+
+def shares(total: int, producers: int) -> list[int]:
+    """`total` split between `producers` as evenly as whole numbers go (the first ones take the rest)."""
+    return [total // producers + (1 if i < total % producers else 0) for i in range(producers)]
 
 
 def steady_state_after(records: int) -> int:
@@ -61,65 +68,112 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
              log_path: Path, stop_rule: StopRule | None = None,
              on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None,
              watch: Watch | None = None, stall_s: float = STALL_S,
-             quiet: int | None = None) -> Run:
-    """Run the perf tool once. Stops it at `deadline` (monotonic), when `stop_rule` fires on an
-    interim line, or when `watch` (asked about once a second, lines or not: a producer whose brokers
-    all died prints nothing) returns a reason. A stopped run keeps the figures of its interim lines
-    and is marked incomplete. No interim line for `stall_s` seconds stops it as stalled."""
+             quiet: int | None = None, producers: int = 1, record_size: int = settings.RECORD_SIZE) -> Run:
+    """Run the perf tool once, or `producers` of them at once, each sending its share of `records`
+    (and of `throughput`, and of `quiet`). Stops them at `deadline` (monotonic), when `stop_rule` fires
+    on an interim line of any of them, or when `watch` (asked about once a second, lines or not: a
+    producer whose brokers all died prints nothing) returns a reason. A stopped run keeps the figures
+    of its interim lines and is marked incomplete. No interim line for `stall_s` seconds stops it as
+    stalled. Several producers' figures are combined (combined()), each one's kept in Run.producers."""
     began = time.monotonic()
-    interim: list[PerfLine] = []
+    quiet = steady_state_after(records) if quiet is None else quiet
+    counts, quiets = shares(records, producers), shares(quiet, producers)
+    limits = shares(throughput, producers) if throughput else [None] * producers
+    interim: list[list[PerfLine]] = [[] for _ in range(producers)]
     reason: str | None = None
     kind: StopKind | None = None
     last_progress = began
-    with procs.FollowedTool(perf_argv(cluster, topic, records, producer, throughput, quiet), log_path) as tool:
-        while True:
-            line = tool.next_line(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
-            if line is None:
+    with contextlib.ExitStack() as stack:
+        tools = [stack.enter_context(procs.FollowedTool(
+            perf_argv(cluster, topic, counts[i], producer, limits[i], quiets[i], record_size),
+            log_path if producers == 1 else log_path.with_name(f"{log_path.stem}-p{i + 1}{log_path.suffix}")))
+            for i in range(producers)]
+        running = list(range(producers))
+        while running and kind is None:
+            wait = max(0.05, min(1.0, deadline - time.monotonic())) / len(running)
+            for i in list(running):
+                line = tools[i].next_line(timeout=wait)
+                if line is None:
+                    running.remove(i)
+                    continue
+                parsed = parse_line(line) if line else None
+                if parsed is not None and parsed.is_summary:
+                    parsed = None
+                elapsed = time.monotonic() - began
+                if parsed is not None:
+                    last_progress = time.monotonic()
+                    interim[i].append(parsed)
+                    if on_line:
+                        on_line(parsed, elapsed)
+                if stop_rule is not None and (parsed is not None or not line):
+                    reason = stop_rule(parsed, elapsed)
+                    if reason:
+                        kind = StopKind.CLIFF
+                        break
+            if kind is not None:
                 break
-            parsed = parse_line(line) if line else None
-            if parsed is not None and parsed.is_summary:
-                parsed = None
-            elapsed = time.monotonic() - began
-            if parsed is not None:
-                last_progress = time.monotonic()
-                interim.append(parsed)
-                if on_line:
-                    on_line(parsed, elapsed)
-            if stop_rule is not None and (parsed is not None or not line):
-                reason = stop_rule(parsed, elapsed)
-                if reason:
-                    kind = StopKind.CLIFF
-                    break
             seen_fault = watch() if watch is not None else None
             if seen_fault is not None:
                 kind, reason = seen_fault
-                break
-            if time.monotonic() >= deadline:
+            elif time.monotonic() >= deadline:
                 kind, reason = StopKind.BUDGET, BUDGET_SPENT
-                break
-            if time.monotonic() - last_progress >= stall_s:
+            elif time.monotonic() - last_progress >= stall_s:
                 kind, reason = StopKind.FAULT, f"{STALLED} no record acknowledged for {stall_s:.0f}s"
-                break
-    seen, code = tool.seen, tool.proc.returncode
     elapsed = round(time.monotonic() - began, 3)
+    runs = [_tool_run(tool.seen, lines, elapsed, tool.proc.returncode, kind, reason, record_size)
+            for tool, lines in zip(tools, interim)]
+    return runs[0] if producers == 1 else combined(runs, elapsed)
+
+
+def _tool_run(seen: list[str], interim: list[PerfLine], elapsed: float, code: int | None, kind: StopKind | None,
+              reason: str | None, record_size: int) -> Run:
+    """One perf tool's run: its summary's figures, or its interim lines' where it did not finish."""
     final = summary(seen)
-    mbps = [p.mb_per_sec for p in interim]
     if final is not None and kind is None:
         return Run(records=final.records, records_per_sec=final.records_per_sec, mb_per_sec=final.mb_per_sec,
                    avg_ms=final.avg_ms, max_ms=final.max_ms, p50_ms=final.p50_ms, p95_ms=final.p95_ms,
                    p99_ms=final.p99_ms, p999_ms=final.p999_ms, elapsed_s=elapsed, exit_code=code,
-                   interim_mb_per_sec=mbps)
+                   interim_mb_per_sec=[p.mb_per_sec for p in interim])
     if kind is None or reason is None:
         kind, reason = StopKind.FAILED, f"perf tool exited {code} without a summary"
-    return _from_interim(interim, elapsed, kind, reason, code)
+    return _from_interim(interim, elapsed, kind, reason, code, record_size)
 
 
-def _from_interim(interim: list[PerfLine], elapsed: float, kind: StopKind, reason: str, code: int | None) -> Run:
+def combined(runs: list[Run], elapsed: float) -> Run:
+    """Several producers that ran at once as one run: records and rates summed (what the topic took,
+    the figure a check judges), the mean latency weighted by records, and each percentile the worst
+    producer's: without the producers' histograms that is the bound a merged percentile cannot exceed."""
+    def total(field: str) -> float | None:
+        values = [getattr(r, field) for r in runs]
+        return None if any(v is None for v in values) else sum(values)
+
+    def worst(field: str) -> float | None:
+        values = [getattr(r, field) for r in runs]
+        return None if any(v is None for v in values) else max(values)
+
+    records = sum(r.records for r in runs)
+    weighted = [r.avg_ms * r.records for r in runs if r.avg_ms is not None]
+    ended = next((r for r in runs if not r.complete), None)  # the group's stop: the same for every one of them
+    ticks = min(len(r.interim_mb_per_sec) for r in runs)
+    return Run(records=records, records_per_sec=total("records_per_sec"), mb_per_sec=total("mb_per_sec"),
+               avg_ms=sum(weighted) / records if records and len(weighted) == len(runs) else None,
+               max_ms=worst("max_ms"), p50_ms=worst("p50_ms"), p95_ms=worst("p95_ms"), p99_ms=worst("p99_ms"),
+               p999_ms=worst("p999_ms"), elapsed_s=elapsed, complete=ended is None,
+               stopped_early=ended is not None and ended.stopped_early,
+               stop_reason=ended.stop_reason if ended else None, stop_kind=ended.stop_kind if ended else None,
+               exit_code=max((r.exit_code or 0 for r in runs), default=0) if all(
+                   r.exit_code is not None for r in runs) else None,
+               interim_mb_per_sec=[sum(r.interim_mb_per_sec[t] for r in runs) for t in range(ticks)],
+               producers=runs)
+
+
+def _from_interim(interim: list[PerfLine], elapsed: float, kind: StopKind, reason: str, code: int | None,
+                  record_size: int = settings.RECORD_SIZE) -> Run:
     """Figures of a run that did not finish, from what its interim lines reported."""
     sent = sum(p.records for p in interim)
     seconds = sum(p.records / p.records_per_sec for p in interim if p.records_per_sec > 0)
     rps = sent / seconds if seconds else None
-    mbps = rps * settings.RECORD_SIZE / 2 ** 20 if rps is not None else None
+    mbps = rps * record_size / 2 ** 20 if rps is not None else None
     avg = sum(p.avg_ms * p.records for p in interim) / sent if sent else None
     worst = max((p.max_ms for p in interim), default=None)
     # "stopped early" is kcliff stopping it before its end; the budget's deadline is recorded apart
@@ -128,23 +182,27 @@ def _from_interim(interim: list[PerfLine], elapsed: float, kind: StopKind, reaso
                stop_kind=kind, exit_code=code, interim_mb_per_sec=[p.mb_per_sec for p in interim])
 
 
-def unreported_records(quiet: int, producer: dict[str, object]) -> int:
-    """The most acknowledged records the perf tool can be keeping quiet about: once it has sent its
-    `quiet` warm-up records it reports only steady-state ones, and it says nothing while the warm-up
-    records still queued drain (at most all of them, and no more than the producer's buffer holds)."""
+def unreported_records(quiet: int, producer: dict[str, object], record_size: int = settings.RECORD_SIZE,
+                       producers: int = 1) -> int:
+    """The most acknowledged records the perf tools can be keeping quiet about: once one has sent its
+    share of the `quiet` warm-up records it reports only steady-state ones, and it says nothing while
+    the warm-up records still queued drain (at most all of them, and no more than its buffer holds)."""
     buffer = int(str(producer.get("buffer.memory", DEFAULT_BUFFER_MEMORY)))
-    return min(quiet, buffer // settings.RECORD_SIZE)
+    return sum(min(share, buffer // record_size) for share in shares(quiet, producers))
 
 
 def cliff_stop_rule(reference_mb_per_sec: float, threshold: float, unreported: int,
-                    min_span_s: float = 4.0, quiet_ticks: bool = True) -> StopRule:
+                    min_span_s: float = 4.0, quiet_ticks: bool = True,
+                    record_size: int = settings.RECORD_SIZE) -> StopRule:
     """Stop once even the most the brokers can have acknowledged since the first interim line (all
     records reported, plus `unreported`) is below threshold x the reference's rate over at least
     `min_span_s`, and no interim line so far reached that rate. Asked on quiet ticks too: on a cliff
     the tool goes silent while its warm-up records drain. The fastest line counts because a slow
     start is not a cliff (docs/measurements.md, "Early stop"). `quiet_ticks=False`, for a tool that
     keeps no records quiet: a quiet tick says nothing then, and with a 5 s reporting interval (before
-    Kafka 4.2) the records since the last line would be counted as never acknowledged."""
+    Kafka 4.2) the records since the last line would be counted as never acknowledged. Several
+    producers' lines all count: their records add up, and each line's rate is a part of the whole,
+    so the fastest line only holds a stop back less often than it could."""
     limit = threshold * reference_mb_per_sec
     first: float | None = None
     reported = 0
@@ -160,7 +218,7 @@ def cliff_stop_rule(reference_mb_per_sec: float, threshold: float, unreported: i
             return None
         if first is None or elapsed - first < min_span_s or fastest >= limit:
             return None
-        most = (reported + unreported) * settings.RECORD_SIZE / 2 ** 20 / (elapsed - first)
+        most = (reported + unreported) * record_size / 2 ** 20 / (elapsed - first)
         if most >= limit:
             return None
         return (f"cliff: at most {most:.2f} MB/s acknowledged over {elapsed - first:.1f}s < "

@@ -13,7 +13,6 @@ from kcliff.measure.at_rate import RateRun, Watch
 from kcliff.measure.rate_output import RateSummary
 from kcliff.results.metrics import Workload
 from kcliff.results.model import Entry, ReadRun, StopKind
-from kcliff.scenario import settings
 from kcliff.scenario.rate import Rate, RateUnit
 from kcliff.scenario.suites import Scenario
 
@@ -55,11 +54,11 @@ def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: P
              watch: Watch | None = None) -> ReadRun:
     """One fixed-rate run of `sc` at `rate`, as long as run_seconds says; one that could not finish
     within cap_s is cut there."""
-    target = rate.records_per_s(settings.RECORD_SIZE)
+    target = rate.records_per_s(sc.record_size)
     consumer: dict[str, Any] = dict(sc.consumer)
     duration = min(run_seconds(target), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
-                           log_path, watch)
+                           log_path, watch, record_size=sc.record_size)
     return to_read_run(ran, target)
 
 

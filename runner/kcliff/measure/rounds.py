@@ -12,7 +12,7 @@ from kcliff.errors import ClusterError
 from kcliff.measure import faults, producer, rate_side
 from kcliff.measure.document import GroupStop, check_fault, finish, new_entry
 from kcliff.measure.on_cliff import on_its_cliff
-from kcliff.measure.options import Options
+from kcliff.measure.options import Options, sized
 from kcliff.measure.plan import Decided, round_orders, shared_topics
 from kcliff.measure.read_round import ReadRound
 from kcliff.measure.rig import Rig
@@ -75,7 +75,7 @@ class Rounds:
                         continue  # on its cliff twice running: more rounds would only crawl
                     site = rig.site_of(sc.id)
                     self._switch_to(site, sc, entry)
-                    run = self._one(site, sc, topic, records, deadline, f"{word} {i}/{rounds}")
+                    run = self._one(site, sc, topic, sized(records, sc.record_size), deadline, f"{word} {i}/{rounds}")
                     if not alone:
                         run.position = position
                     entry.runs.append(run)
@@ -84,7 +84,7 @@ class Rounds:
                     _check_run(site, run, i)
                     if run.stop_kind is StopKind.BUDGET:
                         raise GroupStop(Status.TIMED_OUT, f"time budget of {budget:.0f}s exhausted in {word} {i}")
-                    self.reads.after(site, sc, topic, entry, records, f"{word} {i}/{rounds}",
+                    self.reads.after(site, sc, topic, entry, sized(records, sc.record_size), f"{word} {i}/{rounds}",
                                      None if alone else position, deadline)
                 if decided is not None and i < rounds and decided(entries):
                     what = "the canaries' verdicts" if any(e.is_canary for e in entries) else "verdict"
@@ -141,7 +141,7 @@ class Rounds:
         """The warm-up, and once more if it was stopped on a cliff: that second brief attempt decides.
         Stopped too, it is kept as the first (stopped) run; finished, it was a longer warm-up. Confirming
         on a warm-up, which keeps fewer records quiet than a measured run, decides a cliff sooner."""
-        records = self.opts.warmup()
+        records = sized(self.opts.warmup(), sc.record_size)
         # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
         quiet = producer.steady_state_after(records) if sc.id == REFERENCE_ID else producer.warmup_quiet(records)
         quiet = quiet if self.rig.steady_state() else 0
@@ -162,8 +162,9 @@ class Rounds:
         reference = self.rig.reference_mb()
         if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
             return None
-        unreported = producer.unreported_records(quiet, sc.as_applied()["producer"])
-        return producer.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported, quiet_ticks=quiet > 0)
+        unreported = producer.unreported_records(quiet, sc.as_applied()["producer"], sc.record_size, sc.producers)
+        return producer.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported, quiet_ticks=quiet > 0,
+                                        record_size=sc.record_size)
 
     def _one(self, site: Site, sc: Scenario, topic: str, records: int, deadline: float, label: str,
              quiet: int | None = None) -> Run:
@@ -175,7 +176,8 @@ class Rounds:
         return self.rig.perf_run(site.cluster, topic, records, sc.as_applied()["producer"], deadline,
                                  self.rig.log_path(sc.id, label), self._stop_rule(sc, quiet),
                                  on_line=self.rig.progress.live, throughput=sc.throughput_limit,
-                                 watch=faults.FaultWatch(site.cluster).check, quiet=quiet)
+                                 watch=faults.FaultWatch(site.cluster).check, quiet=quiet,
+                                 producers=sc.producers, record_size=sc.record_size)
 
 
 def _check_run(site: Site, run: Run, index: int) -> None:

@@ -25,7 +25,11 @@ from kcliff.scenario import settings
 from kcliff.scenario.rate import Rate, parse_rate
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
-SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate")
+SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate", "producers",
+                 "record_size")
+MAX_PRODUCERS = 16  # producer processes at once: each is a JVM on the load-generating host
+# a record must fit a request and a broker's largest message at their defaults (max.request.size 1 MiB)
+MAX_RECORD_SIZE = 1_000_000
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
 CLIFF_METRICS = tuple(METRICS)
 WORKLOADS = tuple(Workload)  # in the order a scenario measures them
@@ -62,6 +66,8 @@ class Scenario:
     throughput_limit: int | None = None
     # the production rate latency is measured at (a config repo's kcliff.yaml `rates:`); None: none given
     rate: Rate | None = None
+    producers: int = 1  # producer processes sending to the topic at once; the figures are their sum
+    record_size: int = settings.RECORD_SIZE  # bytes per record; the studies' 1 KiB unless a scenario says
 
     def settings_in(self, scope: str) -> dict[str, Any]:
         return dict(getattr(self, scope))
@@ -104,8 +110,10 @@ class Scenario:
             "broker": {**self.broker, **settings.INVARIANTS["broker"]},
             "topic": {"partitions": self.partitions(), **self.topic_configs(), **settings.INVARIANTS["topic"]},
             "producer": {**self.producer, **settings.INVARIANTS["producer"]},
-            "record_size": settings.RECORD_SIZE,
+            "record_size": self.record_size,
         }
+        if self.producers > 1:  # only then, so a lone producer's hash is what it always was
+            applied["producers"] = self.producers
         if self.consumer:
             applied["consumer"] = dict(self.consumer)
         return applied
@@ -205,12 +213,27 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
             rate = parse_rate(raw["rate"])
         except ValueError as exc:
             found.add(_fail(str(exc), path, raw, "rate"))
+    producers = _count(raw, "producers", 1, 1, MAX_PRODUCERS, path, found, "producer processes at once")
+    record_size = _count(raw, "record_size", settings.RECORD_SIZE, 1, MAX_RECORD_SIZE, path, found,
+                         "bytes per record (a record must fit max.request.size and message.max.bytes)")
     found.raise_all()
     _check_combination(blocks, path, raw)
     workloads = _workloads(raw, path, blocks["consumer"], cliff, rate)
     line = yamlio.node_line(raw)
     return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
-                    blocks["consumer"], workloads, cliff, path, line, rate=rate)
+                    blocks["consumer"], workloads, cliff, path, line, rate=rate, producers=producers,
+                    record_size=record_size)
+
+
+def _count(raw: dict[str, Any], key: str, default: int, least: int, most: int, path: str, found: Problems,
+           what: str) -> int:
+    """A whole number of `what` under `key`, within [least, most]; a bad one is added to `found`."""
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        found.add(_fail(f"{key} must be a whole number of {what} from {least:,} to {most:,}, got {value!r}", path,
+                        raw, key))
+        return default
+    return value
 
 
 def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None, rate: Rate | None
