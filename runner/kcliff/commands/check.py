@@ -174,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
     changes = [upgrade] if upgrade else []
     changes += configrepo.setting_changes(configrepo.measured_entries(base_repo),
                                           configrepo.measured_entries(head_repo), args.base, args.head, head_repo.files)
+    changes += configrepo.production_changes(base_sc, head_sc)
     for line in measured_findings(outcome, changes, args.format, args.repo_root):
         print(line)
     return _publish(outcome, args, doc)

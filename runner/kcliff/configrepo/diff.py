@@ -14,8 +14,12 @@ from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
 from kcliff.results.metrics import ChangeKind
 
 if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
+    from kcliff.configrepo.repo_scenario import RepoScenario
     from kcliff.scenario.suites import Scenario
 
+# How the producer runs rather than what it sets (Scenario.as_applied's top-level keys): a change of
+# any is a producer change.
+PRODUCTION_KEYS = ("producers", "record_size", "payload")
 # The role of the file a scope's settings are written in.
 SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "topic": "topics"}
 
@@ -90,7 +94,19 @@ def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None 
     measured changed), and a Kafka version change as a broker change."""
     old, new = base.as_applied(), head.as_applied()
     kinds = {kind for kind in ChangeKind if old.get(kind.value) != new.get(kind.value)}
+    if any(old.get(key) != new.get(key) for key in PRODUCTION_KEYS):
+        kinds.add(ChangeKind.PRODUCER)
     return frozenset(kinds | ({upgrade.kind} if upgrade is not None else set()))
+
+
+def production_changes(base: RepoScenario, head: RepoScenario) -> list[SettingChange]:
+    """Changes of how the producer runs (kcliff.yaml's `producers:`), on the head manifest's line that
+    says so; where the head's manifest no longer says, one change for the whole run."""
+    if base.producers == head.producers:
+        return []
+    said = head.production
+    where = (said.where, said.instances_line or said.line) if said else ("", None)
+    return [SettingChange("producer", "instances", base.producers, head.producers, *where)]
 
 
 def kafka_version(declared: VersionDecl | None, default: str) -> str:

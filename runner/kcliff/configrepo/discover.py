@@ -25,7 +25,7 @@ from kcliff import yamlio
 from kcliff.configrepo import cfk, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
-from kcliff.configrepo.rates import ProducerRate, read_rates, unknown_producers
+from kcliff.configrepo.production import Production, read_production, unknown_producers
 from kcliff.configrepo.topics import TopicsYamlReader
 from kcliff.configrepo.validate import Release, validate
 from kcliff.configrepo.version_file import FILE_NAMES as VERSION_FILES
@@ -62,18 +62,18 @@ YAML_SUFFIXES = (".yaml", ".yml")
 CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (Strimzi, CFK, Terraform)
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
-MANIFEST_KEYS = ("version", "files", "measure", "rates")
+MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates")
 
 
 @dataclass(frozen=True)
 class Measure:
     """kcliff.yaml's `measure:`: which topic, producer file and consumer file `check` measures; and its
-    `rates:`, each producer's production rate (configrepo/rates.py)."""
+    `producers:` and `rates:`, how each producer runs in production (configrepo/production.py)."""
 
     topic: str | None = None
     producer: str | None = None
     consumer: str | None = None
-    rates: tuple[ProducerRate, ...] = ()
+    productions: tuple[Production, ...] = ()
 
 
 @dataclass
@@ -184,7 +184,7 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
 
 def _manifest(root: Path, found: Problems) -> tuple[list[RepoFile] | None, Measure]:
     """The files kcliff.yaml names (None: it names none, so they are found by convention) and its
-    `measure:` and `rates:`; every bad entry goes to `found`, for the caller to raise with the rest."""
+    `measure:`, `producers:` and `rates:`; every bad entry goes to `found`, for the caller to raise with the rest."""
     path = root / MANIFEST
     refuse_links_out(path, root)
     data = yamlio.load(path)
@@ -211,10 +211,10 @@ def _manifest(root: Path, found: Problems) -> tuple[list[RepoFile] | None, Measu
     if not isinstance(measure, dict) or any(k not in ("topic", "producer", "consumer") for k in measure):
         found.add(InputError("'measure' takes topic, producer and consumer", where, yamlio.key_line(data, "measure")))
         measure = {}
-    rates = read_rates(data.get("rates"), yamlio.key_line(data, "rates"), root, where, found)
+    productions = read_production(data.get("producers"), data.get("rates"), data, root, where, found)
     producer, consumer = measure.get("producer"), measure.get("consumer")
     return files if "files" in data else None, Measure(measure.get("topic"), str(root / producer) if producer else None,
-                                                       str(root / consumer) if consumer else None, rates)
+                                                       str(root / consumer) if consumer else None, productions)
 
 
 def _manifest_files(root: Path, item: Any, where: str, line: int | None) -> list[RepoFile]:
@@ -273,7 +273,7 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                 named, measure = _manifest(path, problems)
             found = named if named is not None else _by_convention(path, notes)
             producers = [f.path for f in found if f.role in ("producer", "spring-boot")]
-            raise_all(sorted(problems.found + unknown_producers(measure.rates, producers), key=lambda p: p.line or 0))
+            raise_all(sorted(problems.found + unknown_producers(measure.productions, producers), key=lambda p: p.line or 0))
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "

@@ -13,7 +13,7 @@ from typing import Any
 
 from kcliff.configrepo.discover import ConfigRepo
 from kcliff.configrepo.model import Entry, EntryKind
-from kcliff.configrepo.rates import rate_of
+from kcliff.configrepo.production import Production, production_of
 from kcliff.errors import InputError
 from kcliff.scenario import settings
 from kcliff.scenario.suites import ID_PATTERN, Scenario
@@ -29,6 +29,7 @@ class RepoScenario(Scenario):
 
     durability: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    production: Production | None = None  # how kcliff.yaml says its producer runs (None: it does not say)
 
     def as_applied(self) -> dict[str, Any]:
         applied = super().as_applied()
@@ -126,6 +127,7 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
     producer_durability = {e.name: e.value for e in producer_entries if e.kind is EntryKind.DURABILITY}
     durability = _durability(broker_durability, topic_durability, producer_durability, notes)
     sources = sorted({f.path for f in repo.files})
+    production = production_of(repo.measure.productions, chosen.producer_file)
     return RepoScenario(
         id=scenario_id,
         description=description or f"config repo: {', '.join(sources)}",
@@ -136,7 +138,9 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         source=sources[0] if sources else "",
         durability=durability,
         notes=tuple(notes),
-        rate=rate_of(repo.measure.rates, chosen.producer_file),
+        rate=production.rate if production else None,
+        producers=production.instances if production else 1,
+        production=production,
     )
 
 

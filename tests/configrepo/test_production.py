@@ -1,5 +1,6 @@
-"""kcliff.yaml's `rates:`: each producer's production rate, read with the line of every bad entry, on a
-copy of the example config repo (the convention finds its files; kcliff.yaml only adds the rates)."""
+"""kcliff.yaml's `producers:` and `rates:`: how each producer runs in production (its rate, its
+instances, its sample records), read with the line of every bad entry, on a copy of the example config
+repo (the convention finds its files; kcliff.yaml only says how the producer runs)."""
 
 import shutil
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 from conftest import ROOT, run_kcliff
 from kcliff import configrepo
 from kcliff.errors import InputError
+from kcliff.results.metrics import ChangeKind
 from kcliff.scenario.rate import Rate, RateUnit, parse_rate
 
 EXAMPLE = ROOT / "examples" / "config-repo"
@@ -80,3 +82,52 @@ def test_the_cli_refuses_a_bad_rate_naming_file_and_line(repo):
     assert done.returncode == 2, done.stderr
     assert f"{repo / 'kcliff.yaml'}:3:" in done.stderr and "2000 records/s" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_producers_block_gives_rate_instances_and_samples_and_a_rate_alone_may_come_from_rates(repo):
+    (repo / "samples").mkdir()
+    (repo / "samples" / "orders.jsonl").write_text('{"key": "o-1", "value": {"id": 1}}\n')
+    (repo / "kcliff.yaml").write_text(
+        "# how our services produce in production: latency is judged at their rate, with their instances\n"
+        "version: 1\n"
+        "producers:\n"
+        f"  {PRODUCER}:\n"
+        "    rate: 4 MB/s          # all instances together\n"
+        "    instances: 4          # one per pod\n"
+        "    samples: samples/orders.jsonl\n")
+    scenario = configrepo.to_scenario(configrepo.load([str(repo)]), "head")
+    assert scenario.rate == Rate(4, RateUnit.MB_PER_S) and scenario.producers == 4
+    assert scenario.production is not None and scenario.production.samples == str(repo / "samples" / "orders.jsonl")
+    assert scenario.production.instances_line == 6
+    assert scenario.as_applied()["producers"] == 4
+
+
+def test_every_bad_producers_entry_is_reported_on_its_line(repo):
+    (repo / "kcliff.yaml").write_text(
+        "version: 1\n"
+        "producers:\n"
+        f"  {PRODUCER}:\n"
+        "    rate: 4 MB/s\n"
+        "    instances: 0\n"
+        "    samples: samples/missing.jsonl\n"
+        "    partitioner: sticky\n"
+        "rates:\n"
+        f"  {PRODUCER}: 2 MB/s\n")
+    with pytest.raises(InputError) as err:
+        configrepo.load([str(repo)])
+    found = sorted((p.line, p.message) for p in err.value.problems)
+    assert [line for line, _ in found] == [5, 6, 7, 9], found
+    assert "instances must be a whole number of producer processes from 1 to 16, got 0" in found[0][1]
+    assert "samples/missing.jsonl is not a file" in found[1][1]
+    assert "unknown key 'partitioner': expected one of rate, instances, samples" in found[2][1]
+    assert "has its rate under producers: already" in found[3][1]
+
+
+def test_a_change_of_instances_is_a_producer_change_annotated_on_its_manifest_line(repo, tmp_path):
+    base = configrepo.to_scenario(configrepo.load([str(repo)]), "base")
+    (repo / "kcliff.yaml").write_text(f"version: 1\nproducers:\n  {PRODUCER}:\n    instances: 4\n")
+    head = configrepo.to_scenario(configrepo.load([str(repo)]), "head")
+    assert configrepo.changed_kinds(base, head) == {ChangeKind.PRODUCER}
+    [change] = configrepo.production_changes(base, head)
+    assert (change.path, change.line, change.describe()) == (str(repo / "kcliff.yaml"), 4, "producer instances 1 -> 4")
+    assert configrepo.production_changes(head, head) == []
