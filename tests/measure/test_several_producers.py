@@ -12,6 +12,7 @@ import pytest
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import Cluster
 from kcliff.backends.local import LocalCluster, shared_dir
+from kcliff.measure import at_rate
 from kcliff.measure import producer as measure
 from kcliff.measure.perf_output import parse_line
 from kcliff.results.model import StopKind
@@ -29,7 +30,7 @@ class Recorded(Cluster):
         self.started: list[list[str]] = []
         self.linger_s = linger_s
 
-    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files=(), jars=()) -> list[str]:
         self.started.append(args)
         script = f"import sys, time; sys.stdout.write(open({str(RECORDED)!r}).read()); sys.stdout.flush(); " \
                  f"time.sleep({self.linger_s})"
@@ -111,3 +112,31 @@ def test_three_real_producers_share_a_24_partition_topic(shared_cluster, tmp_pat
         assert p.mb_per_sec * 2 ** 20 / p.records_per_sec == pytest.approx(200, rel=0.02)
     lines = [parse_line(x) for x in (tmp_path / "p-p1.log").read_text().splitlines()]
     assert any(x is not None and x.is_summary for x in lines)
+
+
+def test_the_load_generator_shares_its_rate_among_producers_only_when_asked(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(at_rate.loadgen, "ensure", lambda: [])  # its jars: built by setup, not needed here
+    cluster = Recorded()
+    at_rate.rate_argv(cluster, "t", 300, 2, 1, tmp_path / "p.properties")
+    at_rate.rate_argv(cluster, "t", 300, 2, 1, tmp_path / "p.properties", producers=3)
+    lone, several = cluster.started
+    assert "--producers" not in lone  # a lone producer's command line is what it always was
+    assert several[several.index("--producers") + 1] == "3"
+
+
+@pytest.mark.kafka
+def test_three_real_producers_hold_a_shared_rate_and_every_record_is_counted(shared_cluster, tmp_path: Path):
+    cluster = LocalCluster.from_state(shared_dir(shared_cluster))
+    assert cluster is not None
+    admin = Admin(cluster.admin_bootstrap)
+    topic = f"kcliff-producers-rate-{uuid.uuid4().hex[:8]}"
+    admin.create_topic(topic, 24, 3, {"min.insync.replicas": "2"})
+    try:
+        ran = at_rate.rate_run(cluster, topic, 300, 3.0, 1.0, {**INVARIANTS["producer"], "linger.ms": 5}, {},
+                               tmp_path / "r.log", drain_s=10.0, producers=3)
+    finally:
+        admin.delete_topic(topic, missing_ok=True)
+    s = ran.summary
+    assert s is not None, ran.failure
+    assert s.producers == 3 and s.held_rate, s
+    assert (s.scheduled, s.unsent, s.unacked, s.errors, s.unconsumed) == (900, 0, 0, 0, 0)

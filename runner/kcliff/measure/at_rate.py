@@ -45,10 +45,11 @@ def write_properties(path: Path, values: dict[str, Any]) -> Path:
 
 def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float, producer_file: Path,
               consumer_file: Path | None = None, record_size: int = settings.RECORD_SIZE,
-              drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S) -> list[str]:
+              drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S, producers: int = 1) -> list[str]:
     args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--rate", f"{rate:g}",
             "--record-size", str(record_size), "--duration-s", f"{duration_s:g}", "--warmup-s", f"{warmup_s:g}",
             "--producer-config", str(producer_file), "--interval-s", f"{interval_s:g}", "--drain-s", f"{drain_s:g}"]
+    args += ["--producers", str(producers)] if producers > 1 else []
     files: tuple[Path, ...] = (producer_file,)
     if consumer_file is not None:
         args += ["--consumer-config", str(consumer_file)]
@@ -58,14 +59,17 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
 
 def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float,
              producer: dict[str, Any], consumer: dict[str, Any] | None, log_path: Path,
-             watch: Watch | None = None, drain_s: float = DRAIN_S, record_size: int = settings.RECORD_SIZE) -> RateRun:
+             watch: Watch | None = None, drain_s: float = DRAIN_S, record_size: int = settings.RECORD_SIZE,
+             producers: int = 1) -> RateRun:
     """Run the load generator once on `topic`; `producer` is the settings as applied (invariants
     included), `consumer` the read side's (None: produce latency only). The tool is ended on every
-    path: its own end, its time cap, a fault the watch sees, an exception here."""
+    path: its own end, its time cap, a fault the watch sees, an exception here. `producers` clients share
+    the rate in turn (a service's instances)."""
     producer_file = write_properties(log_path.with_suffix(".producer.properties"), producer)
     consumer_file = None if consumer is None else write_properties(
         log_path.with_suffix(".consumer.properties"), consumer)
-    argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size, drain_s)
+    argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size, drain_s,
+                     producers=producers)
     cap_s = START_S + warmup_s + duration_s + drain_s
     began = time.monotonic()
     fault: tuple[StopKind, str] | None = None

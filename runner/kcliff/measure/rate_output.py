@@ -83,6 +83,7 @@ class RateSummary:
     consumed: int | None  # None: run without a consumer
     unconsumed: int | None  # acknowledged, and not read within the drain time
     end_to_end: Latency | None
+    producers: int = 1  # producer clients that shared the rate (recorded output before #29: one)
 
     @property
     def held_rate(self) -> bool:

@@ -58,7 +58,7 @@ def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: P
     consumer: dict[str, Any] = dict(sc.consumer)
     duration = min(run_seconds(target), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
-                           log_path, watch, record_size=sc.record_size)
+                           log_path, watch, record_size=sc.record_size, producers=sc.producers)
     return to_read_run(ran, target)
 
 

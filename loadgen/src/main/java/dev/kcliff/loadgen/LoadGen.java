@@ -117,7 +117,10 @@ public final class LoadGen {
     int run() throws Unreachable {
         List<TopicPartition> partitions = partitions();
         KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : consumer(partitions);
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps());
+        List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
+        for (int i = 0; i < opt.producers; i++) {
+            producers.add(new KafkaProducer<>(producerProps()));
+        }
         Thread reader = null;
         if (consumer != null) {
             reader = new Thread(() -> consume(consumer), "loadgen-consumer");
@@ -127,7 +130,7 @@ public final class LoadGen {
         long intervalMs = Math.round(opt.intervalS * 1000);
         t0 = System.nanoTime() + 100_000_000L;  // the first record is due shortly after the ticker starts
         ticker.scheduleAtFixedRate(() -> progress(false), intervalMs, intervalMs, TimeUnit.MILLISECONDS);
-        long unsent = send(producer);
+        long unsent = send(producers);
         long drainEnd = System.nanoTime() + Math.round(opt.drainS * 1e9);
         while (all.acked.sum() + all.errors.sum() < all.sent.sum() && System.nanoTime() < drainEnd) {
             sleepMs(5);
@@ -146,13 +149,14 @@ public final class LoadGen {
             joinQuietly(reader);
             consumer.close(Duration.ofSeconds(2));
         }
-        producer.close(Duration.ofSeconds(2));
+        producers.forEach(p -> p.close(Duration.ofSeconds(2)));
         return EXIT_OK;
     }
 
-    /** Sends records 0..endSeq-1 each when due (late ones at once); returns how many measured records
-     *  were never sent because the measured duration ended first. */
-    private long send(KafkaProducer<byte[], byte[]> producer) {
+    /** Sends records 0..endSeq-1 each when due (late ones at once), record i by producer i mod N, so
+     *  each producer runs at its share of the rate; returns how many measured records were never sent
+     *  because the measured duration ended first. */
+    private long send(List<KafkaProducer<byte[], byte[]>> producers) {
         Payload payload = Payload.randomLetters(opt.recordSize);
         long end = dueOf(endSeq);
         for (long seq = 0; seq < endSeq; seq++) {
@@ -177,7 +181,7 @@ public final class LoadGen {
                 measured.sent.increment();
             }
             try {
-                producer.send(record, (meta, error) -> acked(due, inWindow, error));
+                producers.get((int) (seq % producers.size())).send(record, (meta, error) -> acked(due, inWindow, error));
             } catch (KafkaException e) {
                 acked(due, inWindow, e);
             }
@@ -262,6 +266,7 @@ public final class LoadGen {
         s.put("type", "summary");
         s.put("target_rate", opt.rate);
         s.put("record_size", opt.recordSize);
+        s.put("producers", opt.producers);
         s.put("duration_s", opt.durationS);
         s.put("warmup_s", opt.warmupS);
         s.put("scheduled", endSeq - firstMeasured);

@@ -14,9 +14,9 @@ import java.util.Properties;
 final class Options {
     static final String USAGE = "usage: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --rate RECORDS_PER_S"
             + " --record-size BYTES --duration-s S --warmup-s S --producer-config FILE"
-            + " [--consumer-config FILE] [--interval-s S] [--drain-s S]";
+            + " [--consumer-config FILE] [--interval-s S] [--drain-s S] [--producers N]";
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
-            "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s");
+            "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s", "producers");
 
     /** A bad command line, every problem of it at once: its message goes to stderr, the program exits 2. */
     static final class BadArguments extends Exception {
@@ -35,6 +35,7 @@ final class Options {
     final Properties consumer;  // null: no end-to-end measurement
     final double intervalS;
     final double drainS;
+    final int producers;  // producer clients sharing the schedule, as a service's instances share its rate
     private final List<String> problems = new ArrayList<>();
 
     Options(String[] args) throws BadArguments {
@@ -61,6 +62,11 @@ final class Options {
         warmupS = number(given, "warmup-s", 0.0, 0);
         intervalS = number(given, "interval-s", 1.0, 0.01);
         drainS = number(given, "drain-s", 15.0, 0);
+        double count = number(given, "producers", 1.0, 1);
+        producers = (int) count;
+        if (producers != count || producers > 64) {
+            problems.add("--producers must be a whole number from 1 to 64, got '" + given.get("producers") + "'");
+        }
         if ((warmupS + durationS) * rate > Integer.MAX_VALUE) {
             problems.add("--rate x (--warmup-s + --duration-s) must be at most " + Integer.MAX_VALUE + " records");
         }
