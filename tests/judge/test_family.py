@@ -164,3 +164,22 @@ def test_the_chance_of_any_false_regression_across_four_metrics_stays_at_alpha(r
     assert split <= ALPHA + 3 * error, (split, error)
     # each metric at the full alpha makes any regression about 1 - 0.975^4 = 9.6% likely: the split is needed
     assert unsplit > ALPHA + 3 * error and unsplit > 2.5 * split, (unsplit, split)
+
+
+def test_a_certain_regression_of_latency_at_rate_ends_the_check_before_its_last_round():
+    # linger.ms 5 -> 100 at rate: the median 5x with a few % noise, flat out unchanged; latency at rate has no
+    # resolution, so before, only throughput's pass could end the check and it ran to its last round
+    family = Family.of({K.PRODUCER}, (Workload.PRODUCE, Workload.RATE))
+    plan = sequential.Plan.for_rounds(18, family.size)
+    rng = np.random.default_rng(7)
+
+    def noisy(level: float, spread: float) -> list[float]:
+        return list(level * np.exp(rng.normal(0, spread, 18)))
+
+    rounds = {THROUGHPUT.name: (noisy(10, 0.15), noisy(10, 0.15)), P99.name: (noisy(50, 0.2), noisy(50, 0.2)),
+              RATE_P50.name: (noisy(5, 0.05), noisy(25, 0.05)), RATE_P99.name: (noisy(10, 0.3), noisy(60, 0.3)),
+              RATE_E2E_P50.name: (noisy(6, 0.05), noisy(30, 0.05)), RATE_E2E_P99.name: (noisy(12, 0.3), noisy(70, 0.3))}
+    sv, stop = stopping.replay(rounds, family, plan)
+    assert sv.verdict is verdict.Outcome.REGRESSION and stop < 18, stop
+    unmoved = {n: (b, noisy(float(np.median(b)), 0.05)) for n, (b, _) in rounds.items()}
+    assert stopping.replay(unmoved, family, plan)[0].verdict is verdict.Outcome.PASS

@@ -3,9 +3,10 @@
 
     settled(rounds)  the self-test (reference and canaries): every canary's verdict is already the
                      one it will have after all `rounds` (canary.canary_settled)
-    certain(rounds, family)  base and head: the verdicts of the judged metrics that have a pass to
-                     prove (a resolution: the producer's and the consumer's throughput) are certain
-                     at the gate's error rates, the regression's split across the family
+    certain(rounds, family)  base and head: one judged metric is a certain regression, or the verdicts
+                     of the judged metrics that have a pass to prove (a resolution: the producer's
+                     and the consumer's throughput) are certain at the gate's error rates, the
+                     regression's split across the family
                      (sequential.py, family.py; docs/gate.md, "Stopping early")
 
 A side decided on its cliff runs no more (measure/on_cliff.py; a consumer capped twice reads no more),
@@ -61,13 +62,16 @@ Rounds = Mapping[str, tuple[Sequence[float | None], Sequence[float | None]]]
 
 def judged_decided(measuring: Rounds, family: Family, plan: sequential.Plan) -> bool:
     """Whether the judged metrics still measuring (`measuring`: metric name -> base's and head's values,
-    round by round) that have a pass to prove (a resolution) are all decided (sequential.decide_so_far).
-    A family none of whose metrics has one measures every round: only a regression could end it early,
-    and the metrics without a resolution are judged at the end."""
+    round by round) are decided (sequential.decide_so_far): any of them a certain regression (it fails
+    the check whatever the others say), or all that have a pass to prove (a resolution) decided. A family
+    none of whose metrics has one measures every round unless one of them regresses for certain."""
+    decisions = {name: sequential.decide_so_far(base, head, plan, name) for name, (base, head) in measuring.items()
+                 if family.judges(METRICS[name])}
+    if any(d is not None and d.outcome is verdict.Outcome.REGRESSION for d in decisions.values()):
+        return True
     if all(m.resolution is None for m in family.judged):
         return False
-    return all(sequential.decide_so_far(base, head, plan, name) is not None for name, (base, head) in measuring.items()
-               if METRICS[name].resolution is not None and family.judges(METRICS[name]))
+    return all(d is not None for name, d in decisions.items() if METRICS[name].resolution is not None)
 
 
 def replay(rounds: Rounds, family: Family, plan: sequential.Plan, **decide_args: Any) -> tuple[ScenarioVerdict, int]:
