@@ -21,7 +21,7 @@ from kcliff import resources, yamlio
 from kcliff.errors import InputError, Problems
 from kcliff.results.metrics import METRICS, READ_SIDE, Workload
 from kcliff.results.model import REFERENCE_ID
-from kcliff.scenario import json_events, payload_files, settings
+from kcliff.scenario import json_events, payload_files, payload_key, settings
 from kcliff.scenario.payload import Payload, PayloadKind
 from kcliff.scenario.payload_files import PreparedPayload
 from kcliff.scenario.rate import Rate, parse_rate
@@ -29,7 +29,6 @@ from kcliff.scenario.rate import Rate, parse_rate
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate", "producers",
                  "record_size", "payload")
-PAYLOAD_FORMS = "random, json-events or {samples: path/relative/to/this/file}"
 MAX_PRODUCERS = 16  # producer processes at once: each is a JVM on the load-generating host
 # a record must fit a request and a broker's largest message at their defaults (max.request.size 1 MiB)
 MAX_RECORD_SIZE = 1_000_000
@@ -236,7 +235,7 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
     producers = _count(raw, "producers", 1, 1, MAX_PRODUCERS, path, found, "producer processes at once")
     payload = Payload.random()
     with found.catch():
-        payload = _payload(raw, path)
+        payload = payload_key.parse(raw, path, MAX_RECORD_SIZE)
     record_size = _record_size(raw, payload, path, found)
     found.raise_all()
     _check_combination(blocks, path, raw)
@@ -245,29 +244,6 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
     return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
                     blocks["consumer"], workloads, cliff, path, line, rate=rate, producers=producers,
                     record_size=record_size, payload=payload)
-
-
-def _payload(raw: dict[str, Any], path: str) -> Payload:
-    """`payload: random | json-events`, or `payload: {samples: FILE}` with FILE relative to the scenario
-    file; a samples file is read and checked here, so its bad lines are reported before anything runs."""
-    given = raw.get("payload", PayloadKind.RANDOM.value)
-    if given in (PayloadKind.RANDOM.value, PayloadKind.JSON_EVENTS.value):
-        return Payload(PayloadKind(given))
-    if not (isinstance(given, dict) and list(given) == ["samples"] and isinstance(given["samples"], str)
-            and given["samples"].strip()):
-        raise _fail(f"payload must be {PAYLOAD_FORMS}, got {_plain(given)!r}", path, raw, "payload")
-    file = Path(path).parent / given["samples"]
-    if not file.is_file():
-        raise _fail(f"payload samples file not found: {file} (a path relative to {Path(path).name})", path, raw,
-                    "payload")
-    payload = Payload.samples(str(file))
-    payload_files.prepare(payload, settings.RECORD_SIZE, MAX_RECORD_SIZE)
-    return payload
-
-
-def _plain(value: Any) -> Any:
-    """A YAML value as plain Python, for a message (ruamel's mappings print as ordereddicts)."""
-    return {str(k): _plain(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
 def _record_size(raw: dict[str, Any], payload: Payload, path: str, found: Problems) -> int:
