@@ -66,7 +66,7 @@ class RateSummary:
     """A whole run, counting only the records due in its measured duration (not the warm-up's)."""
     type: LineKind
     target_rate: float
-    record_size: int
+    record_size: int  # the mean value's bytes, for a payload file
     duration_s: float
     warmup_s: float
     scheduled: int  # records due in the measured duration
@@ -83,6 +83,8 @@ class RateSummary:
     consumed: int | None  # None: run without a consumer
     unconsumed: int | None  # acknowledged, and not read within the drain time
     end_to_end: Latency | None
+    # uncompressed / compressed bytes of its producer's batches; None: no batch, or a load generator before it
+    compression_ratio: float | None = None
 
     @property
     def held_rate(self) -> bool:

@@ -137,7 +137,8 @@ public final class LoadGen {
         }
         ticker.shutdownNow();
         awaitQuietly(ticker);
-        Map<String, Object> summary = summary(unsent);  // before close: close fails what is still unacked
+        // before close: close fails what is still unacked
+        Map<String, Object> summary = summary(unsent, compressionRatio(producer));
         System.out.println(Json.of(summary));
         System.out.flush();
         stopConsumer = true;
@@ -153,7 +154,7 @@ public final class LoadGen {
     /** Sends records 0..endSeq-1 each when due (late ones at once); returns how many measured records
      *  were never sent because the measured duration ended first. */
     private long send(KafkaProducer<byte[], byte[]> producer) {
-        Payload payload = Payload.randomLetters(opt.recordSize);
+        Payload payload = opt.payload;
         long end = dueOf(endSeq);
         for (long seq = 0; seq < endSeq; seq++) {
             long due = dueOf(seq);
@@ -170,7 +171,8 @@ public final class LoadGen {
             if (inWindow) {
                 maxBehindNs = Math.max(maxBehindNs, now - due);
             }
-            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(opt.topic, payload.value(seq));
+            Payload.Sample sample = payload.next();
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(opt.topic, sample.key(), sample.value());
             record.headers().add(HEADER, ByteBuffer.allocate(16).putLong(seq).putLong(due).array());
             all.sent.increment();
             if (inWindow) {
@@ -254,14 +256,27 @@ public final class LoadGen {
         return line;
     }
 
-    private Map<String, Object> summary(long unsent) {
+    /** Uncompressed over compressed bytes of the batches the producer sent (1 / its compression-rate-avg,
+     *  averaged over the metrics' sample window, 2 x 30 s by default: the whole of a run here); null
+     *  before any batch. */
+    static Double compressionRatio(KafkaProducer<byte[], byte[]> producer) {
+        for (var metric : producer.metrics().entrySet()) {
+            if (metric.getKey().name().equals("compression-rate-avg") && metric.getKey().group().equals("producer-metrics")
+                    && metric.getValue().metricValue() instanceof Double rate && rate > 0 && !rate.isNaN()) {
+                return round(1 / rate, 3);
+            }
+        }
+        return null;
+    }
+
+    private Map<String, Object> summary(long unsent, Double compressionRatio) {
         progress(true);
         long acked = measured.acked.sum();
         long errors = measured.errors.sum();
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("type", "summary");
         s.put("target_rate", opt.rate);
-        s.put("record_size", opt.recordSize);
+        s.put("record_size", Math.round(opt.payload.meanValueBytes()));  // the mean value, for a payload file
         s.put("duration_s", opt.durationS);
         s.put("warmup_s", opt.warmupS);
         s.put("scheduled", endSeq - firstMeasured);
@@ -274,6 +289,7 @@ public final class LoadGen {
         s.put("max_behind_ms", round(maxBehindNs / 1e6, 3));
         s.put("end_behind_ms", round(lastBehindNs / 1e6, 3));
         s.put("first_error", firstError.get());
+        s.put("compression_ratio", compressionRatio);
         s.put("produce", percentiles(produceTotal, true));
         if (opt.consumer != null) {
             long consumed = measured.consumed.sum();
