@@ -18,6 +18,8 @@ from kcliff.kafka.release import Logging, LogRole
 from kcliff.measure import producer as measure
 from kcliff.measure import read_side
 from kcliff.scenario import settings
+from kcliff.scenario.payload import PayloadKind
+from kcliff.scenario.payload_files import PreparedPayload
 
 HELP = Path(__file__).resolve().parents[1] / "data" / "tool-help"
 RELEASES = ["3.3.2", "3.9.2", "4.0.0", "4.1.0", "4.2.0", "4.4.0"]
@@ -69,6 +71,31 @@ def test_the_producer_argv_uses_only_flags_the_releases_tool_lists(version):
     if warm:
         assert argv[argv.index("--warmup-records") + 1] == "1000"
         assert argv[argv.index("--reporting-interval") + 1] == str(measure.REPORTING_INTERVAL_MS)
+
+
+@pytest.mark.parametrize("version", RELEASES)
+@pytest.mark.parametrize("delimiter", ["\n", "\x1e"])
+def test_a_payload_file_takes_the_place_of_the_record_size_in_every_release(version, delimiter, tmp_path):
+    values = tmp_path / "values; rm -rf ~.txt"  # a path is one argv element, never a shell's word
+    payload = PreparedPayload(PayloadKind.SAMPLES, "0" * 64, 2, True, 3, 4.0, 4.0, 5, values, delimiter,
+                              tmp_path / "records.b64")
+    mounted: list[tuple[Path, ...]] = []
+
+    class Mounting(ToolsOf):
+        def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
+            mounted.append(files)
+            return ["java", main_class, *args]
+
+    argv = measure.perf_argv(Mounting(version), "t", 50_000, {"acks": "all"}, payload=payload)
+    assert flags_in(argv) <= listed_flags(version, "producer"), flags_in(argv) - listed_flags(version, "producer")
+    assert "--record-size" not in argv and argv[argv.index("--payload-file") + 1] == str(values)
+    assert ("--payload-delimiter" in argv) is (delimiter != "\n")  # newline is the tool's default
+    if delimiter != "\n":
+        assert argv[argv.index("--payload-delimiter") + 1] == delimiter
+    assert "--print-metrics" in argv and mounted == [(values,)]  # the compose backend mounts what it is given
+    plain = measure.perf_argv(Mounting(version), "t", 50_000, {"acks": "all"}, record_size=200)
+    assert plain[plain.index("--record-size") + 1] == "200" and "--payload-file" not in plain
+    assert "--print-metrics" in plain and mounted[-1] == ()
 
 
 def test_the_warm_up_and_the_reporting_interval_came_with_4_2():

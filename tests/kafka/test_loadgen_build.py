@@ -75,3 +75,18 @@ def test_bad_arguments_exit_2_naming_each_and_the_usage():
     for problem in ("--bootstrap-servers is required", "--rate must be a number, got 'fast'",
                     "--producer-config is required", "usage: LoadGen"):
         assert problem in done.stderr
+
+
+@pytest.mark.jars
+def test_a_payload_file_and_a_record_size_together_or_a_bad_payload_file_exit_2(tmp_path: Path):
+    jars = loadgen.ensure()
+    argv = dist.java_command(dist.ensure(), loadgen.MAIN_CLASS, 128, jars=jars)
+    bad = tmp_path / "records.b64"
+    bad.write_text("aGVsbG8=\nnot base64 at all!\n")
+    common = ["--bootstrap-servers", "127.0.0.1:1", "--topic", "t", "--rate", "10", "--duration-s", "1",
+              "--producer-config", str(tmp_path / "none.properties")]
+    done = subprocess.run([*argv, *common, "--record-size", "10", "--payload-file", str(bad)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert "give --record-size or --payload-file, not both" in done.stderr
+    assert f"--payload-file {bad}: line 2 is not [base64 key TAB] base64 value" in done.stderr

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from kcliff.measure.perf_output import parse_line, summary
+from kcliff.measure.perf_output import compression_ratio, parse_line, summary
 
 DATA = Path(__file__).parents[1] / "data" / "perf"
 
@@ -57,3 +57,20 @@ def test_recorded_steady_state_summary_from_warmup_records():
     assert parsed.steady_state and parsed.records == 16000
     whole = [parse_line(x) for x in raw if "records sent" in x and "steady" not in x and "99.9th" in x]
     assert whole[0].records == 20000 and not whole[0].steady_state
+
+
+def test_the_compression_ratio_is_one_over_the_producers_compression_rate_printed_with_its_metrics():
+    # kafka-producer-perf-test 4.2.0 --print-metrics, json-events with compression.type=zstd, batch.size
+    # 16384, on the local cluster (benchmarks/bench_payload_compression.py): compression-rate-avg 0.318
+    recorded = lines("producer-perf-4.2.0-json-events-zstd-metrics.txt")
+    assert compression_ratio(recorded) == round(1 / 0.318, 3) == 3.145
+    steady = summary(recorded)
+    assert steady is not None and steady.steady_state and steady.records == 40_000
+    assert compression_ratio(lines("producer-perf-4.2.0-steady-state.txt")) is None  # run without --print-metrics
+
+
+def test_a_producer_that_sent_no_batch_has_no_compression_ratio():
+    nan = "producer-metrics:compression-rate-avg:{client-id=perf-producer-client}            : NaN\n"
+    assert compression_ratio([nan]) is None
+    zero = nan.replace("NaN", "0.000")
+    assert compression_ratio([zero]) is None

@@ -9,6 +9,8 @@ settings unless named); each file is the run's log (its argv line first, then th
 - batch0-2000rps: 2,000 records/s with batch.size=0, --drain-s 3: far above what the cluster takes so;
 - overload-50000rps: 50,000 records/s, --drain-s 3: the sender blocked on a full buffer all the
   warm-up long and sent no record due in the measured duration.
+- json-events-zstd-1mbps (2026-11-27): kcliff's json-events (--payload-file) at 1 MB/s with
+  compression.type=zstd and no consumer; its summary has the mean record size and compression_ratio.
 """
 
 from pathlib import Path
@@ -98,3 +100,12 @@ def test_lines_of_another_kind_are_skipped_and_a_broken_line_of_ours_is_an_error
     broken = lines[-1].replace('"acked":400', '"acked":"many"')
     with pytest.raises(OutputError, match=f"(?s)line {len(lines)}:.*acked"):
         parse([*lines[:-1], broken])
+
+
+def test_a_payload_runs_summary_has_its_mean_record_size_and_its_producers_compression_ratio():
+    # recorded on 2026-11-27 (benchmarks/bench_payload_compression.py): json-events at 1 MB/s,
+    # compression.type=zstd, --payload-file, no consumer
+    got = read("json-events-zstd-1mbps").summary
+    assert got is not None and got.held_rate
+    assert (got.record_size, got.compression_ratio) == (798, 2.453)
+    assert read("linger5-100rps").summary.compression_ratio is None  # recorded before the field

@@ -30,7 +30,7 @@ class Recorded(Cluster):
         self.started: list[list[str]] = []
         self.linger_s = linger_s
 
-    def tool_command(self, main_class: str, args: list[str], files=(), jars=()) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (), jars=()) -> list[str]:
         self.started.append(args)
         script = f"import sys, time; sys.stdout.write(open({str(RECORDED)!r}).read()); sys.stdout.flush(); " \
                  f"time.sleep({self.linger_s})"

@@ -19,7 +19,7 @@ class SilentAfterOneLine(Cluster):
     backend = "stand-in"
     admin_bootstrap = tool_bootstrap = "127.0.0.1:1"
 
-    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         return [sys.executable, "-c", f"import time; print({LINE!r}, flush=True); time.sleep(120)"]
 
     def down(self) -> None:
@@ -38,7 +38,7 @@ def test_silence_ends_the_run_as_stalled_with_what_it_printed(tmp_path: Path):
 
 def test_a_steady_printer_is_not_a_stall(tmp_path: Path):
     class Steady(SilentAfterOneLine):
-        def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+        def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
             return [sys.executable, "-c",
                     f"import time\nfor _ in range(4):\n    print({LINE!r}, flush=True)\n    time.sleep(0.5)"]
 

@@ -32,7 +32,7 @@ class StandInCluster(Cluster):
     def __init__(self) -> None:
         self.dead: list[int] = []
 
-    def tool_command(self, main_class: str, args: list[str]) -> list[str]:
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = ()) -> list[str]:
         raise AssertionError("no perf tool runs here")
 
     def dead_nodes(self) -> list[int]:

@@ -89,12 +89,19 @@ class KafkaRelease:
         return self.at_least(4, 2)
 
     def producer_args(self, topic: str, records: int, record_size: int, throughput: int, props: list[str],
-                      interval_ms: int, quiet: int) -> list[str]:
+                      interval_ms: int, quiet: int, payload_file: Path | None = None,
+                      delimiter: str = "\n") -> list[str]:
         """ProducerPerformance's arguments; `props` are k=v producer settings, bootstrap.servers
         included (one element each), `quiet` the warm-up records left out of its figures (0: none;
-        more needs producer_warmup)."""
-        args = ["--topic", topic, "--num-records", str(records), "--record-size", str(record_size),
-                "--throughput", str(throughput)]
+        more needs producer_warmup). Records are `record_size` random letters, or the values in
+        `payload_file` split at `delimiter` (a regex to the tool; kcliff's match only themselves), one
+        drawn at random per record: every release from 3.3 takes both forms. --print-metrics: the
+        producer's metrics after the summary, for its compression rate."""
+        sent = ["--record-size", str(record_size)] if payload_file is None else ["--payload-file", str(payload_file)]
+        if payload_file is not None and delimiter != "\n":  # the tool's default
+            sent += ["--payload-delimiter", delimiter]
+        args = ["--topic", topic, "--num-records", str(records), *sent, "--throughput", str(throughput),
+                "--print-metrics"]
         if not self.shared_tool_flags:
             if quiet:
                 raise ValueError(f"Kafka {self.version}'s producer tool has no --warmup-records")

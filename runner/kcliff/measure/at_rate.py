@@ -18,6 +18,7 @@ from kcliff.measure import rate_output
 from kcliff.measure.rate_output import RateProgress, RateSummary
 from kcliff.results.model import StopKind
 from kcliff.scenario import settings
+from kcliff.scenario.payload_files import PreparedPayload
 
 INTERVAL_S = 1.0
 DRAIN_S = 10.0  # after the measured duration, how long acks and the consumer may still come
@@ -45,12 +46,16 @@ def write_properties(path: Path, values: dict[str, Any]) -> Path:
 
 def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float, producer_file: Path,
               consumer_file: Path | None = None, record_size: int = settings.RECORD_SIZE,
-              drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S, producers: int = 1) -> list[str]:
+              drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S,
+              payload: PreparedPayload | None = None, producers: int = 1) -> list[str]:
+    """Records are random letters of `record_size`, or `payload`'s records (keys included) from its file;
+    `producers` clients share the rate in turn."""
+    sent = ["--record-size", str(record_size)] if payload is None else ["--payload-file", str(payload.records_file)]
     args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--rate", f"{rate:g}",
-            "--record-size", str(record_size), "--duration-s", f"{duration_s:g}", "--warmup-s", f"{warmup_s:g}",
+            *sent, "--duration-s", f"{duration_s:g}", "--warmup-s", f"{warmup_s:g}",
             "--producer-config", str(producer_file), "--interval-s", f"{interval_s:g}", "--drain-s", f"{drain_s:g}"]
     args += ["--producers", str(producers)] if producers > 1 else []
-    files: tuple[Path, ...] = (producer_file,)
+    files: tuple[Path, ...] = (producer_file,) + ((payload.records_file,) if payload else ())
     if consumer_file is not None:
         args += ["--consumer-config", str(consumer_file)]
         files += (consumer_file,)
@@ -60,7 +65,7 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
 def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float,
              producer: dict[str, Any], consumer: dict[str, Any] | None, log_path: Path,
              watch: Watch | None = None, drain_s: float = DRAIN_S, record_size: int = settings.RECORD_SIZE,
-             producers: int = 1) -> RateRun:
+             payload: PreparedPayload | None = None, producers: int = 1) -> RateRun:
     """Run the load generator once on `topic`; `producer` is the settings as applied (invariants
     included), `consumer` the read side's (None: produce latency only). The tool is ended on every
     path: its own end, its time cap, a fault the watch sees, an exception here. `producers` clients share
@@ -69,7 +74,7 @@ def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmu
     consumer_file = None if consumer is None else write_properties(
         log_path.with_suffix(".consumer.properties"), consumer)
     argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size, drain_s,
-                     producers=producers)
+                     payload=payload.staged(log_path.parent) if payload else None, producers=producers)
     cap_s = START_S + warmup_s + duration_s + drain_s
     began = time.monotonic()
     fault: tuple[StopKind, str] | None = None

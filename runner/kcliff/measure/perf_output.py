@@ -6,6 +6,7 @@ Final summary (and, with --warmup-records, a second "steady state" one):
   N records sent, X records/sec (Y MB/sec), A ms avg latency, M ms max latency,
   P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th.
 Numbers have been printed with 6 decimals and with 1 by different versions: any decimal parses.
+With --print-metrics the producer's metrics follow, one a line (compression_ratio reads one of them).
 """
 
 from __future__ import annotations
@@ -61,3 +62,23 @@ def summary(lines: list[str]) -> PerfLine | None:
     steady = [p for p in found if p.steady_state]
     last = steady or found
     return last[-1] if last else None
+
+
+# --print-metrics, after the summaries: "producer-metrics:compression-rate-avg:{client-id=...}  : 0.287"
+# (Kafka's ToolsUtils.printMetrics, doubles to 3 places; NaN when no batch was sent)
+_COMPRESSION_RATE = re.compile(r"^producer-metrics:compression-rate-avg:\{[^}]*\}\s*:\s*(\S+)\s*$")
+
+
+def compression_ratio(lines: list[str]) -> float | None:
+    """Uncompressed over compressed bytes of the run's batches: 1 / the producer's compression-rate-avg
+    (its compressed share), from --print-metrics' output; None when the tool printed none or NaN."""
+    for line in reversed(lines):
+        found = _COMPRESSION_RATE.match(line.strip())
+        if found is None:
+            continue
+        try:
+            rate = float(found.group(1))
+        except ValueError:
+            return None
+        return round(1 / rate, 3) if rate > 0 and rate == rate else None
+    return None

@@ -11,9 +11,10 @@ from typing import Callable
 from kcliff.backends.base import Cluster
 from kcliff.host import procs
 from kcliff.kafka import release as kafka_release
-from kcliff.measure.perf_output import PerfLine, parse_line, summary
+from kcliff.measure.perf_output import PerfLine, compression_ratio, parse_line, summary
 from kcliff.results.model import Run, StopKind
 from kcliff.scenario import settings
+from kcliff.scenario.payload_files import PreparedPayload
 
 PERF_CLASS = kafka_release.PRODUCER_CLASS
 REPORTING_INTERVAL_MS = 1000  # where the release lets it be set (4.2 on); before, every 5 s
@@ -33,18 +34,21 @@ DEFAULT_BUFFER_MEMORY = 33_554_432  # the producer's buffer.memory default
 
 def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object],
               throughput: int | None = None, quiet: int | None = None,
-              record_size: int = settings.RECORD_SIZE) -> list[str]:
+              record_size: int = settings.RECORD_SIZE, payload: PreparedPayload | None = None) -> list[str]:
     """The perf tool's argv; `producer` is the scenario's producer settings as applied (invariants
     included), each passed as one argv element: no shell ever sees a value. `quiet` is how many
     records the tool leaves out of its figures (default steady_state_after(records)); a release
-    without --warmup-records leaves none out (kafka_release)."""
+    without --warmup-records leaves none out (kafka_release). Records are random letters of
+    `record_size`, or `payload`'s values (its file reaches the tool as the backend mounts files)."""
     release = cluster.release
     quiet = steady_state_after(records) if quiet is None else quiet
     props = {**producer, "bootstrap.servers": cluster.tool_bootstrap}
-    return cluster.tool_command(PERF_CLASS, release.producer_args(
+    args = release.producer_args(
         topic, records, record_size, throughput or -1,
         [f"{k}={settings.as_kafka_value(v)}" for k, v in props.items()], REPORTING_INTERVAL_MS,
-        quiet if release.producer_warmup else 0))
+        quiet if release.producer_warmup else 0, payload.values_file if payload else None,
+        payload.delimiter if payload else "\n")
+    return cluster.tool_command(PERF_CLASS, args, (payload.values_file,) if payload else ())
 
 
 def shares(total: int, producers: int) -> list[int]:
@@ -68,14 +72,19 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
              log_path: Path, stop_rule: StopRule | None = None,
              on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None,
              watch: Watch | None = None, stall_s: float = STALL_S,
-             quiet: int | None = None, producers: int = 1, record_size: int = settings.RECORD_SIZE) -> Run:
+             quiet: int | None = None, producers: int = 1, record_size: int = settings.RECORD_SIZE,
+             payload: PreparedPayload | None = None) -> Run:
     """Run the perf tool once, or `producers` of them at once, each sending its share of `records`
     (and of `throughput`, and of `quiet`). Stops them at `deadline` (monotonic), when `stop_rule` fires
     on an interim line of any of them, or when `watch` (asked about once a second, lines or not: a
     producer whose brokers all died prints nothing) returns a reason. A stopped run keeps the figures
     of its interim lines and is marked incomplete. No interim line for `stall_s` seconds stops it as
-    stalled. Several producers' figures are combined (combined()), each one's kept in Run.producers."""
+    stalled. Several producers' figures are combined (combined()), each one's kept in Run.producers.
+    Records are random letters of `record_size`, or `payload`'s (record_size is then its mean)."""
     began = time.monotonic()
+    if payload is not None:
+        record_size = max(1, round(payload.mean_bytes))
+        payload = payload.staged(log_path.parent)
     quiet = steady_state_after(records) if quiet is None else quiet
     counts, quiets = shares(records, producers), shares(quiet, producers)
     limits = shares(throughput, producers) if throughput else [None] * producers
@@ -85,7 +94,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     last_progress = began
     with contextlib.ExitStack() as stack:
         tools = [stack.enter_context(procs.FollowedTool(
-            perf_argv(cluster, topic, counts[i], producer, limits[i], quiets[i], record_size),
+            perf_argv(cluster, topic, counts[i], producer, limits[i], quiets[i], record_size, payload),
             log_path if producers == 1 else log_path.with_name(f"{log_path.stem}-p{i + 1}{log_path.suffix}")))
             for i in range(producers)]
         running = list(range(producers))
@@ -133,7 +142,7 @@ def _tool_run(seen: list[str], interim: list[PerfLine], elapsed: float, code: in
         return Run(records=final.records, records_per_sec=final.records_per_sec, mb_per_sec=final.mb_per_sec,
                    avg_ms=final.avg_ms, max_ms=final.max_ms, p50_ms=final.p50_ms, p95_ms=final.p95_ms,
                    p99_ms=final.p99_ms, p999_ms=final.p999_ms, elapsed_s=elapsed, exit_code=code,
-                   interim_mb_per_sec=[p.mb_per_sec for p in interim])
+                   interim_mb_per_sec=[p.mb_per_sec for p in interim], compression_ratio=compression_ratio(seen))
     if kind is None or reason is None:
         kind, reason = StopKind.FAILED, f"perf tool exited {code} without a summary"
     return _from_interim(interim, elapsed, kind, reason, code, record_size)
@@ -164,7 +173,17 @@ def combined(runs: list[Run], elapsed: float) -> Run:
                exit_code=max((r.exit_code or 0 for r in runs), default=0) if all(
                    r.exit_code is not None for r in runs) else None,
                interim_mb_per_sec=[sum(r.interim_mb_per_sec[t] for r in runs) for t in range(ticks)],
-               producers=runs)
+               producers=runs, compression_ratio=_overall_ratio(runs))
+
+
+def _overall_ratio(runs: list[Run]) -> float | None:
+    """Several producers' compression as one ratio: their compressed share of the bytes, weighted by
+    records (they send the same payload); None unless every one of them reported it."""
+    ratios = [r.compression_ratio for r in runs]
+    if not runs or any(r is None for r in ratios) or not sum(r.records for r in runs):
+        return None
+    compressed = sum(run.records / ratio for run, ratio in zip(runs, ratios) if ratio)
+    return round(sum(r.records for r in runs) / compressed, 3) if compressed else None
 
 
 def _from_interim(interim: list[PerfLine], elapsed: float, kind: StopKind, reason: str, code: int | None,

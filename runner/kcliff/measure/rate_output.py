@@ -66,7 +66,7 @@ class RateSummary:
     """A whole run, counting only the records due in its measured duration (not the warm-up's)."""
     type: LineKind
     target_rate: float
-    record_size: int
+    record_size: int  # the mean value's bytes, for a payload file
     duration_s: float
     warmup_s: float
     scheduled: int  # records due in the measured duration
@@ -84,6 +84,8 @@ class RateSummary:
     unconsumed: int | None  # acknowledged, and not read within the drain time
     end_to_end: Latency | None
     producers: int = 1  # producer clients that shared the rate (recorded output before #29: one)
+    # uncompressed / compressed bytes of its producer's batches; None: no batch, or a load generator before it
+    compression_ratio: float | None = None
 
     @property
     def held_rate(self) -> bool:

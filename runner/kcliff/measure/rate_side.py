@@ -54,11 +54,12 @@ def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: P
              watch: Watch | None = None) -> ReadRun:
     """One fixed-rate run of `sc` at `rate`, as long as run_seconds says; one that could not finish
     within cap_s is cut there."""
-    target = rate.records_per_s(sc.record_size)
+    target = rate.records_per_s(sc.bytes_per_record())  # a payload's records: their mean bytes
     consumer: dict[str, Any] = dict(sc.consumer)
     duration = min(run_seconds(target), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
-                           log_path, watch, record_size=sc.record_size, producers=sc.producers)
+                           log_path, watch, record_size=sc.record_size, payload=sc.prepared_payload(),
+                           producers=sc.producers)
     return to_read_run(ran, target)
 
 
@@ -81,4 +82,4 @@ def _figures(got: RateSummary) -> dict[str, Any]:
             "rate_histogram_us": got.produce.histogram_us,
             "rate_e2e_p50_ms": e2e.p50_ms if e2e else None, "rate_e2e_p99_ms": e2e.p99_ms if e2e else None,
             "rate_e2e_p999_ms": e2e.p999_ms if e2e else None,
-            "rate_e2e_histogram_us": e2e.histogram_us if e2e else None}
+            "rate_e2e_histogram_us": e2e.histogram_us if e2e else None, "compression_ratio": got.compression_ratio}

@@ -75,7 +75,8 @@ class Rounds:
                         continue  # on its cliff twice running: more rounds would only crawl
                     site = rig.site_of(sc.id)
                     self._switch_to(site, sc, entry)
-                    run = self._one(site, sc, topic, sized(records, sc.record_size), deadline, f"{word} {i}/{rounds}")
+                    count = sized(records, sc.bytes_per_record())  # as many bytes whatever its records' size
+                    run = self._one(site, sc, topic, count, deadline, f"{word} {i}/{rounds}")
                     if not alone:
                         run.position = position
                     entry.runs.append(run)
@@ -84,7 +85,7 @@ class Rounds:
                     _check_run(site, run, i)
                     if run.stop_kind is StopKind.BUDGET:
                         raise GroupStop(Status.TIMED_OUT, f"time budget of {budget:.0f}s exhausted in {word} {i}")
-                    self.reads.after(site, sc, topic, entry, sized(records, sc.record_size), f"{word} {i}/{rounds}",
+                    self.reads.after(site, sc, topic, entry, count, f"{word} {i}/{rounds}",
                                      None if alone else position, deadline)
                 if decided is not None and i < rounds and decided(entries):
                     what = "the canaries' verdicts" if any(e.is_canary for e in entries) else "verdict"
@@ -141,7 +142,7 @@ class Rounds:
         """The warm-up, and once more if it was stopped on a cliff: that second brief attempt decides.
         Stopped too, it is kept as the first (stopped) run; finished, it was a longer warm-up. Confirming
         on a warm-up, which keeps fewer records quiet than a measured run, decides a cliff sooner."""
-        records = sized(self.opts.warmup(), sc.record_size)
+        records = sized(self.opts.warmup(), sc.bytes_per_record())
         # the reference's warm-up figure stands in for the reference until it has a run: kept as measured
         quiet = producer.steady_state_after(records) if sc.id == REFERENCE_ID else producer.warmup_quiet(records)
         quiet = quiet if self.rig.steady_state() else 0
@@ -162,9 +163,10 @@ class Rounds:
         reference = self.rig.reference_mb()
         if not self.opts.early_stop or sc.id == REFERENCE_ID or not reference:
             return None
-        unreported = producer.unreported_records(quiet, sc.as_applied()["producer"], sc.record_size, sc.producers)
+        unreported = producer.unreported_records(quiet, sc.as_applied()["producer"], sc.bytes_per_record(),
+                                                 sc.producers)
         return producer.cliff_stop_rule(reference, self.opts.cliff_threshold, unreported, quiet_ticks=quiet > 0,
-                                        record_size=sc.record_size)
+                                        record_size=sc.bytes_per_record())
 
     def _one(self, site: Site, sc: Scenario, topic: str, records: int, deadline: float, label: str,
              quiet: int | None = None) -> Run:
@@ -177,7 +179,7 @@ class Rounds:
                                  self.rig.log_path(sc.id, label), self._stop_rule(sc, quiet),
                                  on_line=self.rig.progress.live, throughput=sc.throughput_limit,
                                  watch=faults.FaultWatch(site.cluster).check, quiet=quiet,
-                                 producers=sc.producers, record_size=sc.record_size)
+                                 producers=sc.producers, record_size=sc.record_size, payload=sc.prepared_payload())
 
 
 def _check_run(site: Site, run: Run, index: int) -> None:

@@ -67,6 +67,8 @@ class Run(ToolRun):
     interim_mb_per_sec: list[float] = []
     # a run of several producers at once: each one's own figures; the run's are their sum (measure/producer.py)
     producers: list[Run] = []
+    # uncompressed / compressed bytes of the producer's batches (1 / its compression-rate-avg); None: not reported
+    compression_ratio: float | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -114,6 +116,7 @@ class ReadRun(ToolRun):
     rate_e2e_p999_ms: float | None = None
     rate_histogram_us: str | None = None  # HdrHistogram encodings (base64), so runs merge exactly
     rate_e2e_histogram_us: str | None = None
+    compression_ratio: float | None = None  # at a fixed rate: the load generator's producer's, as Run's
 
 
 class Stat(_Model):

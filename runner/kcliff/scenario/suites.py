@@ -21,12 +21,14 @@ from kcliff import resources, yamlio
 from kcliff.errors import InputError, Problems
 from kcliff.results.metrics import METRICS, READ_SIDE, Workload
 from kcliff.results.model import REFERENCE_ID
-from kcliff.scenario import settings
+from kcliff.scenario import json_events, payload_files, payload_key, settings
+from kcliff.scenario.payload import Payload, PayloadKind
+from kcliff.scenario.payload_files import PreparedPayload
 from kcliff.scenario.rate import Rate, parse_rate
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate", "producers",
-                 "record_size")
+                 "record_size", "payload")
 MAX_PRODUCERS = 16  # producer processes at once: each is a JVM on the load-generating host
 # a record must fit a request and a broker's largest message at their defaults (max.request.size 1 MiB)
 MAX_RECORD_SIZE = 1_000_000
@@ -68,6 +70,9 @@ class Scenario:
     rate: Rate | None = None
     producers: int = 1  # producer processes sending to the topic at once; the figures are their sum
     record_size: int = settings.RECORD_SIZE  # bytes per record; the studies' 1 KiB unless a scenario says
+    # what the records are (random letters unless a scenario says); json-events centre on record_size,
+    # samples are as long as they are (bytes_per_record is then their mean)
+    payload: Payload = Payload.random()
 
     def settings_in(self, scope: str) -> dict[str, Any]:
         return dict(getattr(self, scope))
@@ -103,15 +108,29 @@ class Scenario:
         """Measures anything besides the producer flat out (its results entry lists its workloads)."""
         return self.workloads != (Workload.PRODUCE,)
 
+    def prepared_payload(self) -> PreparedPayload | None:
+        """The payload's files and figures (payload_files.prepare); None for random letters."""
+        return payload_files.prepare(self.payload, self.record_size, MAX_RECORD_SIZE)
+
+    def bytes_per_record(self) -> int:
+        """The mean bytes of the records it sends: record_size for random letters, else its payload's
+        mean (what turns a rate in MB/s into records/s, and records into bytes)."""
+        prepared = self.prepared_payload()
+        return self.record_size if prepared is None else max(1, round(prepared.mean_bytes))
+
     def as_applied(self) -> dict[str, Any]:
         """The settings exactly as kcliff applies them, invariants included. Consumer settings appear
-        only when set, so a producer-only scenario's hash is what it always was."""
+        only when set, and the payload only when it is not random letters, so a producer-only scenario's
+        hash is what it always was. A payload is its content (digest, sizes), never its path."""
+        prepared = self.prepared_payload()
         applied: dict[str, Any] = {
             "broker": {**self.broker, **settings.INVARIANTS["broker"]},
             "topic": {"partitions": self.partitions(), **self.topic_configs(), **settings.INVARIANTS["topic"]},
             "producer": {**self.producer, **settings.INVARIANTS["producer"]},
-            "record_size": self.record_size,
+            "record_size": self.bytes_per_record(),
         }
+        if prepared is not None:
+            applied["payload"] = prepared.applied()
         if self.producers > 1:  # only then, so a lone producer's hash is what it always was
             applied["producers"] = self.producers
         if self.consumer:
@@ -214,15 +233,31 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
         except ValueError as exc:
             found.add(_fail(str(exc), path, raw, "rate"))
     producers = _count(raw, "producers", 1, 1, MAX_PRODUCERS, path, found, "producer processes at once")
-    record_size = _count(raw, "record_size", settings.RECORD_SIZE, 1, MAX_RECORD_SIZE, path, found,
-                         "bytes per record (a record must fit max.request.size and message.max.bytes)")
+    payload = Payload.random()
+    with found.catch():
+        payload = payload_key.parse(raw, path, MAX_RECORD_SIZE)
+    record_size = _record_size(raw, payload, path, found)
     found.raise_all()
     _check_combination(blocks, path, raw)
     workloads = _workloads(raw, path, blocks["consumer"], cliff, rate)
     line = yamlio.node_line(raw)
     return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
                     blocks["consumer"], workloads, cliff, path, line, rate=rate, producers=producers,
-                    record_size=record_size)
+                    record_size=record_size, payload=payload)
+
+
+def _record_size(raw: dict[str, Any], payload: Payload, path: str, found: Problems) -> int:
+    """Bytes per record: what letters are, what json-events centre on; samples are as long as they are."""
+    default = payload.default_record_size(settings.RECORD_SIZE)
+    if payload.kind is PayloadKind.SAMPLES and "record_size" in raw:
+        found.add(_fail("record_size does not apply to payload samples: each record is a sample's own bytes",
+                        path, raw, "record_size"))
+        return default
+    if payload.kind is PayloadKind.JSON_EVENTS:
+        return _count(raw, "record_size", default, json_events.SMALLEST_MEDIAN, json_events.LARGEST_MEDIAN, path,
+                      found, "bytes the json-events records' sizes centre on (the smallest events take about 350)")
+    return _count(raw, "record_size", default, 1, MAX_RECORD_SIZE, path, found,
+                  "bytes per record (a record must fit max.request.size and message.max.bytes)")
 
 
 def _count(raw: dict[str, Any], key: str, default: int, least: int, most: int, path: str, found: Problems,

@@ -140,7 +140,8 @@ public final class LoadGen {
         }
         ticker.shutdownNow();
         awaitQuietly(ticker);
-        Map<String, Object> summary = summary(unsent);  // before close: close fails what is still unacked
+        // before close: close fails what is still unacked
+        Map<String, Object> summary = summary(unsent, compressionRatio(producers));
         System.out.println(Json.of(summary));
         System.out.flush();
         stopConsumer = true;
@@ -157,7 +158,7 @@ public final class LoadGen {
      *  each producer runs at its share of the rate; returns how many measured records were never sent
      *  because the measured duration ended first. */
     private long send(List<KafkaProducer<byte[], byte[]>> producers) {
-        Payload payload = Payload.randomLetters(opt.recordSize);
+        Payload payload = opt.payload;
         long end = dueOf(endSeq);
         for (long seq = 0; seq < endSeq; seq++) {
             long due = dueOf(seq);
@@ -174,7 +175,8 @@ public final class LoadGen {
             if (inWindow) {
                 maxBehindNs = Math.max(maxBehindNs, now - due);
             }
-            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(opt.topic, payload.value(seq));
+            Payload.Sample sample = payload.next();
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(opt.topic, sample.key(), sample.value());
             record.headers().add(HEADER, ByteBuffer.allocate(16).putLong(seq).putLong(due).array());
             all.sent.increment();
             if (inWindow) {
@@ -258,14 +260,33 @@ public final class LoadGen {
         return line;
     }
 
-    private Map<String, Object> summary(long unsent) {
+    /** Uncompressed over compressed bytes of the batches the producer sent (1 / its compression-rate-avg,
+     *  averaged over the metrics' sample window, 2 x 30 s by default: the whole of a run here); null
+     *  before any batch. Several producers send equal shares: the mean of their ratios. */
+    static Double compressionRatio(List<KafkaProducer<byte[], byte[]>> producers) {
+        double sum = 0;
+        int seen = 0;
+        for (KafkaProducer<byte[], byte[]> producer : producers) {
+            for (var metric : producer.metrics().entrySet()) {
+                if (metric.getKey().name().equals("compression-rate-avg")
+                        && metric.getKey().group().equals("producer-metrics")
+                        && metric.getValue().metricValue() instanceof Double rate && rate > 0 && !rate.isNaN()) {
+                    sum += 1 / rate;
+                    seen++;
+                }
+            }
+        }
+        return seen == 0 ? null : round(sum / seen, 3);
+    }
+
+    private Map<String, Object> summary(long unsent, Double compressionRatio) {
         progress(true);
         long acked = measured.acked.sum();
         long errors = measured.errors.sum();
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("type", "summary");
         s.put("target_rate", opt.rate);
-        s.put("record_size", opt.recordSize);
+        s.put("record_size", Math.round(opt.payload.meanValueBytes()));  // the mean value, for a payload file
         s.put("producers", opt.producers);
         s.put("duration_s", opt.durationS);
         s.put("warmup_s", opt.warmupS);
@@ -279,6 +300,7 @@ public final class LoadGen {
         s.put("max_behind_ms", round(maxBehindNs / 1e6, 3));
         s.put("end_behind_ms", round(lastBehindNs / 1e6, 3));
         s.put("first_error", firstError.get());
+        s.put("compression_ratio", compressionRatio);
         s.put("produce", percentiles(produceTotal, true));
         if (opt.consumer != null) {
             long consumed = measured.consumed.sum();

@@ -13,10 +13,11 @@ import java.util.Properties;
 /** The command line: `--name value` pairs, each value one argv element (no shell ever sees one). */
 final class Options {
     static final String USAGE = "usage: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --rate RECORDS_PER_S"
-            + " --record-size BYTES --duration-s S --warmup-s S --producer-config FILE"
+            + " (--record-size BYTES | --payload-file FILE) --duration-s S --warmup-s S --producer-config FILE"
             + " [--consumer-config FILE] [--interval-s S] [--drain-s S] [--producers N]";
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
-            "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s", "producers");
+            "payload-file", "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s",
+            "producers");
 
     /** A bad command line, every problem of it at once: its message goes to stderr, the program exits 2. */
     static final class BadArguments extends Exception {
@@ -28,7 +29,7 @@ final class Options {
     final String bootstrap;
     final String topic;
     final double rate;
-    final int recordSize;
+    final Payload payload;
     final double durationS;
     final double warmupS;
     final Properties producer;
@@ -53,11 +54,7 @@ final class Options {
         bootstrap = required(given, "bootstrap-servers");
         topic = required(given, "topic");
         rate = number(given, "rate", null, 0.001);
-        double size = number(given, "record-size", null, 1);
-        recordSize = (int) size;
-        if (recordSize != size) {
-            problems.add("--record-size must be a whole number of bytes up to " + Integer.MAX_VALUE);
-        }
+        payload = payload(given);
         durationS = number(given, "duration-s", null, 0.001);
         warmupS = number(given, "warmup-s", 0.0, 0);
         intervalS = number(given, "interval-s", 1.0, 0.01);
@@ -75,6 +72,27 @@ final class Options {
         consumer = consumerFile == null ? null : properties(consumerFile, "consumer-config");
         if (!problems.isEmpty()) {
             throw new BadArguments(String.join("; ", problems));
+        }
+    }
+
+    /** Random letters of --record-size, or the records of --payload-file: exactly one of them. */
+    private Payload payload(Map<String, String> given) {
+        String file = given.get("payload-file");
+        if (file != null && given.containsKey("record-size")) {
+            problems.add("give --record-size or --payload-file, not both");
+        }
+        if (file == null) {
+            double size = number(given, "record-size", null, 1);
+            if ((int) size != size) {
+                problems.add("--record-size must be a whole number of bytes up to " + Integer.MAX_VALUE);
+            }
+            return Payload.randomLetters((int) size);
+        }
+        try {
+            return Payload.samples(Payload.read(Path.of(file)));
+        } catch (IOException | RuntimeException e) {
+            problems.add("--payload-file " + file + ": " + e.getMessage());
+            return null;
         }
     }
 
