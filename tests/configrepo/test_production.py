@@ -10,6 +10,7 @@ from conftest import ROOT, run_kcliff
 from kcliff import configrepo
 from kcliff.errors import InputError
 from kcliff.results.metrics import ChangeKind
+from kcliff.scenario.payload import Payload
 from kcliff.scenario.rate import Rate, RateUnit, parse_rate
 
 EXAMPLE = ROOT / "examples" / "config-repo"
@@ -131,3 +132,29 @@ def test_a_change_of_instances_is_a_producer_change_annotated_on_its_manifest_li
     [change] = configrepo.production_changes(base, head)
     assert (change.path, change.line, change.describe()) == (str(repo / "kcliff.yaml"), 4, "producer instances 1 -> 4")
     assert configrepo.production_changes(head, head) == []
+
+
+def test_a_repo_sends_json_events_unless_its_manifest_gives_samples_and_a_new_sample_is_a_producer_change(repo):
+    base = configrepo.to_scenario(configrepo.load([str(repo)]), "base")
+    assert base.payload == Payload.json_events() and base.as_applied()["payload"]["kind"] == "json-events"
+    (repo / "samples").mkdir()
+    (repo / "samples" / "orders.jsonl").write_text(
+        '{"key": "o-1", "value": {"order": 1, "items": [{"sku": "A-1", "qty": 2}]}}\n'
+        '{"key": "o-2", "value": {"order": 2, "items": []}}\n')
+    (repo / "kcliff.yaml").write_text(f"version: 1\nproducers:\n  {PRODUCER}:\n    samples: samples/orders.jsonl\n")
+    head = configrepo.to_scenario(configrepo.load([str(repo)]), "head")
+    assert head.payload == Payload.samples(str(repo / "samples" / "orders.jsonl"))
+    assert configrepo.changed_kinds(base, head) == {ChangeKind.PRODUCER}
+    [change] = configrepo.production_changes(base, head)
+    assert (change.name, change.line) == ("payload", 4)
+
+
+def test_a_bad_line_of_a_samples_file_is_named_with_the_manifest_problems(repo):
+    (repo / "samples").mkdir()
+    (repo / "samples" / "orders.jsonl").write_text('{"key": "o-1", "value": {"order": 1}}\n{"key": "o-2", "value": \n')
+    (repo / "kcliff.yaml").write_text(
+        f"version: 1\nproducers:\n  {PRODUCER}:\n    samples: samples/orders.jsonl\n    instances: -1\n")
+    with pytest.raises(InputError) as err:
+        configrepo.load([str(repo)])
+    where = sorted((p.path, p.line) for p in err.value.problems)
+    assert (str(repo / "samples" / "orders.jsonl"), 2) in where and (str(repo / "kcliff.yaml"), 5) in where, where

@@ -100,13 +100,17 @@ def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None 
 
 
 def production_changes(base: RepoScenario, head: RepoScenario) -> list[SettingChange]:
-    """Changes of how the producer runs (kcliff.yaml's `producers:`), on the head manifest's line that
-    says so; where the head's manifest no longer says, one change for the whole run."""
-    if base.producers == head.producers:
-        return []
+    """Changes of how the producer runs (kcliff.yaml's `producers:`: its instances, its samples), each on
+    the head manifest's line that says so; where the head's manifest no longer says, for the whole run."""
     said = head.production
-    where = (said.where, said.instances_line or said.line) if said else ("", None)
-    return [SettingChange("producer", "instances", base.producers, head.producers, *where)]
+    changes = []
+    if base.producers != head.producers:
+        where = (said.where, said.instances_line or said.line) if said else ("", None)
+        changes.append(SettingChange("producer", "instances", base.producers, head.producers, *where))
+    if base.as_applied().get("payload") != head.as_applied().get("payload"):
+        where = (said.where, said.samples_line or said.line) if said else ("", None)
+        changes.append(SettingChange("producer", "payload", str(base.payload), str(head.payload), *where))
+    return changes
 
 
 def kafka_version(declared: VersionDecl | None, default: str) -> str:

@@ -20,10 +20,12 @@ from typing import Any
 
 from kcliff import yamlio
 from kcliff.errors import InputError, Problems
+from kcliff.scenario import samples as sample_files
+from kcliff.scenario import settings
 from kcliff.scenario.rate import Rate, parse_rate
 
 PRODUCTION_KEYS = ("rate", "instances", "samples")
-MAX_INSTANCES = 16  # as a scenario's `producers`: each is a JVM on the load-generating host
+MAX_INSTANCES = settings.MAX_PRODUCERS  # as a scenario's `producers`
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Production:
     instances: int = 1
     samples: str | None = None  # a file of real messages (its path); None: the built-in JSON events
     instances_line: int | None = None  # where `instances` is written, to annotate a change of it
+    samples_line: int | None = None
 
 
 def _relative(key: Any, root: Path, where: str, line: int | None, what: str) -> str:
@@ -65,7 +68,7 @@ def read_production(producers: Any, rates: Any, data: dict[str, Any], root: Path
             continue
         old = read.get(path)
         read[path] = Production(path, where, line, rate) if old is None else Production(
-            path, where, old.line, rate, old.instances, old.samples, old.instances_line)
+            path, where, old.line, rate, old.instances, old.samples, old.instances_line, old.samples_line)
     return tuple(read.values())
 
 
@@ -114,7 +117,11 @@ def _production(path: str, raw: Any, root: Path, where: str, line: int | None, f
                 found.add(InputError(f"producers: samples: {raw['samples']} is not a file: expected a file of real "
                                      "messages, JSON lines or one message per line", where, samples_line))
                 samples = None
-    return Production(path, where, line, rate, instances, samples, yamlio.key_line(raw, "instances"))
+            else:
+                with found.catch():  # each bad line of the file, on its own line
+                    sample_files.read(Path(samples), settings.MAX_RECORD_SIZE)
+    return Production(path, where, line, rate, instances, samples, yamlio.key_line(raw, "instances"),
+                      yamlio.key_line(raw, "samples"))
 
 
 def unknown_producers(productions: tuple[Production, ...], producers: list[str]) -> list[InputError]:

@@ -16,6 +16,7 @@ from kcliff.configrepo.model import Entry, EntryKind
 from kcliff.configrepo.production import Production, production_of
 from kcliff.errors import InputError
 from kcliff.scenario import settings
+from kcliff.scenario.payload import Payload
 from kcliff.scenario.suites import ID_PATTERN, Scenario
 
 CLUSTER_BROKERS = 3
@@ -128,6 +129,8 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
     durability = _durability(broker_durability, topic_durability, producer_durability, notes)
     sources = sorted({f.path for f in repo.files})
     production = production_of(repo.measure.productions, chosen.producer_file)
+    # a service sends its own records: its samples, else events like a service's, never the studies' letters
+    payload = Payload.samples(production.samples) if production and production.samples else Payload.json_events()
     return RepoScenario(
         id=scenario_id,
         description=description or f"config repo: {', '.join(sources)}",
@@ -141,6 +144,8 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         rate=production.rate if production else None,
         producers=production.instances if production else 1,
         production=production,
+        payload=payload,
+        record_size=payload.default_record_size(settings.RECORD_SIZE),
     )
 
 

@@ -143,6 +143,9 @@ INVARIANTS: dict[str, dict[str, Any]] = {
     "broker": {"min.insync.replicas": 2, "default.replication.factor": 3},
 }
 RECORD_SIZE = 1024
+MAX_PRODUCERS = 16  # producer processes at once: each is a JVM on the load-generating host
+# a record must fit a request and a broker's largest message at their defaults (max.request.size 1 MiB)
+MAX_RECORD_SIZE = 1_000_000
 
 _BY_SCOPE: dict[str, dict[str, Setting]] = {scope: {} for scope in ALL_SCOPES}
 for _s in CATALOGUE:

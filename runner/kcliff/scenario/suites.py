@@ -29,9 +29,8 @@ from kcliff.scenario.rate import Rate, parse_rate
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate", "producers",
                  "record_size", "payload")
-MAX_PRODUCERS = 16  # producer processes at once: each is a JVM on the load-generating host
-# a record must fit a request and a broker's largest message at their defaults (max.request.size 1 MiB)
-MAX_RECORD_SIZE = 1_000_000
+MAX_PRODUCERS = settings.MAX_PRODUCERS
+MAX_RECORD_SIZE = settings.MAX_RECORD_SIZE
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
 CLIFF_METRICS = tuple(METRICS)
 WORKLOADS = tuple(Workload)  # in the order a scenario measures them
