@@ -34,7 +34,7 @@ from kcliff.commands import options
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
-from kcliff.judge import at_rate, canary, stopping, verdict
+from kcliff.judge import at_rate, canary, compression, stopping, verdict
 from kcliff.judge.family import Family
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
@@ -354,6 +354,7 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
                                         family, held, min_effect=min_effect, paired=True)
     notes += at_rate.rate_notes(doc)
+    notes += compression.compression_notes(doc)
     notes.append(family.describe(verdict.DEFAULT_ALPHA))
     return verdict.judge([scenario], canaries, rule_matches, notes,
                          {"min_effect": min_effect, "paired": True, "records": doc.parameters["records"],
