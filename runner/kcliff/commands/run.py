@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     for line in table.confirmation_lines(doc):
         print(line)
     if stored is not None:
-        print(table.baseline_section(doc, *stored))
+        print(table.baseline_section(doc, *stored, results=out))
     return exit_code(doc)  # the baseline verdicts stay out of it: `kcliff compare` is the gate
 
 
