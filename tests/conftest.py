@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -24,6 +25,47 @@ def run_kcliff(*args: str, cwd: Path = ROOT, timeout: float = 900, env: dict | N
     """The real CLI in a subprocess, as a user or CI calls it."""
     return subprocess.run([*KCLIFF, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
+
+
+class TimedProcess(subprocess.CompletedProcess):
+    """A finished process and when each of its output lines arrived, from its start (seconds)."""
+
+    def __init__(self, args, returncode: int, stdout: str, stderr: str, arrivals: list[float], ran_s: float):
+        super().__init__(args, returncode, stdout, stderr)
+        self.arrivals = arrivals
+        self.ran_s = ran_s
+
+    def longest_silence(self) -> float:
+        """The longest a reader waited for a line: from the start, between lines, to the exit."""
+        marks = [0.0, *sorted(self.arrivals), self.ran_s]
+        return max(b - a for a, b in zip(marks, marks[1:]))
+
+
+def run_kcliff_timed(*args: str, cwd: Path = ROOT, timeout: float = 900) -> TimedProcess:
+    """run_kcliff, noting when each line of stdout and stderr arrived (both are pipes, as in CI)."""
+    command = [*KCLIFF, *args]
+    began = time.monotonic()
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    texts: dict[str, list[str]] = {"out": [], "err": []}
+    arrivals: list[float] = []
+
+    def read(stream, into: list[str]) -> None:
+        for line in stream:
+            arrivals.append(time.monotonic() - began)
+            into.append(line)
+    readers = [threading.Thread(target=read, args=(proc.stdout, texts["out"])),
+               threading.Thread(target=read, args=(proc.stderr, texts["err"]))]
+    for reader in readers:
+        reader.start()
+    try:
+        proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for reader in readers:
+            reader.join()
+    return TimedProcess(command, proc.returncode, "".join(texts["out"]), "".join(texts["err"]), arrivals,
+                        time.monotonic() - began)
 
 
 def wait_for(predicate, timeout: float, what: str):
@@ -66,7 +108,7 @@ def make_run_fsync_ms() -> float:
 class CanariesRun(NamedTuple):
     """One finished `kcliff run` of the canaries suite: the process, its results document, and the
     folder its workdir lives under (for checks that nothing of it is left running)."""
-    done: subprocess.CompletedProcess
+    done: TimedProcess
     doc: dict
     folder: Path
 
@@ -79,9 +121,9 @@ def emulated_disk_canaries(tmp_path_factory) -> CanariesRun:
     of a round trip in tests/backends/test_client_rtt.py)."""
     folder = tmp_path_factory.mktemp("canaries")
     out = folder / "results.json"
-    done = run_kcliff("run", "--suite", "canaries", "--records", "60000", "--repeats", "2", "--prime", "20",
-                      "--fsync-delay-ms", f"{make_run_fsync_ms():g}", "--workdir", str(folder / "w"),
-                      "--out", str(out), timeout=900)
+    done = run_kcliff_timed("run", "--suite", "canaries", "--records", "60000", "--repeats", "2", "--prime", "20",
+                            "--fsync-delay-ms", f"{make_run_fsync_ms():g}", "--workdir", str(folder / "w"),
+                            "--out", str(out), timeout=900)
     assert out.exists(), done.stderr[-3000:]
     return CanariesRun(done, json.loads(out.read_text()), folder)
 

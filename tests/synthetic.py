@@ -105,7 +105,7 @@ def results(run_no: int, start: datetime, seed: int, factors: dict[str, float] |
             "kafka_version": kafka_version, "java": "17", "cores": 2, "memory_gb": 24, "backend": "local",
             "runner_class": runner_class,
             "caps": {"broker_heap_mb": 1024, "broker_cpus": None, "producer_heap_mb": 512, "producer_cpus": None},
-            "kcliff_revision": f"syn{run_no:04d}", "hostname": "synthetic",
+            "kcliff_revision": f"syn{run_no:04d}", "hostname": "synthetic", "host_id": "synthetic-host",
             "started": f"{started:%Y-%m-%dT%H:%M:%SZ}", "ended": f"{started + timedelta(minutes=9):%Y-%m-%dT%H:%M:%SZ}",
             "cluster_bringup_s": 14.0,
         },

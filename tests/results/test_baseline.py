@@ -45,7 +45,7 @@ def synthetic_results(run_no: int = 0, speeds: dict[str, float] | None = None, r
     return {"schema": "kcliff.results", "schema_version": 1, "run_id": f"synthetic-{run_no:03d}", "status": status,
             "environment": {"kafka_version": kafka_version, "java": "17", "cores": 2, "memory_gb": 24,
                             "backend": "local", "runner_class": runner_class, "caps": {},
-                            "kcliff_revision": "synthetic", "hostname": "synthetic",
+                            "kcliff_revision": "synthetic", "hostname": "synthetic", "host_id": "synthetic-host",
                             "started": "2026-01-01T03:00:00Z", "ended": None, "cluster_bringup_s": 1.0},
             "parameters": {"records": 100000, "repeats": runs}, "scenarios": scenarios}
 

@@ -1,7 +1,8 @@
 """Baselines and compare carry latency at a fixed rate, with the rate it was measured at: on a real
 `kcliff run --suite canaries --only linger-500` results file (tests/data/results/run-linger500-at-rate.json:
 the reference and linger-500, two interleaved rounds, each with a run at 1 MB/s = 1,024 records/s
-on this machine's local cluster)."""
+on this machine's local cluster). Stamped with one host id, the run and the baseline made from it are
+compared as a host's own (results/baseline_host.py): figure for figure, latency at rate included."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from kcliff.results import baseline, metrics, model
 
 RESULTS = ROOT / "tests" / "data" / "results" / "run-linger500-at-rate.json"
 AT_RATE = {metrics.RATE_P99.name, metrics.RATE_E2E_P99.name}
+HOST = "dev-vm"  # the one host that measured the run and, in these tests, the baseline made of it
 
 
 def at(target: float | None = None, held: bool | None = None, run_id: str | None = None) -> model.ResultsDoc:
@@ -23,11 +25,12 @@ def at(target: float | None = None, held: bool | None = None, run_id: str | None
         for run in sc["read_runs"]:
             run.update({k: v for k, v in (("rate_target_per_s", target), ("rate_held", held)) if v is not None})
     raw["run_id"] = run_id or raw["run_id"]
+    raw["environment"]["host_id"] = HOST
     return model.ResultsDoc.model_validate(raw)
 
 
 def stored(doc: model.ResultsDoc | None = None) -> baseline.Baseline:
-    doc = doc or baseline.load_results(RESULTS)
+    doc = doc or at()
     new, _ = baseline.update(baseline.new_baseline("4.2.0", doc.environment["runner_class"]), doc)
     return new
 
@@ -53,7 +56,7 @@ def test_a_stored_latency_canary_is_judged_on_its_stored_latency_at_rate() -> No
 
 
 def test_compare_judges_latency_at_rate_measured_at_the_baselines_rate() -> None:
-    outcome = baseline_verdict.compare(baseline.load_results(RESULTS), stored())
+    outcome = baseline_verdict.compare(at(), stored())
     reference = next(s for s in outcome.scenarios if s.id == model.REFERENCE_ID)
     assert AT_RATE <= {d.metric for d in reference.decisions}
     assert not any("latency at rate" in n for n in outcome.notes)
@@ -80,7 +83,7 @@ def test_compare_refuses_a_baseline_whose_runs_did_not_hold_their_rate() -> None
     for scenario in behind.scenarios.values():
         for run in scenario.read_runs:
             run.rate_held = False
-    outcome = baseline_verdict.compare(baseline.load_results(RESULTS), behind)
+    outcome = baseline_verdict.compare(at(), behind)
     reference = next(s for s in outcome.scenarios if s.id == model.REFERENCE_ID)
     assert not AT_RATE & {d.metric for d in reference.decisions}
     assert any("did not hold their rate of 1024 records/s" in n for n in outcome.notes), outcome.notes
@@ -102,7 +105,9 @@ def test_cli_compare_with_a_stored_baseline_judges_latency_at_rate(tmp_path: Pat
     written = next(tmp_path.rglob("*.json"))
     kept = json.loads(written.read_text())["scenarios"]["reference"]["read_runs"]
     assert {r["rate_target_per_s"] for r in kept} == {1024.0} and all(r["rate_p99_ms"] > 0 for r in kept)
-    compared = run_kcliff("compare", str(RESULTS), "--baseline", str(tmp_path))
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(at().to_json()))
+    compared = run_kcliff("compare", str(results), "--baseline", str(tmp_path))
     assert compared.returncode in (0, 1, 3), compared.stderr
     assert "p99_at_rate" in compared.stdout, compared.stdout
 

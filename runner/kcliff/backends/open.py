@@ -26,6 +26,9 @@ class Reporter(Protocol):
 
     def warn(self, text: str) -> None: ...
 
+    def phase(self, text: str, seconds: float | None = None) -> None:
+        """Note `text` as what is under way until the next phase (the heartbeat repeats it)."""
+
 
 @dataclass(frozen=True)
 class ClusterConfig:
@@ -65,6 +68,7 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
         caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms,
                                    fsync_delay_ms=config.caps.fsync_delay_ms,
                                    fsync_delay_given=config.caps.fsync_delay_given)
+        progress.phase(f"starting a 3-broker compose cluster (Kafka {config.kafka_version})")
         started: Cluster = start_compose_cluster(run_dir / name.replace("cluster", "compose"), config.kafka_version,
                                                  caps=caps)
     else:
@@ -82,7 +86,7 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
                               "with its own (kcliff cluster down, then up with the delay wanted)")
             yield running
             return
-        progress.note(f"starting a local 3-broker KRaft cluster (Kafka {config.kafka_version})")
+        progress.phase(f"starting a local 3-broker KRaft cluster (Kafka {config.kafka_version})")
         started = start_local_cluster(run_dir / name, config.kafka_version, config.caps, config.kafka_home)
     try:
         progress.note(f"cluster ready in {started.bringup_s or 0:.1f}s ({started.admin_bootstrap})")
@@ -94,5 +98,5 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
                           "they sync on the containers' own disk")
         yield started
     finally:
-        progress.note("stopping the cluster")
+        progress.phase("stopping the cluster")
         started.down()

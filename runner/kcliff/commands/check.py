@@ -45,6 +45,7 @@ from kcliff.measure import environment, rate_side
 from kcliff.measure.document import new_document
 from kcliff.measure.options import PRIME_S, Options
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
+from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.report import markdown as report_md
@@ -316,7 +317,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     progress = Progress(quiet=args.quiet)
     run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds)
-    with contextlib.ExitStack() as clusters:
+    with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
         out = args.results or run_dir / "results.json"

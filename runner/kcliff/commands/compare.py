@@ -6,6 +6,10 @@ metric (judge/baseline_verdict.py, which `kcliff run` also prints); canaries are
 Output: Markdown (stdout, or appended to --markdown FILE such as $GITHUB_STEP_SUMMARY) and a JSON
 verdict (--json FILE). Exit codes: 0 pass, 1 regression or cliff, 2 bad input (unreadable or
 newer-schema files, another runner class or Kafka version), 3 inconclusive.
+
+Against a baseline another host measured (results/baseline_host.py) only ratios to the reference are
+compared, and they are no gate: a ratio can move with the host too (a slower disk, fewer cores), so
+what would fail there exits 3 (inconclusive), never 1; a pass is still 0.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from pathlib import Path
 from kcliff.errors import InputError
 from kcliff.judge import baseline_verdict, verdict
 from kcliff.report import markdown as report_md
+from kcliff.judge.verdict import EXIT_CODES, Outcome
 from kcliff.results import baseline as baselines
+from kcliff.results import baseline_host
 from kcliff.results.model import ResultsDoc
 
 
@@ -73,13 +79,18 @@ def run(args: argparse.Namespace) -> int:
         baselines.check_compatible(results, base, args.runner_class, args.upgrade)
     except baselines.Refused as exc:
         raise InputError(str(exc), args.results) from None
-    v = baseline_verdict.compare(results, base, min_effect=args.min_effect, alpha=args.alpha)
+    found = baseline_host.yardstick(results.environment, base)
+    v = baseline_verdict.compare(results, base, found, min_effect=args.min_effect, alpha=args.alpha)
     env = results.environment
+    whose = "this host's own" if found.basis.absolute else "measured on another host"
     context = (f"Run `{results.run_id}` against the baseline for Kafka {base.kafka_version} on runner "
-               f"class `{base.runner_class}` ({len(base.sources)} past runs, updated {base.updated}).")
+               f"class `{base.runner_class}` ({len(found.baseline.sources)} past runs, {whose}, updated {base.updated}).")
+    if (said := found.note(str(args.results))) is not None:
+        context += f" **{said[0].upper()}{said[1:]}.**"
     if base.kafka_version != env["kafka_version"]:
         context += f" **Kafka upgrade: {base.kafka_version} -> {env['kafka_version']}.**"
     markdown = report_md.render(v, title="kcliff compare", context=context)
+    code = exit_code(v, found.basis)
     if args.markdown:
         with open(args.markdown, "a", encoding="utf-8") as out:
             out.write(markdown + "\n")
@@ -87,9 +98,19 @@ def run(args: argparse.Namespace) -> int:
         print(markdown)
     if args.json:
         doc = v.to_dict()
-        doc.update(results=str(args.results), baseline=str(path), run_id=results.run_id,
+        doc.update(results=str(args.results), baseline=str(path), run_id=results.run_id, exit_code=code,
                    runner_class=env["runner_class"], kafka_versions={"baseline": base.kafka_version,
                                                                      "results": env["kafka_version"]})
         Path(args.json).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    print(f"kcliff compare: {v.verdict}", file=sys.stderr)
+    print(f"kcliff compare: {v.verdict}" + ("" if found.basis.absolute else
+                                            " (ratios to the reference, against another host's baseline: no gate)"),
+          file=sys.stderr)
+    return code
+
+
+def exit_code(v: verdict.Verdict, basis: baseline_host.Basis) -> int:
+    """The verdict's exit code; against another host's baseline a failing verdict is inconclusive (3):
+    ratios to the reference there are a lead to measure on this host, not a finding."""
+    if not basis.absolute and v.verdict.fails:
+        return EXIT_CODES[Outcome.INCONCLUSIVE]
     return v.exit_code

@@ -28,6 +28,7 @@ from kcliff.judge.verdict import Outcome
 from kcliff.report import markdown as report_md
 from kcliff.report import table
 from kcliff.results import baseline as baselines
+from kcliff.results import baseline_host
 from kcliff.results import history
 from kcliff.results.model import ResultsDoc, RunStatus
 
@@ -102,7 +103,9 @@ def _compare(outcome: NightOutcome, doc: ResultsDoc, path: Path, site: Path, sum
         markdown = f"### kcliff compare\n\nNo baseline for `{doc.environment['runner_class']}` yet: this night starts it.\n"
     else:
         stored = baselines.load_baseline(path)
-        v = baseline_verdict.compare(doc, stored)
+        # the nightly's baseline is its runner pool's, built from its own nights on whichever runner the
+        # pool gave each: the pool stands as one host, so its figures are compared as measured
+        v = baseline_verdict.compare(doc, stored, baseline_host.runner_pool(stored))
         outcome.baseline, outcome.comparison, outcome.comparison_reasons = str(path.relative_to(site)), v.verdict, list(v.reasons)
         upgrade = (f" **Kafka upgrade: {stored.kafka_version} -> {doc.environment['kafka_version']}.**"
                    if stored.kafka_version != doc.environment["kafka_version"] else "")

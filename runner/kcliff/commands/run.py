@@ -22,6 +22,7 @@ from kcliff.errors import InputError
 from kcliff.host import procs
 from kcliff.measure import environment, runconfig
 from kcliff.measure.document import new_document
+from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.options import CLIFF_THRESHOLD, PRIME_S
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S, FollowUp, Group
 from kcliff.measure.progress import Progress
@@ -153,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
     procs.install_handlers()
     progress = Progress(quiet=config.quiet)
     run_dir = config.cluster.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    with open_cluster(config.cluster, run_dir, progress) as cluster:
+    # the heartbeat covers start-up to teardown and has stopped before the table is printed
+    with Heartbeat(progress), open_cluster(config.cluster, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, config.suites, config.cluster.kafka_version)
         doc.parameters.update(only=config.only, shard=list(config.shard) if config.shard else None,
                               confirm=config.confirm, confirm_rounds=config.confirm_rounds,
@@ -171,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     for line in table.confirmation_lines(doc):
         print(line)
     if stored is not None:
-        print(table.baseline_section(doc, *stored))
+        print(table.baseline_section(doc, *stored, results=out))
     return exit_code(doc)  # the baseline verdicts stay out of it: `kcliff compare` is the gate
 
 

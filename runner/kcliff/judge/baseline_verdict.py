@@ -1,5 +1,7 @@
 """A results document judged against a baseline (`kcliff compare`, the nightly, the report's table):
 each scenario's metrics against its stored runs, the canaries against the same run's reference.
+Against runs its own host measured, figure for figure; against another host's, each scenario's ratio
+to its run's reference (judge/relative.py): which applies is results/baseline_host.py's one rule.
 The baseline itself, what it stores and how it is updated, is results/baseline.py's."""
 
 from __future__ import annotations
@@ -7,24 +9,44 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kcliff.judge import verdict
-from kcliff.judge.canary import canary_verdict, canary_verdicts
+from kcliff.judge import relative, verdict
+from kcliff.judge.canary import CanaryVerdict, canary_verdict, canary_verdicts
 from kcliff.results import baseline as baselines
 from kcliff.results import model
+from kcliff.results import baseline_host
 from kcliff.results.baseline import Baseline, skip_reason
+from kcliff.results.baseline_host import Yardstick
 from kcliff.results.documents import BASELINE
 from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import ResultsDoc
 
 
-def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.Verdict:
-    """Pure: the verdict for a results document against a baseline document (`kcliff compare`)."""
+def compare(results: ResultsDoc, base: Baseline, yardstick: Yardstick | None = None,
+            **decide_args: Any) -> verdict.Verdict:
+    """Pure: the verdict for a results document against a baseline document (`kcliff compare`), on
+    the basis `yardstick` gives (default: baseline_host.yardstick, the rule for whose runs they are).
+    Its settings record the basis ("baseline_basis")."""
+    found = yardstick or baseline_host.yardstick(results.environment, base)
     canaries = canary_verdicts(results)
-    ceiling = verdict.cliff_ceiling(canaries)
-    compared: list[verdict.ScenarioVerdict] = []
-    notes: list[str] = []
+    notes = [note for note in (found.note(),) if note is not None]
     if not canaries:
         notes.append("no canaries in this run: the rig's sensitivity was not self-tested")
+    if found.basis.absolute:
+        compared = _absolute(results, found.baseline, canaries, notes, decide_args)
+    else:
+        compared, said = relative.compare(results, found.baseline, canaries, **decide_args)
+        notes += said
+    if results.status is not model.RunStatus.COMPLETE:
+        notes.append(f"the run's status is '{results.status}': only what it measured was compared")
+    return verdict.judge(compared, canaries, notes=notes,
+                         settings={"baseline_basis": str(found.basis), **decide_args})
+
+
+def _absolute(results: ResultsDoc, base: Baseline, canaries: list[CanaryVerdict], notes: list[str],
+              decide_args: dict[str, Any]) -> list[verdict.ScenarioVerdict]:
+    """Each non-canary scenario's figures against its stored runs, as measured (notes: what was not)."""
+    ceiling = verdict.cliff_ceiling(canaries)
+    compared: list[verdict.ScenarioVerdict] = []
     for entry in results.scenarios:
         if entry.is_canary:
             continue  # canaries are the self-test, not a subject of the comparison
@@ -40,9 +62,7 @@ def compare(results: ResultsDoc, base: Baseline, **decide_args: Any) -> verdict.
             kept = {name: values for name, values in kept.items() if METRICS[name].workload is not Workload.RATE}
         compared.append(verdict.compare_scenario(
             entry.id, kept, {m.name: entry.values(m) for m in entry.metrics()}, ceiling, **decide_args))
-    if results.status is not model.RunStatus.COMPLETE:
-        notes.append(f"the run's status is '{results.status}': only what it measured was compared")
-    return verdict.judge(compared, canaries, notes=notes, settings=dict(decide_args))
+    return compared
 
 
 def admit(base: Baseline, results: ResultsDoc, window: int | None = None) -> tuple[Baseline, list[str]]:

@@ -3,6 +3,7 @@ silently."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -34,6 +35,35 @@ def memory_gb() -> float:
 def runner_class(backend: str) -> str:
     """Baselines are keyed by this; KCLIFF_RUNNER_CLASS names a runner pool explicitly."""
     return os.environ.get("KCLIFF_RUNNER_CLASS") or f"{backend}-{os.cpu_count()}c-{round(memory_gb())}g"
+
+
+MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
+
+
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it ('' where it does not)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor()
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "")
+
+
+def host_id(machine_id_files: tuple[Path, ...] = MACHINE_ID_FILES) -> str:
+    """A stable, non-secret name of this machine: a hash of its machine id and CPU model (hostname and
+    CPU model where it has no machine id). Baselines record it per source run, so a run can tell its
+    own host's figures from another host's of the same runner class (results/baseline_host.py).
+    Hashed with kcliff's own prefix, as machine-id(5) asks: the id itself is never written anywhere."""
+    machine = ""
+    for path in machine_id_files:
+        try:
+            machine = path.read_text().strip()
+        except OSError:
+            continue
+        if machine:
+            break
+    named = f"machine-id:{machine}" if machine else f"hostname:{socket.gethostname()}"
+    return hashlib.sha256(f"kcliff host\0{named}\0{cpu_model()}".encode()).hexdigest()[:16]
 
 
 def git_revision() -> str:
@@ -141,6 +171,7 @@ def collect(cluster: Cluster, kafka_version: str) -> dict[str, Any]:
         "kcliff_version": __version__,
         "kcliff_revision": git_revision(),
         "hostname": socket.gethostname(),
+        "host_id": host_id(),
         "started": now(),
         "ended": None,
         "cluster_bringup_s": cluster.bringup_s,

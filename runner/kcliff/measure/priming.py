@@ -21,7 +21,7 @@ def prime(rig: Rig, site: Site, opts: Options, seconds: float) -> None:
     beside it (docs/measurements.md)."""
     topic = f"kcliff-prime-{uuid.uuid4().hex[:6]}"
     site.loaded_since = time.monotonic()
-    rig.progress.note(f"priming the brokers ({seconds:.0f}s of unmeasured load)")
+    rig.progress.phase(f"priming the brokers ({seconds:.0f}s of unmeasured load)", seconds)
     site.admin.create_topic(topic, 6, 3, {})
     began, figures = time.monotonic(), list[float]()
     try:

@@ -47,7 +47,7 @@ class ReadRound:
 
     def _read(self, site: Site, sc: Scenario, topic: str, workload: str, entry: Entry, records: int, label: str,
               deadline: float) -> ReadRun:
-        self.rig.progress.run_started(label)
+        self.rig.progress.run_started(label, sc.id, workload)
         log = self.rig.log_path(sc.id, label)
         left = max(1.0, deadline - time.monotonic())
         watch = faults.FaultWatch(site.cluster).check

@@ -17,6 +17,7 @@ from kcliff.measure.plan import Decided, round_orders, shared_topics
 from kcliff.measure.read_round import ReadRound
 from kcliff.measure.rig import Rig
 from kcliff.measure.sites import Site
+from kcliff.measure.time_left import RoundClock
 from kcliff.results.model import REFERENCE_ID, Entry, Run, Status, StopKind
 from kcliff.scenario.suites import Scenario
 
@@ -51,6 +52,8 @@ class Rounds:
         began = time.monotonic()
         budget = self.opts.budget_s * len(scenarios)
         deadline = began + budget
+        clock = RoundClock(rounds, deadline)
+        rig.progress.rounds(clock)
         created: list[tuple[Site, str]] = []
         site = rig.home  # the site measured on last: a failure is put down to its cluster
         try:
@@ -68,6 +71,7 @@ class Rounds:
             sides = list(zip(scenarios, topics, entries))
             word = "run" if alone else "round"
             for i, round_order in enumerate(orders, start=1):
+                clock.start(i, time.monotonic())
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if not on_its_cliff(e)))
                 for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
@@ -102,6 +106,7 @@ class Rounds:
                 entry.status, entry.status_reason = Status.INTERRUPTED, "interrupted mid-round"
             raise
         finally:
+            rig.progress.rounds(None)
             for made_on, topic in created:
                 made_on.delete_topic(topic)
             for entry in entries:
@@ -172,7 +177,7 @@ class Rounds:
              quiet: int | None = None) -> Run:
         """One perf run; `quiet` records are left out of its figures (default: a measured run's fifth,
         none where a release's tool cannot, see Rig.steady_state)."""
-        self.rig.progress.run_started(label)
+        self.rig.progress.run_started(label, sc.id)
         if quiet is None:
             quiet = producer.steady_state_after(records) if self.rig.steady_state() else 0
         return self.rig.perf_run(site.cluster, topic, records, sc.as_applied()["producer"], deadline,

@@ -63,7 +63,7 @@ class Site:
         if managed is None:
             raise GroupStop(Status.SKIPPED, f"needs a broker restart for {sorted(wanted or self.overrides)}; "
                                             f"the {self.cluster.backend} backend cannot restart brokers")
-        progress.note(f"restarting brokers with {wanted or 'default read-only settings'}")
+        progress.phase(f"restarting brokers with {wanted or 'default read-only settings'}")
         managed.restart(wanted)
         self.overrides = dict(wanted)
         self._reconnect()

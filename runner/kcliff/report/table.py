@@ -10,8 +10,10 @@ from kcliff.judge.canary import CanaryVerdict, canary_verdict
 from kcliff.measure import environment
 from kcliff.pairwise import confirm
 from kcliff.results import baseline as baselines
+from kcliff.results import baseline_host
+from kcliff.results.baseline_host import Yardstick
 from kcliff.results.metrics import CONSUMED, E2E_P99, P99, RATE_E2E_P99, RATE_P99, THROUGHPUT, Metric, Workload
-from kcliff.results.model import Entry, ResultsDoc
+from kcliff.results.model import REFERENCE_ID, Entry, ResultsDoc
 
 SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
 
@@ -91,23 +93,27 @@ def _judged(sv: verdict.ScenarioVerdict) -> str:
     return f"{word}: {why}" if why else f"{word} ({ratios or 'no figures'})"
 
 
-def baseline_rows(doc: ResultsDoc, base: baselines.Baseline) -> list[list[str]]:
+def baseline_rows(doc: ResultsDoc, base: baselines.Baseline, found: Yardstick | None = None) -> list[list[str]]:
     """[scenario, verdict] for every scenario of the run: kcliff compare's decision, or why there is none."""
-    judged = {sv.id: sv for sv in baseline_verdict.compare(doc, base).scenarios}
+    found = found or baseline_host.yardstick(doc.environment, base)
+    judged = {sv.id: sv for sv in baseline_verdict.compare(doc, base, found).scenarios}
     out = []
     for entry in doc.scenarios:
         if entry.is_canary:
             text = "canary: judged against this run's reference (canary column)"
+        elif entry.id == REFERENCE_ID and not found.basis.absolute:
+            text = "not judged: the yardstick of the ratios below"
         elif entry.id in judged:
-            text = _judged(judged[entry.id])
+            text = ("" if found.basis.absolute else "ratio to the reference: ") + _judged(judged[entry.id])
         else:
-            text = baselines.skip_reason(entry, base.scenarios.get(entry.id)) or "not compared"
+            text = baselines.skip_reason(entry, found.baseline.scenarios.get(entry.id)) or "not compared"
         out.append([entry.id, text])
     return out
 
 
-def baseline_section(doc: ResultsDoc, path: Path, base: baselines.Baseline | None) -> str:
-    """What the run says against its stored baseline; a one-line note when there is none or it does not fit."""
+def baseline_section(doc: ResultsDoc, path: Path, base: baselines.Baseline | None, results: Path | None = None) -> str:
+    """What the run says against its stored baseline; a one-line note when there is none or it does not fit.
+    Measured on another host, one line says so first and only ratios to the reference are judged."""
     env = doc.environment
     if base is None:
         return (f"vs baseline: none stored for Kafka {env['kafka_version']} on runner class "
@@ -116,11 +122,16 @@ def baseline_section(doc: ResultsDoc, path: Path, base: baselines.Baseline | Non
         baselines.check_compatible(doc, base, None)
     except baselines.Refused as exc:
         return f"vs baseline: {path} not used: {exc}"
-    body = baseline_rows(doc, base)
+    found = baseline_host.yardstick(env, base)
+    body = baseline_rows(doc, base, found)
     width = max(len(r[0]) for r in body) if body else 0
-    head = (f"vs baseline {path} ({len(base.sources)} past runs, updated {base.updated}; "
+    runs = len(found.baseline.sources)
+    whose = "this host's own" if found.basis.absolute else "measured on another host"
+    head = (f"vs baseline {path} ({runs} past runs, {whose}, updated {base.updated}; "
             "`kcliff compare` is the gate):")
-    return "\n".join([head, *(f"  {sid.ljust(width)}  {text}" for sid, text in body)])
+    said = found.note(str(results) if results is not None else "RESULTS")
+    first = [f"vs baseline: {said}"] if said else []
+    return "\n".join([*first, head, *(f"  {sid.ljust(width)}  {text}" for sid, text in body)])
 
 
 def confirmation_lines(doc: ResultsDoc) -> list[str]:

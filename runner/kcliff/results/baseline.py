@@ -3,7 +3,7 @@
     baselines/<kafka_version>/<runner_class>.json
     {"schema": "kcliff.baseline", "schema_version": 1, "kafka_version": "4.2.0",
      "runner_class": "local-2c-24g", "window": 30, "updated": "...",
-     "sources": [{"run_id", "kcliff_revision", "hostname", "started"}, ...],
+     "sources": [{"run_id", "kcliff_revision", "hostname", "host_id", "started"}, ...],
      "scenarios": {"reference": {"settings_hash", "description", "cliff",
                                  "runs": [{"run_id", "mb_per_sec", "p99_ms", "complete"}, ...],
                                  "workloads": [...], "read_runs": [{"run_id", "workload",
@@ -110,9 +110,13 @@ class StoredScenario(_Model):
 
 
 class Source(_Model):
+    """A results file the baseline holds runs of; host_id names the machine that measured it
+    (measure/environment.py host_id; None in baselines written before kcliff recorded it)."""
+
     run_id: str
     kcliff_revision: str | None = None
     hostname: str | None = None
+    host_id: str | None = None
     started: str | None = None
 
 
@@ -255,7 +259,8 @@ def update(baseline: Baseline, results: ResultsDoc, window: int | None = None) -
         new.scenarios[sid] = stored
     env = results.environment
     new.sources = (new.sources + [Source(run_id=run_id, kcliff_revision=env.get("kcliff_revision"),
-                                         hostname=env.get("hostname"), started=env.get("started"))])[-window:]
+                                         hostname=env.get("hostname"), host_id=env.get("host_id"),
+                                         started=env.get("started"))])[-window:]
     new.updated = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return new, notes
 
