@@ -108,17 +108,18 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
     after = (began + took - _stamp(pair["ended"])) if pair else 0.0
     return CheckTime(kind, round(took, 1), done.returncode, verdict, len(pair["runs"]) if pair else 0,
                      len(reference["runs"]) if reference else 0, round(before, 1), round(self_test, 1),
-                     round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said), _revision(), started)
+                     round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said), revision(), started)
 
 
-def _revision() -> str | None:
+def revision() -> str | None:
+    """The commit that measures: each benchmark record says which code it measured."""
     done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           check=False)
     return done.stdout.strip() or None
 
 
 @contextlib.contextmanager
-def _held(lock: Path | None) -> Iterator[None]:
+def measuring_lock(lock: Path | None) -> Iterator[None]:
     if lock is None:
         yield
         return
@@ -202,7 +203,7 @@ def main() -> int:
                     print(f"{args.until} reached: no more checks", file=sys.stderr)
                     report(times)
                     return 0
-                with _held(args.lock):
+                with measuring_lock(args.lock):
                     t = whole_check(kind, extra)
                 times.append(t)
                 print(" ".join(f"{k}={v}" for k, v in asdict(t).items()), flush=True)

@@ -3,10 +3,12 @@ its share of the records, follows them together and sums their figures. The unit
 loop with stand-in tools that print recorded kafka-producer-perf-test 4.2.0 output; the kafka-marked
 test runs three real producers on the shared cluster."""
 
+import contextlib
 import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from kcliff.backends.admin import Admin
@@ -93,18 +95,25 @@ def test_unreported_records_add_up_over_the_producers_each_bounded_by_its_own_bu
     assert measure.unreported_records(30_000, buffer_of_1000, record_size=100, producers=2) == 2 * 10_240
 
 
-@pytest.mark.kafka
-def test_three_real_producers_share_a_24_partition_topic(shared_cluster, tmp_path: Path):
+@contextlib.contextmanager
+def topic_of_24(shared_cluster: Path) -> Iterator[tuple[LocalCluster, str]]:
+    """The shared cluster and a 24-partition topic of kcliff's invariants on it, removed afterwards."""
     cluster = LocalCluster.from_state(shared_dir(shared_cluster))
     assert cluster is not None
     admin = Admin(cluster.admin_bootstrap)
     topic = f"kcliff-producers-{uuid.uuid4().hex[:8]}"
     admin.create_topic(topic, 24, 3, {"min.insync.replicas": "2"})
     try:
-        run = measure.perf_run(cluster, topic, 30_000, {**INVARIANTS["producer"], "linger.ms": 5},
-                               time.monotonic() + 120, tmp_path / "p.log", quiet=3000, producers=3, record_size=200)
+        yield cluster, topic
     finally:
         admin.delete_topic(topic, missing_ok=True)
+
+
+@pytest.mark.kafka
+def test_three_real_producers_share_a_24_partition_topic(shared_cluster, tmp_path: Path):
+    with topic_of_24(shared_cluster) as (cluster, topic):
+        run = measure.perf_run(cluster, topic, 30_000, {**INVARIANTS["producer"], "linger.ms": 5},
+                               time.monotonic() + 120, tmp_path / "p.log", quiet=3000, producers=3, record_size=200)
     assert run.complete and len(run.producers) == 3 and all(p.complete for p in run.producers)
     assert run.records == 27_000 == sum(p.records for p in run.producers)  # each its 10,000 less 1,000 warm-up
     assert run.mb_per_sec == pytest.approx(sum(p.mb_per_sec for p in run.producers))
@@ -126,16 +135,9 @@ def test_the_load_generator_shares_its_rate_among_producers_only_when_asked(tmp_
 
 @pytest.mark.kafka
 def test_three_real_producers_hold_a_shared_rate_and_every_record_is_counted(shared_cluster, tmp_path: Path):
-    cluster = LocalCluster.from_state(shared_dir(shared_cluster))
-    assert cluster is not None
-    admin = Admin(cluster.admin_bootstrap)
-    topic = f"kcliff-producers-rate-{uuid.uuid4().hex[:8]}"
-    admin.create_topic(topic, 24, 3, {"min.insync.replicas": "2"})
-    try:
+    with topic_of_24(shared_cluster) as (cluster, topic):
         ran = at_rate.rate_run(cluster, topic, 300, 3.0, 1.0, {**INVARIANTS["producer"], "linger.ms": 5}, {},
                                tmp_path / "r.log", drain_s=10.0, producers=3)
-    finally:
-        admin.delete_topic(topic, missing_ok=True)
     s = ran.summary
     assert s is not None, ran.failure
     assert s.producers == 3 and s.held_rate, s
