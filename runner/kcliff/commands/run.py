@@ -29,7 +29,7 @@ from kcliff.measure.progress import Progress
 from kcliff.measure.rate_side import DEFAULT_RATE
 from kcliff.measure.runconfig import RunConfig
 from kcliff.measure.suite import SuiteRunner
-from kcliff.pairwise import confirm, design
+from kcliff.pairwise import design
 from kcliff.report import table
 from kcliff.results import baseline as baselines
 from kcliff.results import model
@@ -126,6 +126,9 @@ def confirmation(config: RunConfig, loaded: list[Scenario], doc: ResultsDoc,
         return None
 
     def follow_up() -> Group | None:
+        # imported here: its pandas and statsmodels take 3-18 s to load, which every run would pay
+        from kcliff.pairwise import confirm
+
         try:
             planned = confirm.plan(doc, loaded, config.p99_bound_ms)
         except InputError as exc:

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from kcliff.results.metrics import P99, THROUGHPUT
 from kcliff.results.model import REFERENCE_ID, Entry, ResultsDoc, Status
@@ -122,6 +123,8 @@ def build(doc: ResultsDoc) -> Design:
                     row[f"{scope} {name}"] = label(value)
                     values.setdefault(f"{scope} {name}", {})[label(value)] = value
         rows.append(row)
+    import pandas as pd  # here: 2-5 s to load, and `kcliff run` needs only is_design_source
+
     table = pd.DataFrame(rows)
     factors = [c for c in table.columns if not c.startswith("_") and table[c].nunique() > 1]
     return Design(table, factors, {f: values[f] for f in factors}, beside)

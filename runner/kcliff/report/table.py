@@ -8,7 +8,6 @@ from pathlib import Path
 from kcliff.judge import baseline_verdict, verdict
 from kcliff.judge.canary import CanaryVerdict, canary_verdict
 from kcliff.measure import environment
-from kcliff.pairwise import confirm
 from kcliff.results import baseline as baselines
 from kcliff.results import baseline_host
 from kcliff.results.baseline_host import Yardstick
@@ -139,5 +138,7 @@ def confirmation_lines(doc: ResultsDoc) -> list[str]:
     record = doc.confirmation
     if record is None:
         return []
+    from kcliff.pairwise import confirm  # here: pandas and statsmodels, 3-18 s to load, for --confirm only
+
     return ["confirmation (measured interleaved with the reference and the fastest pairwise row):",
             *(f"  {confirm.sentence(c, record.fastest_row)}" for c in confirm.check(doc))]
