@@ -76,6 +76,19 @@ def test_the_files_both_tools_read_hold_the_same_values_and_the_keys_for_the_loa
     assert decoded == [[b"order-1", b'{"id":1}'], [b"line one\nline two"]]
 
 
+def test_files_staged_under_a_relative_workdir_are_named_by_absolute_paths(tmp_path, monkeypatch):
+    """The compose backend mounts a tool's files at their absolute host paths and its container starts
+    elsewhere: a relative --workdir (the step action's .kcliff-work) must not reach the tool's argv."""
+    path = tmp_path / "s.jsonl"
+    path.write_text(KEYED)
+    prepared = payload_files.prepare(Payload.samples(str(path)), 1024, 1_000_000)
+    assert prepared is not None
+    monkeypatch.chdir(tmp_path)
+    staged = prepared.staged(Path(".kcliff-work") / "runs" / "perf")
+    assert staged.values_file.is_absolute() and staged.records_file.is_absolute()
+    assert staged.values_file.read_bytes() == prepared.values_file.read_bytes()
+
+
 def test_json_events_centre_on_their_median_unless_record_size_says(tmp_path, monkeypatch):
     monkeypatch.delenv("KCLIFF_CACHE")  # the machine's cache: made once, as a run makes it
     default, sized = _suite(tmp_path, "scenarios:\n  - id: e\n    payload: json-events\n"

@@ -54,8 +54,9 @@ class PreparedPayload:
     def staged(self, directory: Path) -> PreparedPayload:
         """The same payload with its files in `directory` (hard links where it can, else copies), where
         the tools' properties files are: the compose backend mounts a tool's files at their host paths,
-        and the cache is often in a home the image's user cannot enter (docs/compose.md)."""
-        target = directory / "payloads"
+        and the cache is often in a home the image's user cannot enter (docs/compose.md). Absolute: a
+        container starts in its own working directory, so a relative --workdir's path would miss the mount."""
+        target = directory.resolve() / "payloads"
         target.mkdir(parents=True, exist_ok=True)
         return dataclasses.replace(self, values_file=_linked(self.values_file, target / f"{self.sha256[:16]}-values"),
                                    records_file=_linked(self.records_file, target / f"{self.sha256[:16]}-records"))
