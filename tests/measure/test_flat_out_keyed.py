@@ -3,6 +3,7 @@ starts kcliff's load generator with --num-records in its place, which prints the
 Unkeyed payloads and random letters keep the perf tool's argv as it was."""
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from kcliff.scenario.payload import PayloadKind
 from kcliff.scenario.payload_files import PreparedPayload
 
 JARS = (Path("/jars/kcliff-loadgen.jar"),)
+RECORDED = Path(__file__).parents[1] / "data" / "perf" / "loadgen-flat-out-keyed-zstd.txt"
 
 
 class Started(Cluster):
@@ -92,3 +94,24 @@ def test_an_unkeyed_payload_or_random_letters_keep_the_perf_tools_argv(tmp_path:
                     "--command-property", "acks=all", "linger.ms=5", "bootstrap.servers=127.0.0.1:9092"]
     assert not list(tmp_path.glob("*.properties"))  # the perf tool takes its settings as arguments
 
+
+def test_perf_run_follows_and_reads_the_load_generators_recorded_flat_out_output_like_the_perf_tools(
+        tmp_path: Path):
+    # two producers print a recorded real run each (Kafka 4.2.0 clients, zstd, the keyed samples of
+    # tests/measure/test_payloads.py): shares, the steady-state summary and the combined figures as for the perf tool
+    cluster = Started(script=f"import sys; sys.stdout.write(open({str(RECORDED)!r}).read())")
+    payload = _payload(tmp_path, keyed=True)
+    payload.values_file.write_text("v\n")
+    payload.records_file.write_text("aw==\tdg==\n")  # perf_run stages them beside the logs
+    run = measure.perf_run(cluster, "t", 600_001, {"compression.type": "zstd"}, time.monotonic() + 60,
+                           tmp_path / "k.log", quiet=120_000, producers=2, payload=payload)
+    assert [c[0] for c in cluster.started] == [loadgen.MAIN_CLASS] * 2
+    assert [_arg(c[1], "--num-records") for c in cluster.started] == ["300001", "300000"]
+    assert [_arg(c[1], "--warmup-records") for c in cluster.started] == ["60000"] * 2
+    assert {_arg(c[1], "--payload-file") for c in cluster.started} == {str(tmp_path / "payloads" / f"{'0' * 16}-records")}
+    one = measure.summary(RECORDED.read_text().splitlines())
+    assert one is not None and one.steady_state and run.complete and len(run.producers) == 2
+    assert run.records == 2 * one.records and run.mb_per_sec == pytest.approx(2 * one.mb_per_sec)
+    assert run.compression_ratio == run.producers[0].compression_ratio is not None
+    assert sorted(p.name for p in tmp_path.glob("k-*")) == [
+        "k-p1.log", "k-p1.producer.properties", "k-p2.log", "k-p2.producer.properties"]
