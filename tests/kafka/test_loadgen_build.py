@@ -90,3 +90,21 @@ def test_a_payload_file_and_a_record_size_together_or_a_bad_payload_file_exit_2(
     assert done.returncode == 2
     assert "give --record-size or --payload-file, not both" in done.stderr
     assert f"--payload-file {bad}: line 2 is not [base64 key TAB] base64 value" in done.stderr
+
+
+@pytest.mark.jars
+def test_flat_out_and_at_a_rate_each_refuse_the_others_arguments_exit_2(tmp_path: Path):
+    argv = dist.java_command(dist.ensure(), loadgen.MAIN_CLASS, 128, jars=loadgen.ensure())
+    common = ["--bootstrap-servers", "127.0.0.1:1", "--topic", "t", "--record-size", "10",
+              "--producer-config", str(tmp_path / "none.properties")]
+    flat = subprocess.run([*argv, *common, "--num-records", "10", "--warmup-records", "10", "--rate", "5",
+                           "--consumer-config", "c"], capture_output=True, text=True, timeout=60)
+    assert flat.returncode == 2 and flat.stdout == ""
+    for problem in ("--rate is for a run at a rate, not with --num-records", "--consumer-config is for a run at a rate",
+                    "--warmup-records must be fewer than --num-records"):
+        assert problem in flat.stderr
+    at_rate = subprocess.run([*argv, *common, "--rate", "5", "--duration-s", "1", "--warmup-records", "3",
+                              "--throughput", "7"], capture_output=True, text=True, timeout=60)
+    assert at_rate.returncode == 2
+    for problem in ("--warmup-records is for a run with --num-records", "--throughput is for a run with --num-records"):
+        assert problem in at_rate.stderr

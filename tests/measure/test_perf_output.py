@@ -74,3 +74,22 @@ def test_a_producer_that_sent_no_batch_has_no_compression_ratio():
     assert compression_ratio([nan]) is None
     zero = nan.replace("NaN", "0.000")
     assert compression_ratio([zero]) is None
+
+
+def test_the_load_generators_flat_out_output_reads_as_the_perf_tools():
+    # kcliff's load generator --num-records 300000 --warmup-records 60000 (Kafka 4.2.0 clients, the local
+    # cluster, compression.type=zstd), sending the keyed samples of tests/measure/test_payloads.py
+    recorded = lines("loadgen-flat-out-keyed-zstd.txt")
+    parsed = [parse_line(x) for x in recorded]
+    interim = [p for p in parsed if p is not None and not p.is_summary]
+    assert [p.records for p in interim] == [8136, 30265, 76740] and interim[-1].mb_per_sec == 5.52
+    whole, steady = [p for p in parsed if p is not None and p.is_summary]
+    assert whole.records == 300_000 and not whole.steady_state
+    assert summary(recorded) == steady and steady.steady_state and steady.records == 240_000
+    assert (steady.p50_ms, steady.p95_ms, steady.p99_ms, steady.p999_ms) == (132, 546, 688, 720)
+    assert steady.mb_per_sec == 9.94 and steady.max_ms == 722.14
+    assert compression_ratio(recorded) == round(1 / 0.080, 3) == 12.5
+    # nothing else: the perf tool's own notes about the warm-up, and the one metric line
+    others = [x.strip() for x, p in zip(recorded, parsed) if p is None]
+    assert others[:2] == ["Warmup first 60000 records. Steady state results will print after the complete test "
+                          "summary.", "In steady state."] and len(others) == 3

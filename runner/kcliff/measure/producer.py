@@ -1,5 +1,6 @@
 """One kafka-producer-perf-test run: start the tool, follow its interim lines live, stop it on a
-deadline or when a stop rule says so, and return every figure it printed."""
+deadline or when a stop rule says so, and return every figure it printed. A payload with keys goes
+through kcliff's load generator flat out instead, which prints what the perf tool prints."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Callable
 
 from kcliff.backends.base import Cluster
 from kcliff.host import procs
+from kcliff.kafka import loadgen
 from kcliff.kafka import release as kafka_release
+from kcliff.measure.at_rate import write_properties
 from kcliff.measure.perf_output import PerfLine, compression_ratio, parse_line, summary
 from kcliff.results.model import Run, StopKind
 from kcliff.scenario import settings
@@ -51,6 +54,36 @@ def perf_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, ob
     return cluster.tool_command(PERF_CLASS, args, (payload.values_file,) if payload else ())
 
 
+def flat_out_argv(cluster: Cluster, topic: str, records: int, producer_file: Path, payload: PreparedPayload,
+                  throughput: int | None = None, quiet: int | None = None) -> list[str]:
+    """kcliff's load generator flat out, for a keyed payload: the perf tool has no option for keys and
+    would send its records without them. It sends `records` as perf_argv's tool does, `payload`'s
+    records with their keys, the producer's settings from `producer_file`, and prints what that tool
+    prints (docs/loadgen.md, "Flat out"), so perf_run reads it and stops it alike. `quiet` as perf_argv
+    takes it, left out where the release's own tool could not (both sides of an upgrade check alike)."""
+    quiet = steady_state_after(records) if quiet is None else quiet
+    args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--num-records", str(records),
+            "--payload-file", str(payload.records_file), "--producer-config", str(producer_file),
+            "--reporting-interval-ms", str(REPORTING_INTERVAL_MS)]
+    if quiet and cluster.release.producer_warmup:
+        args += ["--warmup-records", str(quiet)]
+    if throughput:
+        args += ["--throughput", str(throughput)]
+    return cluster.tool_command(loadgen.MAIN_CLASS, args, (producer_file, payload.records_file),
+                                jars=loadgen.ensure())
+
+
+def tool_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object], log_path: Path,
+              throughput: int | None = None, quiet: int | None = None,
+              record_size: int = settings.RECORD_SIZE, payload: PreparedPayload | None = None) -> list[str]:
+    """The argv of one flat-out producer: the perf tool's (perf_argv), or for a payload with keys the
+    load generator's (flat_out_argv), its settings written beside `log_path`."""
+    if payload is not None and payload.keyed:
+        producer_file = write_properties(log_path.with_suffix(".producer.properties"), producer)
+        return flat_out_argv(cluster, topic, records, producer_file, payload, throughput, quiet)
+    return perf_argv(cluster, topic, records, producer, throughput, quiet, record_size, payload)
+
+
 def shares(total: int, producers: int) -> list[int]:
     """`total` split between `producers` as evenly as whole numbers go (the first ones take the rest)."""
     return [total // producers + (1 if i < total % producers else 0) for i in range(producers)]
@@ -80,7 +113,8 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     producer whose brokers all died prints nothing) returns a reason. A stopped run keeps the figures
     of its interim lines and is marked incomplete. No interim line for `stall_s` seconds stops it as
     stalled. Several producers' figures are combined (combined()), each one's kept in Run.producers.
-    Records are random letters of `record_size`, or `payload`'s (record_size is then its mean)."""
+    Records are random letters of `record_size`, or `payload`'s (record_size is then its mean); a
+    payload with keys is sent by the load generator (tool_argv)."""
     began = time.monotonic()
     if payload is not None:
         record_size = max(1, round(payload.mean_bytes))
@@ -93,10 +127,11 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     kind: StopKind | None = None
     last_progress = began
     with contextlib.ExitStack() as stack:
+        logs = [log_path if producers == 1 else log_path.with_name(f"{log_path.stem}-p{i + 1}{log_path.suffix}")
+                for i in range(producers)]
         tools = [stack.enter_context(procs.FollowedTool(
-            perf_argv(cluster, topic, counts[i], producer, limits[i], quiets[i], record_size, payload),
-            log_path if producers == 1 else log_path.with_name(f"{log_path.stem}-p{i + 1}{log_path.suffix}")))
-            for i in range(producers)]
+            tool_argv(cluster, topic, counts[i], producer, logs[i], limits[i], quiets[i], record_size, payload),
+            logs[i])) for i in range(producers)]
         running = list(range(producers))
         while running and kind is None:
             wait = max(0.05, min(1.0, deadline - time.monotonic())) / len(running)

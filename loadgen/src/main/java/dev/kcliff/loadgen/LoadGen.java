@@ -39,6 +39,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * each from its due time, not its actual send, so a sender that falls behind is charged for it
  * (no coordinated omission). Produce latency: due time to acknowledgement. End-to-end: due time to
  * the return of the poll that read it, by a consumer in this JVM (one clock). docs/loadgen.md.
+ * With --num-records instead of --rate it sends flat out, as the perf tool does (FlatOut).
  */
 public final class LoadGen {
     static final int EXIT_OK = 0;
@@ -91,7 +92,7 @@ public final class LoadGen {
         }
         int code;
         try {
-            code = new LoadGen(opt).run();
+            code = opt.flatOut ? new FlatOut(opt).run() : new LoadGen(opt).run();
         } catch (Unreachable e) {
             System.err.println("loadgen: " + e.getMessage());
             code = EXIT_CLUSTER;
@@ -119,7 +120,7 @@ public final class LoadGen {
         KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : consumer(partitions);
         List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
         for (int i = 0; i < opt.producers; i++) {
-            producers.add(new KafkaProducer<>(producerProps()));
+            producers.add(new KafkaProducer<>(producerProps(opt)));
         }
         Thread reader = null;
         if (consumer != null) {
@@ -361,7 +362,7 @@ public final class LoadGen {
         }
     }
 
-    private Properties producerProps() {
+    static Properties producerProps(Options opt) {
         Properties props = new Properties();
         props.putAll(opt.producer);
         props.put("bootstrap.servers", opt.bootstrap);

@@ -14,10 +14,15 @@ import java.util.Properties;
 final class Options {
     static final String USAGE = "usage: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --rate RECORDS_PER_S"
             + " (--record-size BYTES | --payload-file FILE) --duration-s S --warmup-s S --producer-config FILE"
-            + " [--consumer-config FILE] [--interval-s S] [--drain-s S] [--producers N]";
+            + " [--consumer-config FILE] [--interval-s S] [--drain-s S] [--producers N]\n"
+            + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --num-records N"
+            + " (--record-size BYTES | --payload-file FILE) --producer-config FILE [--warmup-records N]"
+            + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)";
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
             "payload-file", "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s",
-            "producers");
+            "producers", "num-records", "warmup-records", "reporting-interval-ms", "throughput");
+    private static final List<String> RATE_ONLY = List.of("rate", "duration-s", "warmup-s", "consumer-config",
+            "interval-s", "drain-s", "producers");
 
     /** A bad command line, every problem of it at once: its message goes to stderr, the program exits 2. */
     static final class BadArguments extends Exception {
@@ -37,6 +42,11 @@ final class Options {
     final double intervalS;
     final double drainS;
     final int producers;  // producer clients sharing the schedule, as a service's instances share its rate
+    final boolean flatOut;  // --num-records: as fast as the producer takes them, the perf tool's way
+    final long numRecords;
+    final long warmupRecords;  // flat out: left out of the steady-state summary, as --warmup-records is
+    final long reportingIntervalMs;
+    final double throughput;  // flat out: at most this many records/s on average (<= 0: no limit)
     private final List<String> problems = new ArrayList<>();
 
     Options(String[] args) throws BadArguments {
@@ -53,9 +63,24 @@ final class Options {
         }
         bootstrap = required(given, "bootstrap-servers");
         topic = required(given, "topic");
-        rate = number(given, "rate", null, 0.001);
+        flatOut = given.containsKey("num-records");
+        if (flatOut) {
+            RATE_ONLY.stream().filter(given::containsKey).forEach(
+                    name -> problems.add("--" + name + " is for a run at a rate, not with --num-records"));
+        } else {
+            List.of("warmup-records", "reporting-interval-ms", "throughput").stream().filter(given::containsKey)
+                    .forEach(name -> problems.add("--" + name + " is for a run with --num-records"));
+        }
+        numRecords = whole(given, "num-records", flatOut ? null : 1.0, 1);
+        warmupRecords = whole(given, "warmup-records", 0.0, 0);
+        reportingIntervalMs = whole(given, "reporting-interval-ms", 5000.0, 1);  // the perf tool's default
+        throughput = given.containsKey("throughput") ? number(given, "throughput", null, 0.001) : -1;
+        if (flatOut && warmupRecords >= numRecords) {
+            problems.add("--warmup-records must be fewer than --num-records");
+        }
+        rate = flatOut ? 0 : number(given, "rate", null, 0.001);
         payload = payload(given);
-        durationS = number(given, "duration-s", null, 0.001);
+        durationS = flatOut ? 0 : number(given, "duration-s", null, 0.001);
         warmupS = number(given, "warmup-s", 0.0, 0);
         intervalS = number(given, "interval-s", 1.0, 0.01);
         drainS = number(given, "drain-s", 15.0, 0);
@@ -121,6 +146,15 @@ final class Options {
             problems.add("--" + name + " must be a number, got '" + text + "'");
         }
         return least;
+    }
+
+    /** A whole number given as --name, as number() takes it. */
+    private long whole(Map<String, String> given, String name, Double fallback, double least) {
+        double value = number(given, name, fallback, least);
+        if (value != Math.floor(value) || value > Long.MAX_VALUE / 2) {
+            problems.add("--" + name + " must be a whole number, got '" + given.get(name) + "'");
+        }
+        return (long) value;
     }
 
     private Properties properties(String file, String name) {
