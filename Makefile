@@ -3,7 +3,7 @@
 # installs kcliff as a built wheel instead of editable (scripts/setup.sh).
 SUITE ?= canaries
 # a producer-broker round trip, so the in-flight=1 canary can show (README: Canaries)
-RTT_MS ?= 20
+RTT_MS ?= 50
 # every fsync of the brokers' data held to at least this many ms, so the flush-1 canary shows its
 # cliff on a disk that syncs in about a millisecond (docs/canaries.md: Storage). Unset: kcliff's own
 # default (storage.DEFAULT_FSYNC_DELAY_MS, the one every check measures with); 0: the disk's own

@@ -96,6 +96,13 @@ def shared_cluster(tmp_path_factory) -> Path:
     assert down.returncode == 0, down.stderr
 
 
+def make_run_rtt_ms() -> int:
+    """The producer-broker round trip `make run` adds (the Makefile's RTT_MS default)."""
+    found = re.search(r"^RTT_MS \?= *(\d+)\s*$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert found, "the Makefile has no RTT_MS default"
+    return int(found.group(1))
+
+
 def make_run_fsync_ms() -> float:
     """The per-fsync delay `make run` gives the brokers: the Makefile leaves FSYNC_MS unset, so
     kcliff's default applies, the one every check measures with."""

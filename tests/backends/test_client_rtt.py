@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_kcliff
+from conftest import make_run_rtt_ms, run_kcliff
 
 from tests.backends.test_local_cluster import jvms_under
 
@@ -19,17 +19,21 @@ def proxies_under(path: Path) -> list[str]:
 
 
 def test_round_trip_makes_in_flight_1_a_cliff(tmp_path):
+    """At the round trip `make run` adds. At 20 ms the canary read 0.59x here and 0.78x in CI against its
+    0.7 bound (the reference itself is held to 3-6 MB/s by the proxy and the shared cores); at 50 ms
+    0.38x and 0.37x in two runs here (reference 2.5-4.3 MB/s, in-flight=1 1.05-1.20 MB/s)."""
+    rtt = make_run_rtt_ms()
     out = tmp_path / "results.json"
-    done = run_kcliff("run", "--suite", "canaries", "--only", "inflight-1", "--client-rtt-ms", "20",
+    done = run_kcliff("run", "--suite", "canaries", "--only", "inflight-1", "--client-rtt-ms", str(rtt),
                       "--records", "20000", "--repeats", "3", "--prime", "15", "--workdir", str(tmp_path / "w"),
                       "--out", str(out), timeout=900)
     assert done.returncode in (0, 1), done.stderr[-3000:]
     doc = json.loads(out.read_text())
     by_id = {e["id"]: e for e in doc["scenarios"]}
-    assert doc["environment"]["caps"]["client_rtt_ms"] == 20
+    assert doc["environment"]["caps"]["client_rtt_ms"] == rtt
     reference, inflight = by_id["reference"], by_id["inflight-1"]
     # every acknowledgement waited for at least the added round trip
-    assert reference["summary"]["p50_ms"]["median"] >= 20, reference["summary"]
+    assert reference["summary"]["p50_ms"]["median"] >= rtt, reference["summary"]
     ratio = inflight["summary"]["mb_per_sec"]["median"] / reference["summary"]["mb_per_sec"]["median"]
     assert ratio < inflight["cliff"]["max_ratio"], (ratio, done.stdout)
     assert "cliff seen" in done.stdout
