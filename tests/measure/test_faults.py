@@ -58,7 +58,7 @@ def test_interrupted_run_resumes_from_first_unfinished_scenario(tmp_path):
     work, out, extra = tmp_path / "w", tmp_path / "results.json", tmp_path / "extra.yaml"
     extra.write_text("description: one plain scenario after the canaries\nscenarios:\n"
                      "  - id: linger-20\n    description: linger 20 ms\n    producer:\n      linger.ms: 20\n")
-    args = ["run", "--suite", "canaries", "--suite", str(extra), "--only", "batching-off,linger-20", "--records", "20000", "--repeats", "2",
+    args = ["run", "--suite", "canaries", "--suite", str(extra), "--only", "batching-off,linger-20", "--records", "8000", "--repeats", "2",
             "--prime", "0", "--workdir", str(work)]
     proc = subprocess.Popen([*KCLIFF, *args, "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
