@@ -4,7 +4,7 @@
 # script's text (a config value never passes through a shell):
 #   action.sh install   MODE (lint|check); check also KAFKA_VERSION, BACKEND
 #   action.sh run       MODE; lint: CONFIG_PATH; check: BASE_DIR, HEAD_DIR, KAFKA_VERSION, BACKEND,
-#                       MIN_EFFECT, RECORDS, ROUNDS, CANARIES, PRIME, FAIL_ON_INCONCLUSIVE, and
+#                       MIN_EFFECT, RECORDS, ROUNDS, REPEATS, CANARIES, PRIME, FAIL_ON_INCONCLUSIVE, and
 #                       optionally COMMENT (a file for the PR comment) and WORK_DIR
 #   action.sh verdict   CODE (kcliff check's exit code), FAIL_ON_INCONCLUSIVE
 # Writes the step outputs code (both modes), verdict and verdict-json (check) to $GITHUB_OUTPUT.
@@ -65,7 +65,7 @@ check() {
   [ -z "${COMMENT:-}" ] || comment=(--comment "$COMMENT")
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
-    --records "$RECORDS" --rounds "$ROUNDS" --canaries "$CANARIES" --prime "$PRIME" \
+    --records "$RECORDS" --rounds "$ROUNDS" --repeats "${REPEATS:-3}" --canaries "$CANARIES" --prime "$PRIME" \
     --format github --workdir "$work" --summary "$GITHUB_STEP_SUMMARY" "${comment[@]}" --json "$json" || code=$?
   {
     echo "code=$code"
