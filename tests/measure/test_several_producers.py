@@ -87,6 +87,35 @@ def test_the_stop_rule_sees_every_producers_lines_and_stops_them_all(tmp_path: P
     assert run.records == sum(p.records for p in run.producers) > 0
 
 
+class Staggered(Recorded):
+    """As Recorded, but the second tool prints nothing for `late_s` first: a JVM that starts late."""
+
+    def __init__(self, late_s: float) -> None:
+        super().__init__()
+        self.late_s = late_s
+
+    def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (), jars=()) -> list[str]:
+        argv = super().tool_command(main_class, args, files, jars)
+        if len(self.started) == 2:
+            argv[-1] = f"import time; time.sleep({self.late_s}); " + argv[-1]
+        return argv
+
+
+def test_the_stop_rule_waits_for_a_line_from_every_producer(tmp_path: Path):
+    """Four producers' JVMs came up seconds apart here, and the first one's lines alone were stopped as a
+    cliff (at most 5.0 MB/s against a bound of 5.5): the rule hears nothing until every producer speaks."""
+    heard: list[float] = []
+    began = time.monotonic()
+
+    def rule(line, elapsed):
+        heard.append(time.monotonic() - began)
+        return None
+
+    run = measure.perf_run(Staggered(late_s=3.0), "t", 40_000, {}, time.monotonic() + 60, tmp_path / "r.log",
+                           stop_rule=rule, producers=2)
+    assert run.complete and heard and min(heard) >= 3.0, heard
+
+
 def test_unreported_records_add_up_over_the_producers_each_bounded_by_its_own_buffer():
     buffer_of_1000 = {"buffer.memory": 1000 * 1024}
     assert measure.unreported_records(12_000, buffer_of_1000) == 1000
