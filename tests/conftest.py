@@ -96,18 +96,22 @@ def shared_cluster(tmp_path_factory) -> Path:
     assert down.returncode == 0, down.stderr
 
 
+def _makefile_default(name: str) -> str:
+    """What the Makefile's `NAME ?= value` line gives NAME (empty: left unset)."""
+    found = re.search(rf"^{name} \?=(.*)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert found, f"the Makefile has no {name} default"
+    return found.group(1).strip()
+
+
 def make_run_rtt_ms() -> int:
     """The producer-broker round trip `make run` adds (the Makefile's RTT_MS default)."""
-    found = re.search(r"^RTT_MS \?= *(\d+)\s*$", (ROOT / "Makefile").read_text(), re.MULTILINE)
-    assert found, "the Makefile has no RTT_MS default"
-    return int(found.group(1))
+    return int(_makefile_default("RTT_MS"))
 
 
 def make_run_fsync_ms() -> float:
     """The per-fsync delay `make run` gives the brokers: the Makefile leaves FSYNC_MS unset, so
     kcliff's default applies, the one every check measures with."""
-    found = re.search(r"^FSYNC_MS \?=(.*)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
-    assert found and not found.group(1).strip(), "the Makefile sets its own FSYNC_MS default"
+    assert not _makefile_default("FSYNC_MS"), "the Makefile sets its own FSYNC_MS default"
     from kcliff.backends.storage import DEFAULT_FSYNC_DELAY_MS
     return DEFAULT_FSYNC_DELAY_MS
 
