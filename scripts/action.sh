@@ -65,7 +65,7 @@ check() {
   [ -z "${COMMENT:-}" ] || comment=(--comment "$COMMENT")
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
-    --records "$RECORDS" --rounds "$ROUNDS" --repeats "${REPEATS:-3}" --canaries "$CANARIES" --prime "$PRIME" \
+    --records "$RECORDS" --rounds "$ROUNDS" --repeats "$REPEATS" --canaries "$CANARIES" --prime "$PRIME" \
     --format github --workdir "$work" --summary "$GITHUB_STEP_SUMMARY" "${comment[@]}" --json "$json" || code=$?
   {
     echo "code=$code"
