@@ -84,16 +84,50 @@ def kcliff():
     return run_kcliff
 
 
+SHARED = "shared_cluster"
+_shared_work: list[Path] = []  # the shared cluster's workdir while it is up
+
+
+def _uses_shared(item: pytest.Item | None) -> bool:
+    return item is not None and SHARED in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests on the shared cluster run one after another, where the first of them stood: its three
+    brokers idled beside every later test (in CI, the act workflows' compose clusters warned of them)."""
+    first = next((i for i, item in enumerate(items) if _uses_shared(item)), None)
+    if first is None:
+        return
+    users = [item for item in items if _uses_shared(item)]
+    rest = [item for item in items[first:] if not _uses_shared(item)]
+    items[first:] = users + rest
+
+
+def _stop_shared_cluster() -> None:
+    while _shared_work:
+        work = _shared_work.pop()
+        down = run_kcliff("cluster", "down", "--workdir", str(work), timeout=120)
+        assert down.returncode == 0, down.stderr
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # the block's last test stops the cluster; the session's end would be too late
+    if _uses_shared(item) and not _uses_shared(nextitem):
+        _stop_shared_cluster()
+
+
 @pytest.fixture(scope="session")
 def shared_cluster(tmp_path_factory) -> Path:
     """A workdir whose local cluster (`kcliff cluster up`) serves every test that only measures;
-    `kcliff run --workdir` uses it. Tests about bring-up and teardown start their own."""
+    `kcliff run --workdir` uses it. Tests about bring-up and teardown start their own. Its users
+    run as one block (pytest_collection_modifyitems), and the last of them stops it."""
     work = tmp_path_factory.mktemp("shared") / "w"
     up = run_kcliff("cluster", "up", "--workdir", str(work), timeout=300)
     assert up.returncode == 0, up.stderr[-2000:]
+    _shared_work.append(work)
     yield work
-    down = run_kcliff("cluster", "down", "--workdir", str(work), timeout=120)
-    assert down.returncode == 0, down.stderr
+    _stop_shared_cluster()
 
 
 def _makefile_default(name: str) -> str:
@@ -132,7 +166,7 @@ def emulated_disk_canaries(tmp_path_factory) -> CanariesRun:
     of a round trip in tests/backends/test_client_rtt.py)."""
     folder = tmp_path_factory.mktemp("canaries")
     out = folder / "results.json"
-    done = run_kcliff_timed("run", "--suite", "canaries", "--records", "60000", "--repeats", "2", "--prime", "20",
+    done = run_kcliff_timed("run", "--suite", "canaries", "--records", "30000", "--repeats", "2", "--prime", "20",
                             "--fsync-delay-ms", f"{make_run_fsync_ms():g}", "--workdir", str(folder / "w"),
                             "--out", str(out), timeout=900)
     assert out.exists(), done.stderr[-3000:]
