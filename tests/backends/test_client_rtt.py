@@ -21,11 +21,12 @@ def proxies_under(path: Path) -> list[str]:
 def test_round_trip_makes_in_flight_1_a_cliff(tmp_path):
     """At the round trip `make run` adds. At 20 ms the canary read 0.59x here and 0.78x in CI against its
     0.7 bound (the reference itself is held to 3-6 MB/s by the proxy and the shared cores); at 50 ms
-    0.38x and 0.37x in two runs here (reference 2.5-4.3 MB/s, in-flight=1 1.05-1.20 MB/s)."""
+    0.38x and 0.37x in two runs here (reference 2.5-4.3 MB/s, in-flight=1 1.05-1.20 MB/s) at 20,000 records and
+    3 repeats; 12,000 and 2 since, at half its margin to the bound the median of two is enough."""
     rtt = make_run_rtt_ms()
     out = tmp_path / "results.json"
     done = run_kcliff("run", "--suite", "canaries", "--only", "inflight-1", "--client-rtt-ms", str(rtt),
-                      "--records", "20000", "--repeats", "3", "--prime", "15", "--workdir", str(tmp_path / "w"),
+                      "--records", "12000", "--repeats", "2", "--prime", "15", "--workdir", str(tmp_path / "w"),
                       "--out", str(out), timeout=900)
     assert done.returncode in (0, 1), done.stderr[-3000:]
     doc = json.loads(out.read_text())

@@ -30,7 +30,7 @@ def broker_pid(workdir: Path, node: int) -> int | None:
 
 def test_broker_killed_mid_scenario_is_faulted_healed_and_retried(tmp_path):
     work, out = tmp_path / "w", tmp_path / "results.json"
-    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--only", "flush-1", "--records", "30000", "--prime", "0",
+    proc = subprocess.Popen([*KCLIFF, "run", "--suite", "canaries", "--only", "flush-1", "--records", "15000", "--prime", "0",
                              "--repeats", "2", "--workdir", str(work), "--out", str(out), "--quiet"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
