@@ -42,7 +42,7 @@ def test_an_upgrade_is_measured_on_a_cluster_of_each_version(tmp_path: Path):
     # the reference was measured on 3.9.2 with 3.9.2's producer tool (its 3.x flags, whole runs)
     assert [r["mb_per_sec"] > 0 for r in sides["reference"]["runs"]] == [True]
     run_dir = next((work / "runs").iterdir())
-    ref_log = (run_dir / "perf" / "reference-round1.log").read_text()
+    ref_log = (run_dir / "perf" / "reference-run1.log").read_text()  # alone, without canaries: a run, not a round
     assert "--producer-props" in ref_log and "--warmup-records" not in ref_log
     assert "-Dlog4j.configuration=file:" in ref_log
     head_logs = [p.read_text() for p in sorted((run_dir / "perf").glob("head-*.log"))]
