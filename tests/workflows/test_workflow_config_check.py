@@ -25,9 +25,10 @@ PRODUCER = f"{CONFIG}/producers/app-producer.properties"
 # sized for a test: the deepest canary only, few rounds. batch.size 65536 -> 8192 on the JSON events a
 # config repo sends (lz4) read 0.31x [0.20-0.46] in 4 rounds on compose, p = 0.0015 against the 0.0042
 # it is held to, with 30-43% run-to-run noise, and needed 6 rounds (a 490 s test). 4096 (the smallest
-# size the batch-tiny rule leaves alone) read 0.16x in 4 rounds, p = 0.0005, its p99 17.6x (398 s).
-# One self-test round: the canaries sat far below their bounds (batching-off 0.03-0.05x of 0.5).
-SMALL = {"records": '"4000"', "rounds": '"4"', "repeats": '"1"', "canaries": "batching-off", "prime": '"5"'}
+# size the batch-tiny rule leaves alone) read 0.16x and 0.145x in 4 rounds, p = 0.0005 and 0.0002 (398 and
+# 395 s); 5 rounds (one look, a degree of freedom more) for the noise CI has shown on compose.
+# One self-test round: the canaries sat far below their bounds (batching-off 0.03-0.055x of 0.5).
+SMALL = {"records": '"4000"', "rounds": '"5"', "repeats": '"1"', "canaries": "batching-off", "prime": '"5"'}
 
 
 def caller_workflow(sha: str) -> str:
