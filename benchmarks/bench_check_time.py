@@ -191,6 +191,7 @@ def main() -> int:
                         "measurements on a shared machine wait between checks, not during one")
     parser.add_argument("--until", help="start no check after this local time (HH:MM)")
     args, extra = parser.parse_known_args()
+    extra = extra[1:] if extra[:1] == ["--"] else extra  # `-- ARGS` for kcliff check, as the usage shows
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     if unknown := [k for k in kinds if k not in KINDS]:
         parser.error(f"--kinds: unknown {', '.join(unknown)}; valid: {', '.join(KINDS)}")
