@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from kcliff.backends.admin import Admin
 from kcliff.backends.local import LocalCluster, shared_dir
-from kcliff.measure.at_rate import RateRun, RateWorker, rate_run
+from kcliff.measure.at_rate import RateRun, rate_run
 from kcliff.scenario.settings import INVARIANTS
 
 pytestmark = pytest.mark.kafka
@@ -39,11 +39,8 @@ OVERLOAD = 10_000
 
 
 def measure(cluster_dir: Path, log: Path, rate: float, producer: dict, consumer: dict | None,
-            topic: str | None = None, drain_s: float = 10.0, warmup_s: float = WARMUP_S,
-            runs: int = 1, worker: bool = False) -> list[RateRun]:
-    """`runs` runs on a topic of its own (kcliff's invariants), removed afterwards: each in a JVM of its
-    own, or all in one load generator that serves them (--serve, RateWorker). With a list of consumer
-    settings instead of one, a run with each."""
+            topic: str | None = None, drain_s: float = 10.0, warmup_s: float = WARMUP_S) -> RateRun:
+    """One run on a topic of its own (kcliff's invariants), removed afterwards."""
     cluster = LocalCluster.from_state(shared_dir(cluster_dir))
     assert cluster is not None
     admin = Admin(cluster.admin_bootstrap)
@@ -51,15 +48,9 @@ def measure(cluster_dir: Path, log: Path, rate: float, producer: dict, consumer:
     if topic is None:
         admin.create_topic(name, 6, INVARIANTS["topic"]["replication.factor"],
                            {"min.insync.replicas": str(INVARIANTS["topic"]["min.insync.replicas"])})
-    served = RateWorker(cluster, log.parent) if worker else None
-    consumers = consumer if isinstance(consumer, list) else [consumer] * runs
     try:
-        return [rate_run(cluster, name, rate, DURATION_S, warmup_s, producer, settings,
-                         log.with_name(f"{log.stem}-{i}.log"), drain_s=drain_s, worker=served)
-                for i, settings in enumerate(consumers)]
+        return rate_run(cluster, name, rate, DURATION_S, warmup_s, producer, consumer, log, drain_s=drain_s)
     finally:
-        if served is not None:
-            served.end()
         if topic is None:
             admin.delete_topic(name, missing_ok=True)
 
@@ -68,9 +59,9 @@ def measure(cluster_dir: Path, log: Path, rate: float, producer: dict, consumer:
 def low_rate(shared_cluster, tmp_path_factory) -> dict[str, RateRun]:
     logs = tmp_path_factory.mktemp("at-rate")
     return {
-        "linger5": measure(shared_cluster, logs / "linger5.log", LOW_RATE, PRODUCER, {})[0],
-        "linger100": measure(shared_cluster, logs / "linger100.log", LOW_RATE, {**PRODUCER, "linger.ms": 100}, None)[0],
-        "fetch_wait": measure(shared_cluster, logs / "fetch-wait.log", LOW_RATE, PRODUCER, QUIET_TOPIC_CONSUMER)[0],
+        "linger5": measure(shared_cluster, logs / "linger5.log", LOW_RATE, PRODUCER, {}),
+        "linger100": measure(shared_cluster, logs / "linger100.log", LOW_RATE, {**PRODUCER, "linger.ms": 100}, None),
+        "fetch_wait": measure(shared_cluster, logs / "fetch-wait.log", LOW_RATE, PRODUCER, QUIET_TOPIC_CONSUMER),
     }
 
 
@@ -105,8 +96,8 @@ def test_a_consumer_waiting_for_full_fetches_raises_end_to_end_latency_toward_it
 
 def test_a_rate_the_cluster_cannot_take_is_not_held_and_its_latency_grows(shared_cluster, tmp_path):
     # no warm-up: the measured records queue from the first on, so every interval has acknowledgements
-    run, = measure(shared_cluster, tmp_path / "batch0.log", OVERLOAD, {**PRODUCER, "batch.size": 0}, None, drain_s=2,
-                   warmup_s=0)
+    run = measure(shared_cluster, tmp_path / "batch0.log", OVERLOAD, {**PRODUCER, "batch.size": 0}, None, drain_s=2,
+                  warmup_s=0)
     s = run.summary
     assert s is not None, run.failure
     waits = [p.produce.p50_ms for p in run.progress if p.produce.p50_ms is not None]
@@ -118,25 +109,6 @@ def test_a_rate_the_cluster_cannot_take_is_not_held_and_its_latency_grows(shared
 
 
 def test_a_topic_that_does_not_exist_is_a_failed_run_not_a_figure(shared_cluster, tmp_path):
-    run, = measure(shared_cluster, tmp_path / "missing.log", LOW_RATE, PRODUCER, None, topic="kcliff-no-such-topic")
+    run = measure(shared_cluster, tmp_path / "missing.log", LOW_RATE, PRODUCER, None, topic="kcliff-no-such-topic")
     assert run.summary is None and run.exit_code == 1
     assert "could not reach the cluster or the topic" in (run.failure or "")
-
-
-def test_one_load_generator_serves_a_sides_runs_each_counting_only_its_own_records(shared_cluster, tmp_path):
-    """--serve (docs/loadgen.md, "One JVM a side"): three runs on one topic in one JVM, the third with
-    the quiet topic's consumer. A kept consumer that read the last run's records, or a kept producer's
-    late acknowledgements, would break the exact counts; the new consumer settings must take effect."""
-    runs = measure(shared_cluster, tmp_path / "served.log", LOW_RATE, PRODUCER, [{}, {}, QUIET_TOPIC_CONSUMER],
-                   worker=True)
-    for run in runs:
-        s = run.summary
-        assert s is not None, run.failure
-        assert s.held_rate, s
-        assert (s.scheduled, s.unsent, s.unacked, s.errors, s.unconsumed) == (LOW_RATE * DURATION_S, 0, 0, 0, 0)
-        assert s.produce.count == s.end_to_end.count == s.scheduled
-    plain, waiting = runs[1].summary, runs[2].summary
-    print(f"served: end-to-end p50 {[r.summary.end_to_end.p50_ms for r in runs if r.summary and r.summary.end_to_end]}"
-          f" ms, wall {[r.elapsed_s for r in runs]} s")
-    assert waiting.end_to_end.p50_ms - plain.end_to_end.p50_ms >= 150, (plain.end_to_end, waiting.end_to_end)
-    assert "--serve" in (tmp_path / "served-0.log").read_text().splitlines()[0]

@@ -20,7 +20,6 @@ a marker and three layers make sure nothing outlives it:
 from __future__ import annotations
 
 import atexit
-import contextlib
 import ctypes
 import json
 import os
@@ -69,19 +68,17 @@ def cluster_mark(workdir: Path) -> str:
 
 def spawn(argv: list[str], log: Path | None = None, register: bool = True,
           stdout: int | IO[Any] | None = None, cwd: Path | None = None,
-          mark: str | None = None, env: Mapping[str, str] | None = None,
-          stdin: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+          mark: str | None = None, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start `argv` (a list, never a shell string) in a new session. Output goes to `log` or `stdout`.
     `register=False` is a process meant to outlive this one (`kcliff cluster up`): it gets `mark`
-    and no parent-death signal. `env` adds to this process's environment (a broker's fsync shim);
-    `stdin=subprocess.PIPE` for a tool that takes requests there (ServedTool)."""
+    and no parent-death signal. `env` adds to this process's environment (a broker's fsync shim)."""
     logfile = open(log, "ab") if log is not None else None
     out = logfile if logfile is not None else stdout
     if register:
         start_watchdog()
     try:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT if log is not None else None,
-                                stdin=stdin, start_new_session=True, cwd=cwd,
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd,
                                 env={**os.environ, **(env or {}), MARK_VAR: mark or run_mark()},
                                 preexec_fn=_die_with(os.getpid()) if register else None)
     finally:
@@ -104,14 +101,15 @@ def shown_argv(argv: list[str]) -> list[str]:
     return [("<classpath>" if i and argv[i - 1] == "-cp" else a) for i, a in enumerate(argv)]
 
 
-class LineTool:
-    """A tool whose output is read line by line as it comes, by a thread of its own."""
+class FollowedTool:
+    """A tool run whose output is read line by line as it comes (a perf tool's interim lines).
+    Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`."""
 
-    def __init__(self, argv: list[str], stdin: int = subprocess.DEVNULL) -> None:
-        self.argv = argv
+    def __init__(self, argv: list[str], log_path: Path) -> None:
+        self.argv, self.log_path = argv, log_path
         self.seen: list[str] = []
         self._lines: queue.Queue[str | None] = queue.Queue()
-        self.proc = spawn(argv, stdout=subprocess.PIPE, stdin=stdin)
+        self.proc = spawn(argv, stdout=subprocess.PIPE)
         self._reader = threading.Thread(target=_pump_lines, args=(self.proc.stdout, self._lines), daemon=True)
         self._reader.start()
 
@@ -125,61 +123,18 @@ class LineTool:
             self.seen.append(line)
         return line
 
-    def end(self) -> None:
-        """Stop the tool (and its group) and its reader."""
-        stop(self.proc, grace_s=3.0)
-        self._reader.join(timeout=5)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-
-
-class FollowedTool(LineTool):
-    """A tool run whose output is read line by line as it comes (a perf tool's interim lines).
-    Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`."""
-
-    def __init__(self, argv: list[str], log_path: Path) -> None:
-        super().__init__(argv)
-        self.log_path = log_path
-
     def __enter__(self) -> FollowedTool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.end()
-        write_log(self.log_path, self.argv, self.seen)
-
-
-class ServedTool(LineTool):
-    """A tool that serves one request after another, each a line on its standard input (kcliff's load
-    generator with --serve); its answers are read as a FollowedTool's output. end() closes its input
-    and stops it."""
-
-    def __init__(self, argv: list[str]) -> None:
-        super().__init__(argv, stdin=subprocess.PIPE)
-
-    def send(self, line: str) -> bool:
-        """Write one request; False when the tool is gone (it closed its input)."""
-        assert self.proc.stdin is not None
+        stop(self.proc, grace_s=3.0)
+        self._reader.join(timeout=5)
+        if self.proc.stdout:
+            self.proc.stdout.close()
         try:
-            self.proc.stdin.write(line.encode() + b"\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, ValueError):
-            return False
-        return True
-
-    def end(self) -> None:
-        if self.proc.stdin:
-            with contextlib.suppress(OSError):
-                self.proc.stdin.close()
-        super().end()
-
-
-def write_log(log_path: Path, argv: list[str], lines: list[str]) -> None:
-    """A tool run's log: its argv as shown_argv shows it, then every line it printed."""
-    try:
-        log_path.write_text("$ " + " ".join(shown_argv(argv)) + "\n" + "".join(lines))
-    except OSError:
-        pass  # a full disk must not hide the fault that filled it: the run's outcome is still recorded
+            self.log_path.write_text("$ " + " ".join(shown_argv(self.argv)) + "\n" + "".join(self.seen))
+        except OSError:
+            pass  # a full disk must not hide the fault that filled it: the run's outcome is still recorded
 
 
 def _die_with(parent: int) -> Callable[[], None] | None:

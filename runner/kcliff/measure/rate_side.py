@@ -9,7 +9,7 @@ from typing import Any
 
 from kcliff.backends.base import Cluster
 from kcliff.measure import at_rate
-from kcliff.measure.at_rate import RateRun, RateWorker, Watch
+from kcliff.measure.at_rate import RateRun, Watch
 from kcliff.measure.rate_output import RateSummary
 from kcliff.results.metrics import Workload
 from kcliff.results.model import Entry, ReadRun, StopKind
@@ -55,15 +55,15 @@ def run_seconds(target: float, records: int = RATE_RECORDS) -> float:
 
 
 def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path, cap_s: float,
-             watch: Watch | None = None, records: int = RATE_RECORDS, worker: RateWorker | None = None) -> ReadRun:
-    """One fixed-rate run of `sc` at `rate`, as long as run_seconds says for `records`, in `worker`'s
-    JVM if given; one that could not finish within cap_s is cut there."""
+             watch: Watch | None = None, records: int = RATE_RECORDS) -> ReadRun:
+    """One fixed-rate run of `sc` at `rate`, as long as run_seconds says for `records`; one that could
+    not finish within cap_s is cut there."""
     target = rate.records_per_s(sc.bytes_per_record())  # a payload's records: their mean bytes
     consumer: dict[str, Any] = dict(sc.consumer)
     duration = min(run_seconds(target, records), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
                            log_path, watch, record_size=sc.record_size, payload=sc.prepared_payload(),
-                           producers=sc.producers, worker=worker)
+                           producers=sc.producers)
     return to_read_run(ran, target)
 
 

@@ -8,7 +8,6 @@ import time
 
 from kcliff.errors import ClusterError
 from kcliff.measure import faults, rate_side, read_side
-from kcliff.measure.at_rate import RateWorker
 from kcliff.measure.document import GroupStop, check_fault
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.options import Options
@@ -28,13 +27,6 @@ class ReadRound:
         self.rig = rig
         self.opts = opts
         self.group_rate: Rate | None = None  # the group's share of a peak (Options.rate_share), set by Rounds
-        self.workers: dict[tuple[int, str], RateWorker] = {}  # a JVM per side and site for its runs at rate
-
-    def end(self) -> None:
-        """End the group's load generators (Rounds.measure, at the group's end whatever ended it)."""
-        for worker in self.workers.values():
-            worker.end()
-        self.workers.clear()
 
     def after(self, site: Site, sc: Scenario, topic: str, entry: Entry, records: int, label: str,
               position: int | None, deadline: float) -> None:
@@ -65,9 +57,8 @@ class ReadRound:
             return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch)
         if workload == Workload.RATE:
             rate = rate_side.rate_of(sc, self.opts.rate, self.group_rate)
-            worker = self.workers.setdefault((id(site), sc.id), RateWorker(site.cluster, log.parent))
             return rate_side.rate_run(site.cluster, sc, topic, rate, log, min(left, RATE_CAP_S), watch,
-                                      self.opts.rate_records or rate_side.RATE_RECORDS, worker)
+                                      self.opts.rate_records or rate_side.RATE_RECORDS)
         return read_side.latency_run(site.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)
 

@@ -106,7 +106,6 @@ class Rounds:
                 entry.status, entry.status_reason = Status.INTERRUPTED, "interrupted mid-round"
             raise
         finally:
-            self.reads.end()
             rig.progress.rounds(None)
             for made_on, topic in created:
                 made_on.delete_topic(topic)

@@ -1,10 +1,6 @@
 package dev.kcliff.loadgen;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -13,17 +9,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -32,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -82,62 +82,26 @@ public final class LoadGen {
     }
 
     public static void main(String[] args) {
-        int code = args.length == 1 && args[0].equals("--serve") ? serve() : once(args, null);
-        System.out.flush();
-        System.exit(code);  // the clients' threads must not keep the JVM up
-    }
-
-    /** One run with the arguments of a command line; `kept` holds clients kept between runs (null: the
-     *  run's own, closed after it). Its exit code: 0 done, 1 unreachable, 2 bad arguments or settings. */
-    static int once(String[] args, Clients kept) {
         Options opt;
         try {
             opt = new Options(args);
         } catch (Options.BadArguments e) {
             System.err.println("loadgen: " + e.getMessage() + "\n" + Options.USAGE);
-            return EXIT_ARGS;
+            System.exit(EXIT_ARGS);
+            return;
         }
-        Clients clients = kept == null ? new Clients() : kept;
+        int code;
         try {
-            return opt.flatOut ? new FlatOut(opt).run() : new LoadGen(opt).run(clients);
+            code = opt.flatOut ? new FlatOut(opt).run() : new LoadGen(opt).run();
         } catch (Unreachable e) {
             System.err.println("loadgen: " + e.getMessage());
-            return EXIT_CLUSTER;
+            code = EXIT_CLUSTER;
         } catch (ConfigException e) {
             System.err.println("loadgen: a client setting is not valid: " + e.getMessage());
-            return EXIT_ARGS;
-        } finally {
-            if (kept == null) {
-                clients.close();
-            }
+            code = EXIT_ARGS;
         }
-    }
-
-    /**
-     * --serve: a run for each line of standard input (its arguments, tab-separated, as a command line
-     * gives them), then a line {"type":"done","exit":N} on standard output; the clients stay for the
-     * next line's run where its settings are the same. A run that failed drops them. Ends when its
-     * input closes. kcliff keeps one of these per measured side (docs/loadgen.md, "One JVM a side").
-     */
-    static int serve() {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (Clients clients = new Clients()) {
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                int code = once(line.split("\t", -1), clients);
-                if (code != EXIT_OK) {
-                    clients.close();
-                }
-                System.out.println("{\"type\":\"done\",\"exit\":" + code + "}");
-                System.out.flush();
-            }
-        } catch (IOException e) {
-            System.err.println("loadgen: standard input: " + e);
-            return EXIT_CLUSTER;
-        }
-        return EXIT_OK;
+        System.out.flush();
+        System.exit(code);  // the clients' threads must not keep the JVM up
     }
 
     /** The cluster or the topic could not be reached: exit 1. */
@@ -151,20 +115,21 @@ public final class LoadGen {
         return t0 + seq * nsPerRecordTimes1000 / 1000;
     }
 
-    int run(Clients clients) throws Unreachable {
-        List<TopicPartition> partitions = clients.partitions(opt);
-        KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : clients.consumer(opt, partitions);
-        List<KafkaProducer<byte[], byte[]>> producers = clients.producers(opt);
-        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
-        long intervalMs = Math.round(opt.intervalS * 1000);
-        // the first record is due shortly after the ticker starts; set before the reader starts, which
-        // skips records due before it: a kept producer's late acknowledgements from the last run
-        t0 = System.nanoTime() + 100_000_000L;
+    int run() throws Unreachable {
+        List<TopicPartition> partitions = partitions();
+        KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : consumer(partitions);
+        List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
+        for (int i = 0; i < opt.producers; i++) {
+            producers.add(new KafkaProducer<>(producerProps(opt)));
+        }
         Thread reader = null;
         if (consumer != null) {
             reader = new Thread(() -> consume(consumer), "loadgen-consumer");
             reader.start();
         }
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+        long intervalMs = Math.round(opt.intervalS * 1000);
+        t0 = System.nanoTime() + 100_000_000L;  // the first record is due shortly after the ticker starts
         ticker.scheduleAtFixedRate(() -> progress(false), intervalMs, intervalMs, TimeUnit.MILLISECONDS);
         long unsent = send(producers);
         long drainEnd = System.nanoTime() + Math.round(opt.drainS * 1e9);
@@ -184,7 +149,9 @@ public final class LoadGen {
         if (consumer != null) {
             consumer.wakeup();
             joinQuietly(reader);
+            consumer.close(Duration.ofSeconds(2));
         }
+        producers.forEach(p -> p.close(Duration.ofSeconds(2)));
         return EXIT_OK;
     }
 
@@ -242,12 +209,7 @@ public final class LoadGen {
     private void consume(KafkaConsumer<byte[], byte[]> consumer) {
         try {
             while (!stopConsumer) {
-                ConsumerRecords<byte[], byte[]> records;
-                try {
-                    records = consumer.poll(Duration.ofMillis(100));
-                } catch (WakeupException e) {
-                    continue;  // the last run's wake-up, left pending if its reader had already stopped
-                }
+                var records = consumer.poll(Duration.ofMillis(100));
                 long now = System.nanoTime();
                 for (ConsumerRecord<byte[], byte[]> record : records) {
                     Header header = record.headers().lastHeader(HEADER);
@@ -257,7 +219,7 @@ public final class LoadGen {
                     ByteBuffer stamp = ByteBuffer.wrap(header.value());
                     long seq = stamp.getLong();
                     long due = stamp.getLong();
-                    if (due < t0 || seq > Integer.MAX_VALUE || consumedSeqs.get((int) seq)) {
+                    if (seq > Integer.MAX_VALUE || consumedSeqs.get((int) seq)) {
                         continue;  // a duplicate (a retried send): each record is timed once
                     }
                     consumedSeqs.set((int) seq);
@@ -268,6 +230,8 @@ public final class LoadGen {
                     }
                 }
             }
+        } catch (WakeupException e) {
+            // stopping
         } catch (KafkaException e) {
             firstError.compareAndSet(null, "consumer: " + e);
         }
@@ -373,6 +337,31 @@ public final class LoadGen {
         return out;
     }
 
+    private List<TopicPartition> partitions() throws Unreachable {
+        Properties props = new Properties();
+        for (String name : opt.producer.stringPropertyNames()) {
+            if (name.startsWith("security.") || name.startsWith("ssl.") || name.startsWith("sasl.")) {
+                props.put(name, opt.producer.getProperty(name));  // to reach a cluster as the producer does
+            }
+        }
+        props.put("bootstrap.servers", opt.bootstrap);
+        try (Admin admin = Admin.create(props)) {
+            TopicDescription topic = admin.describeTopics(List.of(opt.topic)).allTopicNames()
+                    .get(CONNECT_TIMEOUT_S, TimeUnit.SECONDS).get(opt.topic);
+            List<TopicPartition> found = new ArrayList<>();
+            topic.partitions().forEach(p -> found.add(new TopicPartition(opt.topic, p.partition())));
+            return found;
+        } catch (ExecutionException e) {
+            throw new Unreachable("topic " + opt.topic + " at " + opt.bootstrap + ": " + e.getCause());
+        } catch (TimeoutException e) {
+            throw new Unreachable("no answer from " + opt.bootstrap + " about topic " + opt.topic
+                    + " within " + CONNECT_TIMEOUT_S + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unreachable("interrupted");
+        }
+    }
+
     static Properties producerProps(Options opt) {
         Properties props = new Properties();
         props.putAll(opt.producer);
@@ -380,6 +369,27 @@ public final class LoadGen {
         props.put("key.serializer", ByteArraySerializer.class.getName());
         props.put("value.serializer", ByteArraySerializer.class.getName());
         return props;
+    }
+
+    /** The consumer as configured, assigned every partition at its end before the first send: no
+     *  group join to wait for, and only this run's records read. */
+    private KafkaConsumer<byte[], byte[]> consumer(List<TopicPartition> partitions) throws Unreachable {
+        Properties props = new Properties();
+        props.putAll(opt.consumer);
+        props.put("bootstrap.servers", opt.bootstrap);
+        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("enable.auto.commit", "false");  // assigned, not subscribed: no group offsets to keep
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+        try {
+            consumer.assign(partitions);
+            consumer.endOffsets(partitions, Duration.ofSeconds(CONNECT_TIMEOUT_S)).forEach(consumer::seek);
+            partitions.forEach(consumer::position);
+        } catch (KafkaException e) {
+            consumer.close(Duration.ofSeconds(1));
+            throw new Unreachable("end offsets of " + opt.topic + ": " + e);
+        }
+        return consumer;
     }
 
     static double round(double value, int places) {

@@ -17,8 +17,7 @@ final class Options {
             + " [--consumer-config FILE] [--interval-s S] [--drain-s S] [--producers N]\n"
             + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --num-records N"
             + " (--record-size BYTES | --payload-file FILE) --producer-config FILE [--warmup-records N]"
-            + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)\n"
-            + "   or: LoadGen --serve  (a run for each line of standard input: its arguments, tab-separated)";
+            + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)";
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
             "payload-file", "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s",
             "producers", "num-records", "warmup-records", "reporting-interval-ms", "throughput");
