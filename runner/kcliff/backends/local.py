@@ -158,7 +158,7 @@ class LocalCluster(Restartable):
         """Format all nodes' storage in parallel (one short JVM each)."""
         running = []
         for node in self.nodes:
-            argv = kafka_dist.java_command(self.libs, STORAGE_CLASS, 256) + [
+            argv = kafka_dist.java_command(self.libs, STORAGE_CLASS, 256, archived=True) + [
                 "format", "-t", self.cluster_id, "-c", str(node.directory / "server.properties"),
                 "--ignore-formatted"]
             running.append((node, procs.spawn(argv, log=node.directory / "format.log", mark=self.mark)))
@@ -177,8 +177,11 @@ class LocalCluster(Restartable):
         for node in self.nodes:
             if only is not None and node.node_id not in only:
                 continue
+            # from a class archive, as the tools: three broker JVMs loading their classes at once on a
+            # shared host took most of a cluster's start (docs/measurements.md, "Tool start-up")
             argv = kafka_dist.java_command(self.libs, BROKER_CLASS, self.caps.broker_heap_mb, LogRole.BROKER,
-                                           self.caps.broker_cpus) + [str(node.directory / "server.properties")]
+                                           self.caps.broker_cpus, archived=True)
+            argv.append(str(node.directory / "server.properties"))
             node.log_mark = node.log.stat().st_size if node.log.exists() else 0
             node.proc = procs.spawn(argv, log=node.log, register=self.owned, mark=self.mark,
                                     env=self._broker_env(node))
