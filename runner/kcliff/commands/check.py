@@ -320,13 +320,11 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     # compose rig's peak, the reference's own p50 reached 209 ms and the latency canary read 0.73x of 0.3.
     opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds,
                    rate_share=args.rate_share)
-    self_test_opts = dataclasses.replace(opts, rate_records=rate_side.SELF_TEST_RATE_RECORDS)
     with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
         out = args.results or run_dir / "results.json"
-        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_opts, doc, out, run_dir / "perf",
-                             progress)
+        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
         runner.run(self_test, settled=stopping.settled(opts.repeats))
         if upgrade is not None:
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
@@ -335,7 +333,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             stop = stopping.certain(args.rounds, family_of(pair[0], pair[1], upgrade))
-            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop, opts)
+            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop)
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE

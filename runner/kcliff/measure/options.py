@@ -28,7 +28,6 @@ class Options:
     # where neither gives one, this share of the peak MB/s of a group's first scenario (a check's base),
     # from its warm-up, for every side of the group (rate_side.share_of_peak); None: rate_side.DEFAULT_RATE
     rate_share: float | None = None
-    rate_records: int | None = None  # records a run at rate measures; None: rate_side.RATE_RECORDS
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the
