@@ -1,4 +1,5 @@
-"""Class-data-sharing archives (Java's AppCDS) for the client tools' JVMs.
+"""Class-data-sharing archives (Java's AppCDS) for the client tools' JVMs, and the local brokers' and
+storage formatter's.
 
 Every perf-tool run starts a fresh JVM, and about 0.45 s of its start is loading Kafka's client
 classes, which a JVM mapping an archive of them skips (docs/measurements.md, "Tool start-up"). What

@@ -110,7 +110,7 @@ def java_command(libs: Path, main_class: str, heap_mb: int, role: LogRole = LogR
                  cpus: str | None = None, archived: bool = False, jars: tuple[Path, ...] = ()) -> list[str]:
     """argv for one JVM running `main_class`, logging as `role` in the way its release does;
     optionally pinned to `cpus` with taskset, and `archived`: started from an archive of its
-    classes (class_archive.py; the client tools). `jars` go ahead of the release's (kcliff's load
+    classes (class_archive.py; the client tools, the local brokers and formatter). `jars` go ahead of the release's (kcliff's load
     generator and what it brings)."""
     argv = []
     if cpus and shutil.which("taskset"):
