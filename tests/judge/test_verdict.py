@@ -141,6 +141,13 @@ def test_canary_checks_follow_the_cliff_definition():
     assert not empty.seen and empty.shows_cliff is None  # not measured proves nothing
 
 
+def test_a_canary_measured_at_zero_shows_its_cliff():
+    # CI, compose behind 100 ms: inflight-1's one round stopped on its cliff right after its first
+    # steady-state line (1 record at 0.2 records/s), a median that rounds to 0.0 MB/s
+    zero = check_canary("inflight-1", "throughput", 0.7, [0.0], [2.43])
+    assert zero.seen and zero.ratio == 0.0 and "below 0.7" in zero.reason
+
+
 def test_landing_in_the_canaries_cliff_ceiling_is_a_cliff():
     canaries = [check_canary("flush-1", "throughput", 0.5, [2.0] * 3, [40.0] * 3),
                 check_canary("inflight-1", "throughput", 0.7, [14.0, 14.5, 13.5], [40.0] * 3)]

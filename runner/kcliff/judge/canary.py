@@ -40,14 +40,15 @@ def canary_verdict(canary: Entry, reference: Entry | None) -> CanaryVerdict:
     mine = canary.median(metric)
     ref = reference.median(metric) if reference is not None else None
     ratio = None
-    if mine and ref:
+    # a median of 0 is measured: a run stopped on its cliff after its first line rounds to 0 MB/s
+    if mine is not None and ref:
         ratio = ratio_to_reference(mine, ref, metric)
     if ratio is None and canary.status is Status.CLIFF and not metric.higher_is_better:
         shows: bool | None = True
         reason = "stopped on its cliff"
     elif ratio is None:
         shows = None
-        reason = "no reference figures to compare with" if mine else f"not measured ({canary.status})"
+        reason = "no reference figures to compare with" if mine is not None else f"not measured ({canary.status})"
     else:
         shows = ratio < cliff.max_ratio
         reason = f"{metric.name} ratio {ratio:.2f} is {'below' if shows else 'not below'} {cliff.max_ratio}"
