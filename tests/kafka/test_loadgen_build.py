@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from kcliff.errors import InputError
 from kcliff.kafka import dist, loadgen
+from kcliff.kafka.release import LogRole
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,3 +109,13 @@ def test_flat_out_and_at_a_rate_each_refuse_the_others_arguments_exit_2(tmp_path
     assert at_rate.returncode == 2
     for problem in ("--warmup-records is for a run with --num-records", "--throughput is for a run with --num-records"):
         assert problem in at_rate.stderr
+
+
+@pytest.mark.jars
+def test_only_the_brokers_run_at_c1() -> None:
+    """Brokers steady from their first run (BROKER_JVM_OPTIONS); a client tool keeps the default JIT."""
+    libs = dist.ensure()
+    broker = dist.java_command(libs, "kafka.Kafka", 1024, LogRole.BROKER)
+    tool = dist.java_command(libs, loadgen.MAIN_CLASS, 128)
+    assert all(option in broker[:broker.index("-cp")] for option in dist.BROKER_JVM_OPTIONS)
+    assert not any(option in tool for option in dist.BROKER_JVM_OPTIONS)

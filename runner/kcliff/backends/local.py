@@ -263,7 +263,7 @@ class LocalCluster(Restartable):
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "caps": vars(self.caps), "bootstrap": self.admin_bootstrap,
-                "workdir": str(self.workdir)}
+                "workdir": str(self.workdir), "broker_jvm_options": list(kafka_dist.BROKER_JVM_OPTIONS)}
 
     def save_state(self) -> None:
         state = {"backend": "local", "cluster_id": self.cluster_id, "libs": str(self.libs), "caps": vars(self.caps),

@@ -18,6 +18,10 @@ from kcliff.resources import DATA
 DEFAULT_VERSION = "4.2.0"
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 FETCH_TIMEOUT_S = 900
+# The brokers' JIT stops at C1: with C2 a broker kept speeding up for minutes after priming (2.3 to
+# 8 MB/s over 12 runs, CV 0.30-0.39), with C1 alone it is steady from the first run (CV 0.08-0.10), and
+# a check's rounds go as the square of that scatter (docs/measurements.md, "The brokers' JIT").
+BROKER_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1",)
 
 
 def cache_dir() -> Path:
@@ -108,7 +112,8 @@ def java_version() -> str:
 
 def java_command(libs: Path, main_class: str, heap_mb: int, role: LogRole = LogRole.TOOLS,
                  cpus: str | None = None, archived: bool = False, jars: tuple[Path, ...] = ()) -> list[str]:
-    """argv for one JVM running `main_class`, logging as `role` in the way its release does;
+    """argv for one JVM running `main_class`, logging as `role` in the way its release does (a broker
+    with BROKER_JVM_OPTIONS);
     optionally pinned to `cpus` with taskset, and `archived`: started from an archive of its
     classes (class_archive.py; the client tools, the local brokers and formatter). `jars` go ahead of the release's (kcliff's load
     generator and what it brings)."""
@@ -116,7 +121,7 @@ def java_command(libs: Path, main_class: str, heap_mb: int, role: LogRole = LogR
     if cpus and shutil.which("taskset"):
         argv += ["taskset", "-c", cpus]
     jvm = [f"-Xms{min(heap_mb, 512)}m", f"-Xmx{heap_mb}m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
-           release_of(libs).log_option(role)]
+           release_of(libs).log_option(role), *(BROKER_JVM_OPTIONS if role is LogRole.BROKER else ())]
     path = os.pathsep.join([*(str(j) for j in jars), classpath(libs)])
     if archived:
         jvm = class_archive.jvm_options(cache_dir() / "class-archives", jvm, path, main_class) + jvm

@@ -168,6 +168,7 @@ def collect(cluster: Cluster, kafka_version: str) -> dict[str, Any]:
         "backend": cluster.backend,
         "runner_class": runner_class(cluster.backend),
         "caps": described.get("caps"),
+        "broker_jvm_options": described.get("broker_jvm_options"),  # None: brokers kcliff did not start
         "kcliff_version": __version__,
         "kcliff_revision": git_revision(),
         "hostname": socket.gethostname(),
