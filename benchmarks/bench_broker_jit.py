@@ -6,7 +6,7 @@ its peak, and a check's rounds go as the square of the scatter. Kinds alternate,
 with the default emulated disk, measured by `kcliff run` (45 s priming, 30,000 records a run).
 
     .venv/bin/python benchmarks/bench_broker_jit.py [trials of each kind] [--runs N] [--kinds a,b]
-        [--suite YAML --only ID] [--save FILE.json]
+        [--suite YAML --only ID] [--prime SECONDS] [--save FILE.json]
 
 Per trial it prints every run's MB/s (the last scenario's: --only's, else the reference's), the CV
 of all runs, the CV of the second half (after the drift of a still-warming broker) and the scatter of
@@ -42,16 +42,16 @@ def cv(values: list[float]) -> float:
     return statistics.stdev(values) / statistics.mean(values)
 
 
-def trial(kind: str, runs: int, suite: list[str]) -> dict[str, object]:
+def trial(kind: str, runs: int, suite: list[str], prime: str) -> dict[str, object]:
     kafka_dist.java_command = with_flags(*KINDS[kind])
     with tempfile.TemporaryDirectory(prefix="kcliff-jit-") as tmp:
         out = Path(tmp) / "results.json"
-        code = cli.main(["run", *suite, "--repeats", str(runs), "--records", "30000",
+        code = cli.main(["run", *suite, "--repeats", str(runs), "--records", "30000", "--prime", prime,
                          "--no-baselines", "--quiet", "--workdir", str(Path(tmp) / "w"), "--out", str(out)])
         doc = json.loads(out.read_text())
     mbps = [r["mb_per_sec"] for r in doc["scenarios"][-1]["runs"]]
     steps = [math.log(b / a) for a, b in zip(mbps, mbps[1:])]
-    return {"kind": kind, "exit": code, "mb_per_sec": mbps, "cv": round(cv(mbps), 3),
+    return {"kind": kind, "prime_s": float(prime), "exit": code, "mb_per_sec": mbps, "cv": round(cv(mbps), 3),
             "cv_second_half": round(cv(mbps[len(mbps) // 2:]), 3),
             "step_sd": round(statistics.stdev(steps), 3), "median": round(statistics.median(mbps), 2)}
 
@@ -63,6 +63,7 @@ def main() -> None:
     parser.add_argument("--kinds", default="tiered,c1")
     parser.add_argument("--suite", default="reference", help="a suite name or YAML path")
     parser.add_argument("--only", help="the scenario measured (the reference runs too)")
+    parser.add_argument("--prime", default="45", help="seconds of priming before the first run")
     parser.add_argument("--save", type=Path)
     args = parser.parse_args()
     kinds = args.kinds.split(",")
@@ -70,7 +71,7 @@ def main() -> None:
     found = []
     for i in range(args.trials):
         for kind in (kinds if i % 2 == 0 else kinds[::-1]):
-            found.append(trial(kind, args.runs, suite))
+            found.append(trial(kind, args.runs, suite, args.prime))
             print(json.dumps(found[-1]), flush=True)
     for kind in kinds:
         mine = [f for f in found if f["kind"] == kind]

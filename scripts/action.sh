@@ -61,11 +61,12 @@ check() {
   mkdir -p "$work"
   local json=$work/verdict.json
   rm -f "$json"
-  local comment=()
+  local comment=() prime=()
   [ -z "${COMMENT:-}" ] || comment=(--comment "$COMMENT")
+  [ -z "${PRIME:-}" ] || prime=(--prime "$PRIME")  # empty: kcliff's own default
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
-    --records "$RECORDS" --rounds "$ROUNDS" --repeats "$REPEATS" --canaries "$CANARIES" --prime "$PRIME" \
+    --records "$RECORDS" --rounds "$ROUNDS" --repeats "$REPEATS" --canaries "$CANARIES" "${prime[@]}" \
     --format github --workdir "$work" --summary "$GITHUB_STEP_SUMMARY" "${comment[@]}" --json "$json" || code=$?
   {
     echo "code=$code"

@@ -11,7 +11,9 @@ from kcliff.scenario.rate import Rate
 from kcliff.scenario.settings import RECORD_SIZE
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
-PRIME_S = 45.0           # of unmeasured load before the first measurement (see priming.prime)
+# of unmeasured load before the first measurement (priming.prime): enough for brokers at C1, whose
+# first runs after 10 s ran as fast as their last (docs/measurements.md, "The brokers' JIT")
+PRIME_S = 10.0
 
 
 @dataclass(frozen=True)
