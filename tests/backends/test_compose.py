@@ -25,7 +25,6 @@ import pytest
 from kcliff.backends import base, compose, compose_file, docker_cli, latency
 from kcliff.backends.admin import Admin
 from kcliff.errors import ClusterError, InputError
-from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka import loadgen
 from kcliff.measure import at_rate
 from kcliff.measure.perf_output import summary
@@ -121,16 +120,6 @@ def test_compose_file_takes_image_caps_and_overrides_from_variables(compose_base
     assert broker["image"] == f"{docker_cli.STANDIN_IMAGE}:4.2.0" and broker["pull_policy"] == "never"
     assert float(broker["cpus"]) == 1.5 and int(broker["mem_limit"]) == 1024 ** 3
     assert broker["environment"]["KAFKA_SOCKET_SEND_BUFFER_BYTES"] == "8192"
-
-
-def test_compose_brokers_run_the_jit_the_local_brokers_run(compose_base: list[str]) -> None:
-    """The same JIT on both backends (kafka/dist.py BROKER_JVM_OPTIONS), whether kcliff sets the
-    variable or someone runs the file by hand; the producer's tools keep the JVM's default."""
-    ours = " ".join(kafka_dist.BROKER_JVM_OPTIONS)
-    for env in ({}, compose_file.ComposeCaps().variables()):
-        config = _config(compose_base, env)
-        assert config["services"]["kafka-1"]["environment"]["KAFKA_OPTS"] == ours
-        assert "KAFKA_OPTS" not in config["services"]["producer"].get("environment", {})
 
 
 def test_client_rtt_puts_the_proxy_service_between_producer_and_client_listeners(compose_base: list[str],

@@ -333,8 +333,7 @@ class ComposeCluster(Restartable):
                 "image_id": docker("image", "inspect", "-f", "{{.Id}}", f"{self.image}:{self.kafka_version}",
                                    check=False).stdout.strip() or None,
                 "project": self.project, "bootstrap": self.admin_bootstrap,
-                "caps": asdict(self.caps), "restarts_s": list(self.restarts),
-                "broker_jvm_options": list(kafka_dist.BROKER_JVM_OPTIONS)}
+                "caps": asdict(self.caps), "restarts_s": list(self.restarts), "broker_jvm_options": []}
 
 
 def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT_VERSION, *,

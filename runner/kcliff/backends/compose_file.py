@@ -12,7 +12,6 @@ from typing import Any, Mapping
 from kcliff import resources
 from kcliff.backends import latency
 from kcliff.errors import InputError
-from kcliff.kafka import dist as kafka_dist
 
 BROKERS = ("kafka-1", "kafka-2", "kafka-3")
 INTERNAL_PORT = 19092
@@ -22,7 +21,7 @@ PROXY_PORT_BASE = 19190  # the toxiproxy service listens on 19191.. for kafka-1.
 # Variables compose/docker-compose.yml reads; kcliff sets every one of them for its own stacks.
 COMPOSE_VARIABLES = (
     "KCLIFF_KAFKA_IMAGE", "KCLIFF_KAFKA_VERSION", "KCLIFF_PULL_POLICY", "KCLIFF_CLUSTER_ID",
-    "KCLIFF_BROKER_CPUS", "KCLIFF_BROKER_MEMORY", "KCLIFF_BROKER_HEAP_OPTS", "KCLIFF_BROKER_JVM_OPTS",
+    "KCLIFF_BROKER_CPUS", "KCLIFF_BROKER_MEMORY", "KCLIFF_BROKER_HEAP_OPTS",
     "KCLIFF_PRODUCER_CPUS", "KCLIFF_PRODUCER_MEMORY", "KCLIFF_PRODUCER_HEAP_OPTS",
     "KCLIFF_HOST_PORT_1", "KCLIFF_HOST_PORT_2", "KCLIFF_HOST_PORT_3", "KCLIFF_BROKER_ENV_FILE",
     "KCLIFF_CLIENT_ADDRESS_1", "KCLIFF_CLIENT_ADDRESS_2", "KCLIFF_CLIENT_ADDRESS_3",
@@ -73,7 +72,6 @@ class ComposeCaps:
         return {
             "KCLIFF_BROKER_CPUS": f"{self.broker_cpus:g}", "KCLIFF_BROKER_MEMORY": f"{self.broker_memory_mb}m",
             "KCLIFF_BROKER_HEAP_OPTS": f"-Xmx{self.broker_heap_mb}m -Xms{self.broker_heap_mb}m",
-            "KCLIFF_BROKER_JVM_OPTS": " ".join(kafka_dist.BROKER_JVM_OPTIONS),  # as the local brokers
             "KCLIFF_PRODUCER_CPUS": f"{self.producer_cpus:g}", "KCLIFF_PRODUCER_MEMORY": f"{self.producer_memory_mb}m",
             "KCLIFF_PRODUCER_HEAP_OPTS": f"-Xmx{self.producer_heap_mb}m -Xms{self.producer_heap_mb}m",
         }

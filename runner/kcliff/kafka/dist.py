@@ -20,7 +20,8 @@ _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 FETCH_TIMEOUT_S = 900
 # The brokers' JIT stops at C1: with C2 a broker kept speeding up for minutes after priming (2.3 to
 # 8 MB/s over 12 runs, CV 0.30-0.39), with C1 alone it is steady from the first run (CV 0.08-0.10), and
-# a check's rounds go as the square of that scatter (docs/measurements.md, "The brokers' JIT").
+# a check's rounds go as the square of that scatter (docs/measurements.md, "The brokers' JIT"). The
+# local brokers only, so far: compose's run the image's default JIT.
 BROKER_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1",)
 
 
