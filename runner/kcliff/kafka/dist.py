@@ -114,10 +114,9 @@ def java_version() -> str:
 def java_command(libs: Path, main_class: str, heap_mb: int, role: LogRole = LogRole.TOOLS,
                  cpus: str | None = None, archived: bool = False, jars: tuple[Path, ...] = ()) -> list[str]:
     """argv for one JVM running `main_class`, logging as `role` in the way its release does (a broker
-    with BROKER_JVM_OPTIONS);
-    optionally pinned to `cpus` with taskset, and `archived`: started from an archive of its
-    classes (class_archive.py; the client tools, the local brokers and formatter). `jars` go ahead of the release's (kcliff's load
-    generator and what it brings)."""
+    with BROKER_JVM_OPTIONS); optionally pinned to `cpus` with taskset, and `archived`: started from an
+    archive of its classes (class_archive.py; the client tools, the local brokers and formatter).
+    `jars` go ahead of the release's (kcliff's load generator and what it brings)."""
     argv = []
     if cpus and shutil.which("taskset"):
         argv += ["taskset", "-c", cpus]
