@@ -13,6 +13,7 @@ from kcliff.measure.rate_side import (
     MIN_RUN_S,
     PEAK_SHARE,
     RATE_RECORDS,
+    SELF_TEST_RATE_RECORDS,
     rate_of,
     run_seconds,
     share_of_peak,
@@ -94,3 +95,27 @@ def test_a_run_at_rate_measures_a_fixed_count_of_records_whatever_the_rate_withi
     assert run_seconds(RATE_RECORDS / 4) == 4.0
     assert run_seconds(10 * RATE_RECORDS) == MIN_RUN_S  # a fast rate: a stall must not be the whole run
     assert run_seconds(100) == MAX_RUN_S  # a slow service's rate: cut, fewer records
+
+
+def test_a_self_test_run_at_rate_measures_fewer_records_so_a_slow_reference_does_not_cost_a_minute():
+    reference_share = Rate(0.2, RateUnit.MB_PER_S).records_per_s(1024)  # a tenth of a cold warm-up's 2 MB/s
+    assert run_seconds(reference_share) == MAX_RUN_S  # 5,000 records would take 24 s: cut at 15
+    assert run_seconds(reference_share, SELF_TEST_RATE_RECORDS) < 3  # 500: its median is what is judged
+    assert run_seconds(10 * SELF_TEST_RATE_RECORDS, SELF_TEST_RATE_RECORDS) == MIN_RUN_S
+
+
+def test_the_read_round_measures_at_rate_the_records_its_options_ask_for(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    from kcliff.measure import rate_side
+    from kcliff.measure.options import Options
+    from kcliff.measure.read_round import ReadRound
+
+    asked: list[int] = []
+    monkeypatch.setattr(rate_side, "rate_run", lambda *a, **k: asked.append(a[7]) or ReadRun(workload=Workload.RATE, records=0))
+    rig = SimpleNamespace(progress=SimpleNamespace(run_started=lambda *a: None), log_path=lambda *a: tmp_path / "x")
+    site = SimpleNamespace(cluster=None)
+    sc = Scenario(id="reference", description="the reference")
+    for opts in (Options(), Options(rate_records=SELF_TEST_RATE_RECORDS)):
+        ReadRound(rig, opts)._read(site, sc, "t", Workload.RATE, Entry(id="reference"), 1000, "rate 1/3", 1e12)
+    assert asked == [RATE_RECORDS, SELF_TEST_RATE_RECORDS]

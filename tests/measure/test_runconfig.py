@@ -8,6 +8,7 @@ from kcliff.cli import build_parser
 from kcliff.commands import options
 from kcliff.errors import InputError
 from kcliff.measure import runconfig
+from kcliff.measure.options import PRIME_C1_S, PRIME_S
 from kcliff.results.model import ResultsDoc
 
 
@@ -29,6 +30,14 @@ def test_bootstrap_servers_choose_the_external_backend_and_rule_out_a_round_trip
         parsed("--bootstrap-servers", "h:9092", "--client-rtt-ms", "5")
     with pytest.raises(InputError, match="needs --bootstrap-servers"):
         parsed("--backend", "external")
+
+
+def test_priming_defaults_to_what_the_backends_brokers_need_and_an_asked_figure_wins():
+    # the local brokers run at C1 (kafka/dist.BROKER_JVM_OPTIONS); compose's and an existing cluster's do not
+    assert parsed().options.prime_s == PRIME_C1_S < PRIME_S
+    assert parsed("--backend", "compose").options.prime_s == PRIME_S
+    assert parsed("--bootstrap-servers", "h:9092").options.prime_s == PRIME_S
+    assert parsed("--prime", "0").options.prime_s == 0 and parsed("--backend", "compose", "--prime", "7").options.prime_s == 7
 
 
 def test_resume_takes_the_interrupted_runs_suites_and_parameters(tmp_path: Path):

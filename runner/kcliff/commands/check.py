@@ -43,7 +43,7 @@ from kcliff.lint.github import add_repo_root_option, annotation, github_path
 from kcliff.lint.severity import Severity
 from kcliff.measure import environment, rate_side
 from kcliff.measure.document import new_document
-from kcliff.measure.options import PRIME_S, Options
+from kcliff.measure.options import Options, prime_seconds
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.progress import Progress
@@ -86,7 +86,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--min-effect", type=options.positive_float, default=verdict.DEFAULT_MIN_EFFECT,
                         help="smallest change worth failing on, as a fraction (default 0.10)")
     parser.add_argument("--budget", type=options.positive_float, default=300.0, help="seconds per scenario")
-    options.add_prime_option(parser, PRIME_S)
+    options.add_prime_option(parser)
     parser.add_argument("--static-only", action="store_true", help="lint only; no cluster")
     parser.add_argument("--measure-unchanged", action="store_true",
                         help="measure even when base and head set the same measured settings (an A/A check); "
@@ -318,13 +318,16 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     # Latency at rate at a share of a peak measured here, in the self-test too: at a fixed 1 MB/s, half the
     # compose rig's peak, the reference's own p50 reached 209 ms and the latency canary read 0.73x of 0.3.
-    opts = Options(args.records, None, args.repeats, args.budget, True, prime_s=args.prime, run_s=args.run_seconds,
+    opts = Options(args.records, None, args.repeats, args.budget, True,
+                   prime_s=prime_seconds(config.backend, args.prime), run_s=args.run_seconds,
                    rate_share=args.rate_share)
+    self_test_opts = dataclasses.replace(opts, rate_records=rate_side.SELF_TEST_RATE_RECORDS)
     with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
         out = args.results or run_dir / "results.json"
-        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), opts, doc, out, run_dir / "perf", progress)
+        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_opts, doc, out, run_dir / "perf",
+                             progress)
         runner.run(self_test, settled=stopping.settled(opts.repeats))
         if upgrade is not None:
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
@@ -333,7 +336,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             stop = stopping.certain(args.rounds, family_of(pair[0], pair[1], upgrade))
-            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop)
+            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop, opts)
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE

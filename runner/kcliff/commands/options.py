@@ -12,7 +12,7 @@ from kcliff.backends.open import ClusterConfig
 from kcliff.backends.storage import DEFAULT_FSYNC_DELAY_MS
 from kcliff.errors import InputError
 from kcliff.kafka import dist as kafka_dist
-from kcliff.measure.options import Options
+from kcliff.measure.options import PRIME_C1_S, PRIME_S, Options, prime_seconds
 from kcliff.measure.runconfig import RunConfig
 from kcliff.scenario.rate import Rate, parse_rate
 
@@ -72,10 +72,11 @@ seconds = bounded(0, 600, "seconds")
 milliseconds = bounded(0, 1000, "milliseconds")
 
 
-def add_prime_option(parser: argparse.ArgumentParser, default: float) -> None:
-    parser.add_argument("--prime", type=seconds, default=default, metavar="SECONDS",
+def add_prime_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prime", type=seconds, default=None, metavar="SECONDS",
                         help="unmeasured load on the brokers before the first measurement, so their JIT is warm "
-                             "(default %(default)s; 0: one short run)")
+                             f"(default {PRIME_C1_S:g} on the local backend, whose brokers run at C1, {PRIME_S:g} "
+                             "elsewhere; 0: one short run)")
 
 
 def cpu_list(text: str) -> str:
@@ -151,8 +152,9 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
 
 def run_config(args: argparse.Namespace) -> RunConfig:
     """`kcliff run`'s command line as a RunConfig."""
+    cluster = cluster_config(args)
     opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
-                   args.cliff_threshold, args.prime, rate=args.rate)
+                   args.cliff_threshold, prime_seconds(cluster.backend, args.prime), rate=args.rate)
     return RunConfig(args.suite or ["canaries"], args.only, args.shard, opts, args.out, args.resume, args.quiet,
-                     args.baselines, args.no_baselines, cluster_config(args), args.confirm, args.p99_bound_ms,
+                     args.baselines, args.no_baselines, cluster, args.confirm, args.p99_bound_ms,
                      args.confirm_rounds)

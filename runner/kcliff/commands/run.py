@@ -23,7 +23,7 @@ from kcliff.host import procs
 from kcliff.measure import environment, runconfig
 from kcliff.measure.document import new_document
 from kcliff.measure.heartbeat import Heartbeat
-from kcliff.measure.options import CLIFF_THRESHOLD, PRIME_S
+from kcliff.measure.options import CLIFF_THRESHOLD
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S, FollowUp, Group
 from kcliff.measure.progress import Progress
 from kcliff.measure.rate_side import DEFAULT_RATE
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="measure cliff scenarios in full instead of stopping once the cliff is certain")
     parser.add_argument("--cliff-threshold", type=options.positive_float, default=CLIFF_THRESHOLD,
                         help="fraction of the reference's MB/s below which a scenario is on a cliff")
-    options.add_prime_option(parser, PRIME_S)
+    options.add_prime_option(parser)
     parser.add_argument("--rate", type=options.rate, metavar="RATE",
                         help="the fixed rate latency is measured at, e.g. '2000 records/s' or '1.5 MB/s', for "
                              "scenarios measuring workload rate without a rate of their own (default: "

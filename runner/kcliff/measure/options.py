@@ -11,9 +11,19 @@ from kcliff.scenario.rate import Rate
 from kcliff.scenario.settings import RECORD_SIZE
 
 CLIFF_THRESHOLD = 0.5  # a scenario below half the reference's MB/s is on a cliff
-# of unmeasured load before the first measurement (priming.prime); local brokers at C1 need only 10 s,
-# kept at 45 until the compose brokers run at C1 too (docs/measurements.md, "The brokers' JIT")
+# of unmeasured load before the first measurement (priming.prime): brokers on the JVM's own JIT kept
+# speeding up for minutes after 45 s; the local brokers run at C1 and were at their level after 10 s
+# (docs/measurements.md, "The brokers' JIT")
 PRIME_S = 45.0
+PRIME_C1_S = 10.0
+
+
+def prime_seconds(backend: str, asked: float | None) -> float:
+    """The priming a backend's brokers need where --prime gives none: only the local backend starts its
+    brokers at C1 (kafka/dist.BROKER_JVM_OPTIONS); compose's and an existing cluster's JIT is their own."""
+    if asked is not None:
+        return asked
+    return PRIME_C1_S if backend == "local" else PRIME_S
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,7 @@ class Options:
     # where neither gives one, this share of the peak MB/s of a group's first scenario (a check's base),
     # from its warm-up, for every side of the group (rate_side.share_of_peak); None: rate_side.DEFAULT_RATE
     rate_share: float | None = None
+    rate_records: int | None = None  # records a run at rate measures; None: rate_side.RATE_RECORDS
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the

@@ -23,6 +23,10 @@ DEFAULT_RATE = Rate(1, RateUnit.MB_PER_S)
 # follows the rate (4.9 s at 1 MB/s, 2.2 s at a check's usual 2.3 MB/s), within these bounds
 # (below the lower one a stall of the machine is the whole run; a slow service's rate is cut at the upper).
 RATE_RECORDS = 5_000
+# A check's self-test asks only whether the latency canary's median at rate is far above the
+# reference's (0.03-0.10x against a 0.3 bound): a median needs far fewer records than a p99, and at a
+# tenth of a cold warm-up's peak (0.2 MB/s here) 5,000 records were capped at 15 s a run, 60 s a check.
+SELF_TEST_RATE_RECORDS = 500
 MIN_RUN_S, MAX_RUN_S = 2.0, 15.0
 WARMUP_S = 1.0  # the clients' connections, first metadata and the JIT's first compiles, not measured
 # kcliff check's rate where the config repo gives none: a service with headroom runs well below its
@@ -45,18 +49,18 @@ def share_of_peak(entry: Entry, share: float) -> Rate | None:
     return Rate(float(f"{share * peak:.2g}"), RateUnit.MB_PER_S)
 
 
-def run_seconds(target: float) -> float:
-    """How long a run at `target` records/s measures: RATE_RECORDS of them, within MIN_RUN_S and MAX_RUN_S."""
-    return min(MAX_RUN_S, max(MIN_RUN_S, RATE_RECORDS / target))
+def run_seconds(target: float, records: int = RATE_RECORDS) -> float:
+    """How long a run at `target` records/s measures: `records` of them, within MIN_RUN_S and MAX_RUN_S."""
+    return min(MAX_RUN_S, max(MIN_RUN_S, records / target))
 
 
 def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path, cap_s: float,
-             watch: Watch | None = None) -> ReadRun:
-    """One fixed-rate run of `sc` at `rate`, as long as run_seconds says; one that could not finish
-    within cap_s is cut there."""
+             watch: Watch | None = None, records: int = RATE_RECORDS) -> ReadRun:
+    """One fixed-rate run of `sc` at `rate`, as long as run_seconds says for `records`; one that could
+    not finish within cap_s is cut there."""
     target = rate.records_per_s(sc.bytes_per_record())  # a payload's records: their mean bytes
     consumer: dict[str, Any] = dict(sc.consumer)
-    duration = min(run_seconds(target), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
+    duration = min(run_seconds(target, records), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
                            log_path, watch, record_size=sc.record_size, payload=sc.prepared_payload(),
                            producers=sc.producers)
