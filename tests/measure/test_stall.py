@@ -10,7 +10,8 @@ from pathlib import Path
 from kcliff.backends.base import Cluster
 from kcliff.measure import producer as measure
 from kcliff.measure.options import Options
-from kcliff.results.model import Entry, Run, StopKind
+from kcliff.measure.rounds import sizes_the_round
+from kcliff.results.model import CliffSpec, Entry, Run, StopKind
 
 LINE = "49856 records sent, 9967.2 records/sec (9.73 MB/sec), 1464.6 ms avg latency, 2012.0 ms max latency."
 
@@ -64,6 +65,16 @@ def test_every_side_of_a_round_runs_the_same_count_from_their_mean_rate():
     head = _entry(_rate(20_000.0))
     assert opts.records_for(base, head) == opts.records_for(head, base) == 100_000
     assert opts.records_for(base, _entry(None)) == 120_000  # a side with no rate yet does not count
+
+
+def test_a_latency_canarys_flat_out_speed_does_not_stretch_the_references_runs():
+    # linger-500 flat out at about 8x the reference stretched the self-test's reference runs to 11-14 s
+    reference = _entry(_rate(6_000.0))
+    latency = Entry(id="linger-500", warmup=_rate(48_000.0), cliff=CliffSpec(stands_for="s", metric="p50_at_rate"))
+    throughput = Entry(id="flush-1", warmup=_rate(600.0), cliff=CliffSpec(stands_for="s", metric="throughput"))
+    assert not sizes_the_round(latency) and sizes_the_round(throughput) and sizes_the_round(reference)
+    sizing = [e for e in (reference, latency, throughput) if sizes_the_round(e)]
+    assert Options(records=20_000, run_s=4.0).records_for(*sizing) == 20_000  # (6,000 + 600) / 2 x 4 s
 
 
 def _rate(records_per_sec: float) -> Run:

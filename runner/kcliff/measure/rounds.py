@@ -18,6 +18,7 @@ from kcliff.measure.read_round import ReadRound
 from kcliff.measure.rig import Rig
 from kcliff.measure.sites import Site
 from kcliff.measure.time_left import RoundClock
+from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import REFERENCE_ID, Entry, Run, Status, StopKind
 from kcliff.scenario.suites import Scenario
 
@@ -73,7 +74,7 @@ class Rounds:
             for i, round_order in enumerate(orders, start=1):
                 clock.start(i, time.monotonic())
                 # the same count for every side of a round, so their ratio is not also one of run lengths
-                records = self.opts.records_for(*(e for e in entries if not on_its_cliff(e)))
+                records = self.opts.records_for(*(e for e in entries if sizes_the_round(e)))
                 for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
                     if on_its_cliff(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
@@ -185,6 +186,15 @@ class Rounds:
                                  on_line=self.rig.progress.live, throughput=sc.throughput_limit,
                                  watch=faults.FaultWatch(site.cluster).check, quiet=quiet,
                                  producers=sc.producers, record_size=sc.record_size, payload=sc.prepared_payload())
+
+
+def sizes_the_round(entry: Entry) -> bool:
+    """Whether an entry's latest rate sizes its round's runs: not once it is decided on its cliff (it
+    measures no more), nor for a canary judged on anything but its producer flat out. Flat out, the
+    latency canary (linger-500) ran at about 8x the reference's MB/s and stretched the reference's runs
+    in a check's self-test to 11-14 s, for flat-out figures nothing judges."""
+    return not on_its_cliff(entry) and (entry.cliff is None
+                                        or METRICS[entry.cliff.metric].workload is Workload.PRODUCE)
 
 
 def _check_run(site: Site, run: Run, index: int) -> None:
