@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kcliff.measure import faults
+from kcliff.measure.rate_side import RATE_RECORDS
 from kcliff.results.model import Entry
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.settings import RECORD_SIZE
@@ -40,7 +41,7 @@ class Options:
     # where neither gives one, this share of the peak MB/s of a group's first scenario (a check's base),
     # from its warm-up, for every side of the group (rate_side.share_of_peak); None: rate_side.DEFAULT_RATE
     rate_share: float | None = None
-    rate_records: int | None = None  # records a run at rate measures; None: rate_side.RATE_RECORDS
+    rate_records: int = RATE_RECORDS  # records a run at rate measures (rate_side.run_seconds)
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the
