@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from kcliff.host import procs
+from kcliff.results.model import Entry
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "config-repo"
@@ -71,6 +72,9 @@ class CheckTime:
     canaries: dict[str, float | None] = field(default_factory=dict)
     revision: str | None = None  # the commit that measured it, and when (not recorded before November 25)
     started: str | None = None
+    # metric -> [base's values, head's values], round by round: what stopping.replay needs to ask what
+    # another plan or resolution would have said of the same rounds (not recorded before November 28)
+    rounds: dict[str, list[list[float | None]]] = field(default_factory=dict)
 
 
 def _stamp(text: str) -> float:
@@ -108,7 +112,8 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
     after = (began + took - _stamp(pair["ended"])) if pair else 0.0
     return CheckTime(kind, round(took, 1), done.returncode, verdict, len(pair["runs"]) if pair else 0,
                      len(reference["runs"]) if reference else 0, round(before, 1), round(self_test, 1),
-                     round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said), revision(), started)
+                     round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said), revision(), started,
+                     _rounds(doc))
 
 
 def revision() -> str | None:
@@ -132,6 +137,15 @@ def _decisions(said: dict[str, Any]) -> dict[str, dict[str, Any]]:
     # the interval, p and spreads too (from November 25): a latency metric's resolution is read from them
     kept = ("outcome", "ratio", "n_pairs", "low", "high", "p_value", "alpha", "cv_base", "cv_head")
     return {d["metric"]: {k: d.get(k) for k in kept} for sv in said.get("scenarios", []) for d in sv["decisions"]}
+
+
+def _rounds(doc: dict[str, Any]) -> dict[str, list[list[float | None]]]:
+    """Every metric both sides measured, round by round (a stopped run's figure included, as the judge sees it)."""
+    entries = {e["id"]: e for e in doc.get("scenarios", [])}
+    if "base" not in entries or "head" not in entries:
+        return {}
+    base, head = (Entry.model_validate(entries[side]) for side in ("base", "head"))
+    return {m.name: [base.values(m), head.values(m)] for m in base.metrics() if m in head.metrics()}
 
 
 def _canaries(said: dict[str, Any]) -> dict[str, float | None]:
