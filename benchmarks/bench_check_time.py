@@ -169,8 +169,11 @@ def false_alarms(times: list[CheckTime]) -> None:
             ratios = [d["ratio"] for d in judged if d["ratio"] is not None]
             if judged:
                 spread = f"median {statistics.median(ratios):.2f}, {min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
+                # the closest call: the smallest p of its regression test as a multiple of the alpha it was held to
+                calls = [d["p_value"] / d["alpha"] for d in judged if d.get("p_value") is not None and d.get("alpha")]
+                closest = f", closest p {min(calls):.2g}x its alpha" if calls else ""
                 print(f"  {metric}: judged in {len(judged)}, regression {sum(d['outcome'] == 'regression' for d in judged)}"
-                      f", ratio {spread}")
+                      f", ratio {spread}{closest}")
 
 
 def canary_ranges(times: list[CheckTime]) -> None:
