@@ -1,6 +1,5 @@
-"""What a resolution for a metric that has none (latency flat out and at rate) would cost the A/A
-checks of a campaign (`bench_check_time.py --save`, checks recorded with their rounds): for each such
-metric a check judged and each candidate resolution, whether the metric's pass would already have been
+"""What a resolution (the worsening a pass must rule out) would cost the A/A checks of a campaign
+(`bench_check_time.py --save`, checks recorded with their rounds): for each metric a check judged and each candidate resolution, whether the metric's pass would already have been
 certain at the round the check stopped, by the rule kcliff check follows after every round
 (judge/sequential.judge_rounds, the check's own plan and family). Where it would, that resolution
 costs the check no round; where not, the check would have measured on, and these rounds cannot say
@@ -26,7 +25,6 @@ from typing import Any
 from kcliff.judge import sequential
 from kcliff.judge.verdict import Outcome
 from kcliff.measure.plan import GATE_ROUNDS
-from kcliff.results.metrics import METRICS
 
 NOT_JUDGED = "not judged"
 
@@ -44,12 +42,12 @@ class Replayed:
 
 
 def replay_check(check: dict[str, Any], resolutions: list[float]) -> list[Replayed]:
-    """Every judged metric without a resolution of one A/A check, at each candidate resolution."""
+    """Every judged metric of one A/A check, at each candidate resolution (whatever its own is now)."""
     judged = [m for m, d in check["decisions"].items() if d.get("outcome") != NOT_JUDGED]
     plan = sequential.Plan.for_rounds(GATE_ROUNDS, max(len(judged), 1))
     out = []
     for metric in judged:
-        if METRICS[metric].resolution is not None or metric not in check.get("rounds", {}):
+        if metric not in check.get("rounds", {}):
             continue
         base, head = check["rounds"][metric]
         logs = sequential.round_logs(base, head)

@@ -183,3 +183,26 @@ def test_a_certain_regression_of_latency_at_rate_ends_the_check_before_its_last_
     assert sv.verdict is verdict.Outcome.REGRESSION and stop < 18, stop
     unmoved = {n: (b, noisy(float(np.median(b)), 0.05)) for n, (b, _) in rounds.items()}
     assert stopping.replay(unmoved, family, plan)[0].verdict is verdict.Outcome.PASS
+
+
+def test_a_pass_waits_for_the_medians_at_rate_to_rule_out_their_resolution():
+    # A/A: throughput certain early, the medians at rate as noisy as the A/A campaign's worst (about 10% a
+    # round) or far noisier. The quiet ones are certain by throughput's stop; the noisy ones keep the check
+    # measuring, and at its last round cannot rule out a 30% worsening: inconclusive, never a pass.
+    family = Family.of({K.PRODUCER}, (Workload.PRODUCE, Workload.RATE))
+    assert RATE_P50.resolution == RATE_E2E_P50.resolution == 0.3 and RATE_P99.resolution is None
+    plan = sequential.Plan.for_rounds(18, family.size)
+    rng = np.random.default_rng(11)
+
+    def rounds(p50_spread: float) -> dict[str, tuple[list[float], list[float]]]:
+        def noisy(level: float, spread: float) -> list[float]:
+            return list(level * np.exp(rng.normal(0, spread, 18)))
+        return {THROUGHPUT.name: (noisy(60, 0.03), noisy(60, 0.03)), P99.name: (noisy(200, 0.4), noisy(200, 0.4)),
+                RATE_P50.name: (noisy(5, p50_spread), noisy(5, p50_spread)), RATE_P99.name: (noisy(12, 0.4), noisy(12, 0.4)),
+                RATE_E2E_P50.name: (noisy(6, p50_spread), noisy(6, p50_spread)),
+                RATE_E2E_P99.name: (noisy(13, 0.4), noisy(13, 0.4))}
+
+    quiet, quiet_stop = stopping.replay(rounds(0.05), family, plan)
+    assert quiet.verdict is verdict.Outcome.PASS and quiet_stop < 18, quiet_stop
+    noisy_sv, noisy_stop = stopping.replay(rounds(0.8), family, plan)
+    assert noisy_stop == 18 and noisy_sv.verdict is verdict.Outcome.INCONCLUSIVE, noisy_sv

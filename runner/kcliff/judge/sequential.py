@@ -36,7 +36,7 @@ round from the 6th), each with its own one-sided t-test, at the smaller level th
   (2.20% and 0.15% against 2.20% and 0.07%; tests/judge/test_sequential.py; docs/gate.md, "Stopping early").
 - At max rounds the verdict is verdict.decide's, exactly, so nothing gets worse than the fixed rule
   there. Interim looks never say inconclusive: a check not yet certain measures another round.
-A metric without a resolution (p99) has no pass to prove early: its interim looks can stop only
+A metric without a resolution (the p99s) has no pass to prove early: its interim looks can stop only
 with a regression.
 - A family of k judged metrics (judge/family.py): each metric's regression question spends alpha / k
   over its looks (the pass question still spends alpha), so that the chance of any regression on an

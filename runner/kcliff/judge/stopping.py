@@ -5,7 +5,7 @@
                      one it will have after all `rounds` (canary.canary_settled)
     certain(rounds, family)  base and head: one judged metric is a certain regression, or the verdicts
                      of the judged metrics that have a pass to prove (a resolution: the producer's
-                     and the consumer's throughput) are certain at the gate's error rates, the
+                     and the consumer's throughput, the medians at rate) are certain at the gate's error rates, the
                      regression's split across the family
                      (sequential.py, family.py; docs/gate.md, "Stopping early")
 
