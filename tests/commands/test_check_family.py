@@ -130,3 +130,31 @@ def test_a_head_that_cannot_hold_the_rate_is_a_cliff_at_rate(tmp_path, monkeypat
     assert (code, payload["verdict"]) == (1, "cliff"), payload["reasons"]
     assert "head could not hold the fixed rate that base held: a cliff at rate" in payload["scenarios"][0]["notes"]
     assert len(errors) == 1 and "linger.ms 5 -> 100" in errors[0], errors
+
+
+def self_test_of(tmp_path, monkeypatch, edits, *extra: str) -> list[str]:
+    """The scenario ids kcliff check hands to its self-test for this head (default options, then `extra`)."""
+    base, head = pull_request(tmp_path, edits)
+    asked: list[list[str]] = []
+
+    def measure(args, self_test, pair, version, upgrade=None):
+        asked.append([s.id for s in self_test])
+        return synthetic_doc(1.0, read_factor=1.0)
+    monkeypatch.setattr(check, "measure", measure)
+    cli.main(["check", "--base", str(base), "--head", str(head), "--json", str(tmp_path / "v.json"), *extra])
+    return asked[0]
+
+
+def test_a_consumer_only_head_measures_no_producer_canary(tmp_path, monkeypatch):
+    # it judges the consumer's MB/s and end-to-end latency at rate: the read and latency canaries vouch for
+    # those; batching-off and flush-1 vouch for the producer's throughput, which it does not judge
+    consumer = self_test_of(tmp_path / "c", monkeypatch, {CONSUMER: ("max.poll.records=500\n",
+                                                                    "max.poll.records=500\n" + SLOW_FETCH)})
+    assert consumer == ["reference", "consumer-fetch-1", "linger-500"]
+    producer = self_test_of(tmp_path / "p", monkeypatch, {PRODUCER: ("linger.ms=5", "linger.ms=100")})
+    assert producer == ["reference", "batching-off", "flush-1", "linger-500"]
+    # canaries asked for by name are measured as asked
+    asked = self_test_of(tmp_path / "a", monkeypatch, {CONSUMER: ("max.poll.records=500\n",
+                                                                 "max.poll.records=500\n" + SLOW_FETCH)},
+                         "--canaries", "flush-1")
+    assert asked == ["reference", "flush-1", "consumer-fetch-1", "linger-500"]

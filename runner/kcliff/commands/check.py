@@ -25,7 +25,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
@@ -72,7 +72,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="stretch each measured run to about this long, from the latest run's rate (default "
                              "%(default)s): a fast config's 30,000 records last under a second and scatter widely")
     parser.add_argument("--repeats", type=options.positive_int, default=3, help="runs of the reference and canaries")
-    parser.add_argument("--canaries", default=DEFAULT_CANARIES, help="canary ids measured as the self-test")
+    parser.add_argument("--canaries", help=f"canary ids measured as the self-test (default: {DEFAULT_CANARIES}, "
+                        "those of them whose workload the check judges)")
     parser.add_argument("--rate", type=options.rate, metavar="RATE",
                         help="the fixed rate latency is measured at on both sides, e.g. '2000 records/s' or "
                              "'1.5 MB/s' (default: the producer's rate in the head's kcliff.yaml, else --rate-share "
@@ -153,13 +154,9 @@ def run(args: argparse.Namespace) -> int:
     if args.no_rate:
         notes.append("latency at rate not measured (--no-rate): a setting that costs latency and not throughput "
                      "cannot show")
-    canary_ids = [c.strip() for c in args.canaries.split(",") if c.strip()]
+    family = family_of(base_sc, head_sc, upgrade)
     scenarios = {s.id: s for s in load_suites(["canaries"])}
-    # the rig must also prove it can see a cliff on each workload the sides measure beyond the producer's
-    canary_ids += [s.id for s in scenarios.values() if s.cliff and s.id not in canary_ids
-                   and METRICS[s.cliff.metric].workload in set(head_sc.workloads) - {Workload.PRODUCE}]
-    unknown = [c for c in canary_ids if c not in scenarios]
-    options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
+    canary_ids = self_test_canaries(args.canaries, scenarios, head_sc.workloads, family)
     version = configrepo.kafka_version(base_repo.kafka_version, args.kafka_version)
     for side, decl in (("base", base_repo.kafka_version), ("head", head_repo.kafka_version)):
         why = kafka_release.measurable(decl.version) if decl else None
@@ -171,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     busy = environment.busy_note(doc.environment)
     notes += [busy] if busy else []
     notes += unvouched_canaries([scenarios[c] for c in canary_ids], doc, args.fsync_delay_ms)
-    outcome = judge(doc, rule_matches, notes, args.min_effect, family_of(base_sc, head_sc, upgrade))
+    outcome = judge(doc, rule_matches, notes, args.min_effect, family)
     changes = [upgrade] if upgrade else []
     changes += configrepo.setting_changes(configrepo.measured_entries(base_repo),
                                           configrepo.measured_entries(head_repo), args.base, args.head, head_repo.files)
@@ -255,6 +252,20 @@ def unvouched_canaries(canaries: list[Scenario], doc: ResultsDoc, asked_ms: floa
     return [f"the self-test cannot vouch for {', '.join(waiting)} here: its cliff is made of the brokers' fsync "
             f"waits, and {why}; a disk that syncs in about a millisecond hides it, and then the check is "
             "inconclusive for that reason, not for the pull request"]
+
+
+def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], workloads: Iterable[Workload],
+                       family: Family) -> list[str]:
+    """The canaries a check measures: --canaries as given, else the default ones the check needs
+    (Family.needs_canary); and, either way, one for each workload the sides measure beyond the
+    producer's, so the rig proves it can see a cliff there too. Unknown ids are an input error."""
+    ids = [c.strip() for c in (asked if asked is not None else DEFAULT_CANARIES).split(",") if c.strip()]
+    unknown = [c for c in ids if c not in canaries]
+    options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
+    if asked is None:
+        ids = [c for c in ids if (cliff := canaries[c].cliff) is None or family.needs_canary(METRICS[cliff.metric])]
+    return ids + [s.id for s in canaries.values() if s.cliff and s.id not in ids
+                  and METRICS[s.cliff.metric].workload in set(workloads) - {Workload.PRODUCE}]
 
 
 def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:

@@ -39,6 +39,12 @@ class Family:
     def judges(self, metric: Metric) -> bool:
         return metric in self.judged
 
+    def needs_canary(self, cliff_metric: Metric) -> bool:
+        """Whether the self-test must prove the rig sees a cliff on `cliff_metric`'s workload: only where
+        the check judges a metric of that workload. A consumer-only change judges nothing the producer
+        measures flat out, so the producer's throughput canaries vouch for nothing it can fail on."""
+        return any(m.workload is cliff_metric.workload for m in self.judged)
+
     def regression_alpha(self, alpha: float) -> float:
         """The one-sided level each judged metric's regression question is held to (Bonferroni)."""
         return alpha / self.size
