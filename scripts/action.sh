@@ -61,12 +61,13 @@ check() {
   mkdir -p "$work"
   local json=$work/verdict.json
   rm -f "$json"
-  local comment=() prime=()
+  local comment=() prime=() canaries=()
   [ -z "${COMMENT:-}" ] || comment=(--comment "$COMMENT")
   [ -z "${PRIME:-}" ] || prime=(--prime "$PRIME")  # empty: kcliff's own default
+  [ -z "${CANARIES:-}" ] || canaries=(--canaries "$CANARIES")  # empty: those the check's judged workloads need
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
-    --records "$RECORDS" --rounds "$ROUNDS" --repeats "$REPEATS" --canaries "$CANARIES" "${prime[@]}" \
+    --records "$RECORDS" --rounds "$ROUNDS" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" \
     --format github --workdir "$work" --summary "$GITHUB_STEP_SUMMARY" "${comment[@]}" --json "$json" || code=$?
   {
     echo "code=$code"
