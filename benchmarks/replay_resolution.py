@@ -25,6 +25,7 @@ from typing import Any
 from kcliff.judge import sequential
 from kcliff.judge.verdict import Outcome
 from kcliff.measure.plan import GATE_ROUNDS
+from kcliff.results.metrics import METRICS
 
 NOT_JUDGED = "not judged"
 
@@ -52,6 +53,8 @@ def replay_check(check: dict[str, Any], resolutions: list[float]) -> list[Replay
         base, head = check["rounds"][metric]
         logs = sequential.round_logs(base, head)
         for resolution in resolutions:
+            if METRICS[metric].higher_is_better and resolution >= 1:
+                continue  # a throughput cannot fall by 100% or more: no such margin
             step = next((s for n in range(1, len(logs) + 1)
                          if (s := sequential.judge_rounds(logs[:n], plan, metric, resolution=resolution)).stopped),
                         None)
