@@ -1,6 +1,7 @@
 """What a resolution (the worsening a pass must rule out) would cost the A/A checks of a campaign
-(`bench_check_time.py --save`, checks recorded with their rounds): for each metric a check judged and each candidate resolution, whether the metric's pass would already have been
-certain at the round the check stopped, by the rule kcliff check follows after every round
+(`bench_check_time.py --save`, checks recorded with their rounds): for each metric a check judged and
+each candidate resolution, whether the metric's pass would already have been certain at the round the
+check stopped, by the rule kcliff check follows after every round
 (judge/sequential.judge_rounds, the check's own plan and family). Where it would, that resolution
 costs the check no round; where not, the check would have measured on, and these rounds cannot say
 for how long.
@@ -27,9 +28,6 @@ from kcliff.judge.verdict import Outcome
 from kcliff.measure.plan import GATE_ROUNDS
 from kcliff.results.metrics import METRICS
 
-NOT_JUDGED = "not judged"
-
-
 @dataclass(frozen=True)
 class Replayed:
     """One metric of one check at one resolution: the first look at which its verdict was certain
@@ -44,7 +42,7 @@ class Replayed:
 
 def replay_check(check: dict[str, Any], resolutions: list[float]) -> list[Replayed]:
     """Every judged metric of one A/A check, at each candidate resolution (whatever its own is now)."""
-    judged = [m for m, d in check["decisions"].items() if d.get("outcome") != NOT_JUDGED]
+    judged = [m for m, d in check["decisions"].items() if d.get("outcome") != Outcome.NOT_JUDGED]
     plan = sequential.Plan.for_rounds(GATE_ROUNDS, max(len(judged), 1))
     out = []
     for metric in judged:
