@@ -12,10 +12,13 @@ resolution (a 20% worsening), with the ratio within the minimum effect? Then pas
 inconclusive. This module asks the same two questions after each look (by default after every
 round from the 6th), each with its own one-sided t-test, at the smaller level that look may spend:
 
-- Spending: Lan-DeMets' O'Brien-Fleming-type function alpha(t) = 2 - 2 Phi(z_{alpha/2} / sqrt(t)),
-  t = pairs measured / max rounds, for each question separately (stopping for one only ends the
-  other's chances, so neither error grows by it). It spends almost nothing in the first looks: a
-  check does not stop on six noisy rounds unless they are unmistakable.
+- Spending: Lan-DeMets, t = pairs measured / max rounds, for each question separately (stopping for
+  one only ends the other's chances, so neither error grows by it), each with its own function. The
+  regression question's is O'Brien-Fleming-type, alpha(t) = 2 - 2 Phi(z_{alpha/2} / sqrt(t)): it
+  spends almost nothing in the first looks, so six noisy rounds fail a check only when they are
+  unmistakable. The pass question's is Pocock-type, alpha ln(1 + (e - 1) t): it spends early, so a
+  change that costs nothing is done at the first look it could be (round 6 instead of 9 at the
+  median on this rig); a wrong pass of a 20% drop stays far below its alpha (docs/gate.md).
 - Boundaries: the z boundaries c_1..c_k with P(Z_1 < c_1, .., Z_{j-1} < c_{j-1}, Z_j >= c_j) =
   alpha(t_j) - alpha(t_{j-1}) under the null, by the recursive numerical integration of the
   score's Brownian motion (Armitage, McPherson and Rowe 1969; Jennison and Turnbull 2000, ch. 19)
@@ -73,7 +76,8 @@ class Plan:
     max_rounds: int = GATE_ROUNDS  # kcliff check's default --rounds
     first_look: int = FIRST_LOOK
     every: int = 1
-    spending: Spending = "obrien-fleming"
+    spending: Spending = "obrien-fleming"  # the regression question's: a false alarm needs unmistakable early rounds
+    pass_spending: Spending = "pocock"  # the pass question's: a benign change stops at the first looks
     alpha: float = verdict.DEFAULT_ALPHA
     moved_margins: bool = True  # False: interim looks keep the fixed rule's margins (for comparison only)
     family: int = 1  # metrics judged together: each one's regression question spends alpha / family
@@ -203,15 +207,16 @@ def nominal_levels(times: tuple[float, ...], alpha: float = verdict.DEFAULT_ALPH
     return tuple(float(ndtr(-c)) for c in boundaries(times, alpha, spending))
 
 
-def fixed_final_error(plan: Plan = PLAN) -> float:
-    """The z-scale error at a question's null when the interim looks use the plan's boundaries and
-    the last look the fixed level alpha instead of its own: what the interim looks would add to
-    the fixed rule's alpha with unmoved margins."""
+def fixed_final_error(plan: Plan = PLAN, spending: Spending | None = None) -> float:
+    """The z-scale error at a question's null when the interim looks use the plan's boundaries (of
+    `spending`, default the regression question's) and the last look the fixed level alpha instead of
+    its own: what the interim looks would add to the fixed rule's alpha with unmoved margins."""
     from scipy.special import ndtri
 
     times = tuple(n / plan.max_rounds for n in plan.looks())
     final = float(-ndtri(plan.alpha))
-    bounds = [*boundaries(times[:-1], plan.alpha, plan.spending), final] if len(times) > 1 else [final]
+    spends = spending or plan.spending
+    bounds = [*boundaries(times[:-1], plan.alpha, spends), final] if len(times) > 1 else [final]
     return sum(p for _, p in _first_crossings(times, bounds))
 
 
@@ -236,13 +241,13 @@ def _looks_taken(logs: Sequence[float | None], plan: Plan) -> list[tuple[int, in
     return taken
 
 
-def _level(plan: Plan, taken: list[tuple[int, int]], alpha: float) -> float:
-    """The nominal level of the last look taken, for a question spending `alpha`. The boundaries are
-    computed for the looks taken and the plan's later interim looks, so that a check without gaps
-    computes them once."""
+def _level(plan: Plan, taken: list[tuple[int, int]], alpha: float, spending: Spending) -> float:
+    """The nominal level of the last look taken, for a question spending `alpha` by `spending`. The
+    boundaries are computed for the looks taken and the plan's later interim looks, so that a check
+    without gaps computes them once."""
     later = [r for r in plan.looks()[:-1] if r > taken[-1][0]]
     times = tuple(p / plan.max_rounds for _, p in taken) + tuple(r / plan.max_rounds for r in later)
-    return nominal_levels(times, alpha, plan.spending)[len(taken) - 1]
+    return nominal_levels(times, alpha, spending)[len(taken) - 1]
 
 
 def _p_beyond(mean: float, sd: float, n: int, margin: float, head_is: str) -> float:
@@ -324,8 +329,8 @@ def judge_rounds(logs: Sequence[float | None], plan: Plan = PLAN, metric: str = 
     taken = _looks_taken(logs, plan)
     if not taken or taken[-1][0] != rounds:
         return Step(None, f"no look after round {rounds}", rounds, pairs)
-    level = _level(plan, taken, plan.alpha)
-    held = level if plan.family == 1 else _level(plan, taken, plan.regression_alpha)
+    level = _level(plan, taken, plan.alpha, plan.pass_spending)
+    held = _level(plan, taken, plan.regression_alpha, plan.spending)
     resolved = METRICS[metric].resolution if resolution == "default" else resolution
     where = f"after {rounds} of {plan.max_rounds} rounds" + (f" ({pairs} with both sides)" if pairs < rounds else "")
     outcome, reason, ratio = _interim(measured, level, metric, min_effect, tolerance, resolved, where,
