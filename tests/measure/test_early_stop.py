@@ -14,7 +14,7 @@ from kcliff.measure.on_cliff import on_its_cliff
 from kcliff.measure.perf_output import parse_line
 from kcliff.results import model
 from kcliff.results.metrics import ChangeKind, Workload
-from kcliff.results.model import Entry, ReadRun, Run, Stat, StopKind
+from kcliff.results.model import CliffSpec, Entry, ReadRun, Run, Stat, StopKind
 
 from tests.measure.test_stall import SilentAfterOneLine
 
@@ -120,6 +120,12 @@ def test_two_stops_in_a_row_decide_a_scenario_the_warm_up_counted():
     assert not on_its_cliff(_entry(False, True))
     assert not on_its_cliff(_entry(True, False, True))
     assert on_its_cliff(_entry(False, False, True, True))
+
+
+def test_one_stop_decides_a_canary_whose_cliff_is_known():
+    canary = _entry(True).model_copy(update={"cliff": CliffSpec(stands_for="x", metric="throughput", max_ratio=0.5)})
+    assert on_its_cliff(canary) and not on_its_cliff(_entry(True))
+    assert not on_its_cliff(canary.model_copy(update={"warmup": _attempt(False)}))
 
 
 def test_stopped_runs_count_only_when_every_run_was_stopped():
