@@ -86,6 +86,8 @@ def test_workloads_follow_what_a_scenario_sets_and_the_reference_reads_with_the_
     assert reading_reference([reference, plain]) == [reference, plain]
     assert reading_reference([reference, poll])[0].workloads == ("produce", "consume", "end-to-end")
     assert reading_reference([reference, poll])[0].settings_hash() == reference.settings_hash()
+    # a check's self-test: the reference is only the canaries' yardstick, and reads what they read
+    assert reading_reference([reference, poll], read_baseline=False)[0].workloads == ("produce", "consume")
 
 
 

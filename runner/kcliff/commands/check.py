@@ -339,7 +339,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         out = args.results or run_dir / "results.json"
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_opts, doc, out, run_dir / "perf",
                              progress)
-        runner.run(self_test, settled=stopping.settled(opts.repeats))
+        runner.run(self_test, settled=stopping.settled(opts.repeats), read_baseline=False)
         if upgrade is not None:
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
                                                        run_dir, progress, "cluster-head", reuse=False))

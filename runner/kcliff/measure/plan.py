@@ -52,9 +52,10 @@ class SuitePlan:
         return len(self.interleaved) + len(self.alone)
 
 
-def plan(scenarios: list[Scenario], cluster: Cluster) -> SuitePlan:
+def plan(scenarios: list[Scenario], cluster: Cluster, read_baseline: bool = True) -> SuitePlan:
+    """`read_baseline`: the reference measures the whole read side (suites.reading_reference)."""
     unshowable = {sc.id: why for sc in scenarios if (why := _unshowable(sc, cluster))}
-    planned = reading_reference([sc for sc in order(scenarios) if sc.id not in unshowable])
+    planned = reading_reference([sc for sc in order(scenarios) if sc.id not in unshowable], read_baseline)
     group = interleaved_group(planned)
     return SuitePlan(group, [sc for sc in planned if sc not in group], unshowable)
 

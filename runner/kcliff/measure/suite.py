@@ -72,11 +72,11 @@ class SuiteRunner:
         priming.prime(self.rig, site, self.opts, max(self.opts.prime_s, warm_s))
 
     def run(self, scenarios: list[Scenario], follow_up: FollowUp | None = None,
-            settled: Decided | None = None) -> ResultsDoc:
+            settled: Decided | None = None, read_baseline: bool = True) -> ResultsDoc:
         """Reference and canaries interleaved (ended early once `settled` says their outcome is
         certain), then every other scenario on its own, then the skipped, then the group `follow_up`
-        gives once those are measured."""
-        planned = plan(scenarios, self.cluster)
+        gives once those are measured. `read_baseline`: see suites.reading_reference."""
+        planned = plan(scenarios, self.cluster, read_baseline)
         self._warn_about_host()
         faults.check_space(self.cluster.data_root(), disk_needed(self.opts, len(planned.interleaved)))
         try:
