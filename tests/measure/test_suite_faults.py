@@ -3,16 +3,19 @@ perf runs made up by a script (the real-cluster side is test_faults.py and test_
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 from kcliff.backends.base import Cluster, Restartable
 from kcliff.errors import ClusterError
+from kcliff.measure import read_round
 from kcliff.measure.options import Options
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.results import model
+from kcliff.results.metrics import Workload
 from kcliff.results.model import ResultsDoc, Run, RunStatus, Status, StopKind
 from kcliff.scenario.suites import Cliff, Scenario
 
@@ -223,3 +226,24 @@ def test_ctrl_c_marks_the_scenario_and_the_run_interrupted_and_saves(tmp_path: P
     assert doc.status is RunStatus.INTERRUPTED
     assert doc.entry(REFERENCE.id).status is Status.OK
     assert doc.entry(PLAIN.id).status is Status.INTERRUPTED and doc.entry(PLAIN.id).status.unfinished
+
+
+def test_flat_out_runs_nothing_judges_stop_once_the_topic_holds_what_the_reads_read(tmp_path: Path, monkeypatch):
+    # a consumer-only check: its producer runs only fill the topic its consumers read from the start
+    monkeypatch.setattr(read_round, "READ_MIN_RECORDS", 2500)  # the warm-up and two runs of 1,000 records
+    reads: list[str] = []
+    monkeypatch.setattr(read_round.ReadRound, "after", lambda self, site, sc, *rest: reads.append(sc.id))
+    perf = Perf()
+    reading = (Workload.PRODUCE, Workload.CONSUME)
+    sides = [Scenario(side, side, consumer={"fetch.min.bytes": 1}, workloads=reading) for side in ("base", "head")]
+    opts = Options(records=1000, repeats=3, prime_s=0)
+    suite = runner(tmp_path, perf)
+    for judged, produced in ((True, 5), (False, 2)):
+        perf.calls.clear()
+        reads.clear()
+        entries = suite.measure_interleaved(sides, 5, None, dataclasses.replace(opts, flat_out_judged=judged))
+        assert [label for sc, label in perf.calls if sc == "base"] == ["warmup", *(f"round{i}" for i in
+                                                                           range(1, produced + 1))]
+        assert reads.count("base") == reads.count("head") == 5  # every round still reads, on both sides
+        assert [len(e.runs) for e in entries] == [produced, produced]  # and the flat-out figures still pair
+        suite.doc.scenarios.clear()

@@ -346,8 +346,10 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
             runner.measure_elsewhere("head", head, Admin(head.admin_bootstrap), str(upgrade.head))
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
-            stop = stopping.certain(args.rounds, family_of(pair[0], pair[1], upgrade))
-            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop, opts)
+            family = family_of(pair[0], pair[1], upgrade)
+            stop = stopping.certain(args.rounds, family)
+            flat_out = dataclasses.replace(opts, flat_out_judged=family.judges_workload(Workload.PRODUCE))
+            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop, flat_out)
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE

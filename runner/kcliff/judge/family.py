@@ -39,11 +39,15 @@ class Family:
     def judges(self, metric: Metric) -> bool:
         return metric in self.judged
 
+    def judges_workload(self, workload: Workload) -> bool:
+        """Whether any judged metric comes from `workload`'s runs."""
+        return any(m.workload is workload for m in self.judged)
+
     def needs_canary(self, cliff_metric: Metric) -> bool:
         """Whether the self-test must prove the rig sees a cliff on `cliff_metric`'s workload: only where
         the check judges a metric of that workload. A consumer-only change judges nothing the producer
         measures flat out, so the producer's throughput canaries vouch for nothing it can fail on."""
-        return any(m.workload is cliff_metric.workload for m in self.judged)
+        return self.judges_workload(cliff_metric.workload)
 
     def regression_alpha(self, alpha: float) -> float:
         """The one-sided level each judged metric's regression question is held to (Bonferroni)."""

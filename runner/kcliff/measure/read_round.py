@@ -52,7 +52,7 @@ class ReadRound:
         left = max(1.0, deadline - time.monotonic())
         watch = faults.FaultWatch(site.cluster).check
         if workload == Workload.CONSUME:
-            count = min(max(records, READ_MIN_RECORDS), produced(entry))  # from the start of the topic
+            count = min(read_count(records), produced(entry))  # from the start of the topic
             cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
             return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch)
         if workload == Workload.RATE:
@@ -87,6 +87,17 @@ def _check_read(site: Site, sc: Scenario, run: ReadRun, label: str) -> None:
         raise GroupStop(Status.FAULTED, f"{reason} (in {sc.id}'s {label})", kind)
     if run.stop_kind is StopKind.FAILED:
         raise ClusterError(f"{sc.id}: {label} failed: {run.stop_reason}")
+
+
+def read_count(records: int) -> int:
+    """Records a consumer reads in a round of `records`, where its topic holds them."""
+    return max(records, READ_MIN_RECORDS)
+
+
+def topic_holds_reads(entry: Entry, records: int) -> bool:
+    """Whether this side's topic already holds what its reads of a round of `records` read: a flat-out
+    run that nothing judges would add nothing they read (they read from the start of the topic)."""
+    return produced(entry) >= read_count(records)
 
 
 def produced(entry: Entry) -> int:

@@ -14,7 +14,7 @@ from kcliff.measure.document import GroupStop, check_fault, finish, new_entry
 from kcliff.measure.on_cliff import on_its_cliff
 from kcliff.measure.options import Options, sized
 from kcliff.measure.plan import Decided, round_orders, shared_topics
-from kcliff.measure.read_round import ReadRound
+from kcliff.measure.read_round import ReadRound, topic_holds_reads
 from kcliff.measure.rig import Rig
 from kcliff.measure.sites import Site
 from kcliff.measure.time_left import RoundClock
@@ -75,12 +75,19 @@ class Rounds:
                 clock.start(i, time.monotonic())
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if sizes_the_round(e)))
+                # every side at once, so that the flat-out figures nothing judges still pair round by round
+                filled = not self.opts.flat_out_judged and all(
+                    topic_holds_reads(e, sized(records, sc.bytes_per_record())) for sc, e in zip(scenarios, entries))
                 for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
                     if on_its_cliff(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     site = rig.site_of(sc.id)
                     self._switch_to(site, sc, entry)
                     count = sized(records, sc.bytes_per_record())  # as many bytes whatever its records' size
+                    if filled:  # a consumer-only check: a flat-out run would only add records nobody reads
+                        self.reads.after(site, sc, topic, entry, count, f"{word} {i}/{rounds}",
+                                         None if alone else position, deadline)
+                        continue
                     run = self._one(site, sc, topic, count, deadline, f"{word} {i}/{rounds}")
                     if not alone:
                         run.position = position
