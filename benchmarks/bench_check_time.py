@@ -4,7 +4,8 @@ falls on every kind: A/A checks (the repo against itself, --measure-unchanged), 
 change of each kind that costs nothing measurable (a broker's largest message size, a topic's retention, the
 producer's delivery timeout, the consumer's commit interval: every metric that kind can move is
 judged, so any regression is a false alarm), and real regressions no cliff rule knows (batch.size
-65536 -> 8192 flat out; linger.ms 5 -> 100 at rate). Each check's wall time is split into its
+65536 -> 8192 flat out; linger.ms 5 -> 100 at rate; a consumer's fetch.min.bytes 1 MiB with a 500 ms
+fetch.max.wait.ms, end to end at rate). Each check's wall time is split into its
 phases from the results file (cluster start and priming, the self-test, the pair rounds), and every
 metric's decision (outcome, ratio, rounds) and every canary's ratio is kept.
 
@@ -52,6 +53,8 @@ KINDS: dict[str, tuple[Path, str, str] | None] = {
     "A/A consumer": (CONSUMER, "auto.commit.interval.ms=5000", "auto.commit.interval.ms=10000"),
     "regression": (PRODUCER, "batch.size=65536", "batch.size=8192"),
     "linger": (PRODUCER, "linger.ms=5", "linger.ms=100"),
+    # the consumer head: every record of a quiet topic waits up to 500 ms for its fetch
+    "slow fetch": (CONSUMER, "max.poll.records=500", "max.poll.records=500\nfetch.min.bytes=1048576\nfetch.max.wait.ms=500"),
 }
 
 
