@@ -8,7 +8,7 @@ import itertools
 import random
 
 import pytest
-from kcliff.judge.canary import canary_settled, canary_verdict, median_range
+from kcliff.judge.canary import canary_decisive, canary_settled, canary_verdict, median_range
 from kcliff.judge.stopping import settled
 from kcliff.results.model import REFERENCE_ID, CliffSpec, Entry, ReadRun, Run, StopKind
 
@@ -94,3 +94,15 @@ def test_a_read_side_canary_is_judged_on_its_reads_and_counts_none_left_once_its
     assert settled(3)([reference, fetch])  # capped twice: its reads are over; 2 / 150 whatever the reference does
     fetch.read_runs = fetch.read_runs[:1]
     assert not settled(3)([reference, fetch])  # one capped read: a finished one may still come
+
+
+def test_a_canary_at_a_third_of_its_bound_shows_its_cliff_after_one_round():
+    # batching-off at 0.08x of a 0.5 bound: no run left could triple it; fetch-1 at 0.29x of 0.5 measures on
+    batching = CliffSpec(stands_for="one record per request", metric="throughput", max_ratio=0.5)
+    reference = producing(REFERENCE_ID, [14.0])
+    assert canary_decisive(producing("batching-off", [1.1], batching), reference)
+    assert not canary_settled(producing("batching-off", [1.1], batching), reference, 2, 2)
+    assert not canary_decisive(producing("batching-off", [4.1], batching), reference)
+    done = settled(3)
+    assert done([reference, producing("batching-off", [1.1], batching)])
+    assert not done([reference, producing("batching-off", [1.1], batching), producing("flush-1", [4.1], FLUSH)])

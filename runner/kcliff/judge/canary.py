@@ -79,6 +79,29 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
     return len({end < canary.cliff.max_ratio for end in ends}) == 1
 
 
+# A canary whose runs so far put it this many times below its bound has shown its cliff: its runs
+# scatter by 15-25% a run, and the 46 A/A campaign checks measured batching-off, flush-1 and linger-500
+# at 0.02-0.12x, 4-15 times below their bounds (docs/gate.md, "Stopping early").
+DECISIVE = 3.0
+
+
+def canary_decisive(canary: Entry, reference: Entry) -> bool:
+    """Whether the runs measured so far put the canary at a DECISIVE fraction of its bound or below: it
+    shows its cliff, and the runs left would have to triple its ratio to hide it. Only the cliff showing
+    is decided this way, and only on finished runs (a stopped one's figure would give way to a finished
+    one's); a canary near its bound measures its rounds (canary_settled)."""
+    assert canary.cliff is not None, f"{canary.id} is not a canary"
+    metric = METRICS[canary.cliff.metric]
+    medians = []
+    for entry in (canary, reference):
+        runs = entry.runs_of(metric)
+        values = [v for r in runs if not r.stopped_early and (v := r.value(metric)) is not None]
+        if not values or len(values) < len(runs):
+            return False
+        medians.append(statistics.median(values))
+    return ratio_to_reference(medians[0], medians[1], metric) <= canary.cliff.max_ratio / DECISIVE
+
+
 def ratio_to_reference(mine: float, reference: float, metric: Metric) -> float:
     """A canary's ratio to the reference, below 1 where it is worse: canary / reference for a
     throughput, reference / canary for a latency (infinite over 0)."""

@@ -2,7 +2,8 @@
 (measure/plan.Decided) as a plain callable looked at after every round.
 
     settled(rounds)  the self-test (reference and canaries): every canary's verdict is already the
-                     one it will have after all `rounds` (canary.canary_settled)
+                     one it will have after all `rounds` (canary.canary_settled), or it shows its
+                     cliff by a wide margin (canary.canary_decisive)
     certain(rounds, family)  base and head: one judged metric is a certain regression, or the verdicts
                      of the judged metrics that have a pass to prove (a resolution: the producer's
                      and the consumer's throughput, the medians at rate) are certain at the gate's error rates, the
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from kcliff.judge import sequential, verdict
-from kcliff.judge.canary import canary_settled
+from kcliff.judge.canary import canary_decisive, canary_settled
 from kcliff.judge.family import Family
 from kcliff.judge.verdict import ScenarioVerdict
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
@@ -29,13 +30,14 @@ from kcliff.results.model import REFERENCE_ID, Entry
 
 def settled(rounds: int) -> Decided:
     """The self-test's stop: every canary in the group has the verdict beside the reference that it
-    will have after all `rounds` (canary_settled), whatever the rounds left measure."""
+    will have after all `rounds` (canary_settled), whatever the rounds left measure, or is at a third
+    of its bound or below (canary_decisive)."""
     def done(entries: list[Entry]) -> bool:
         reference = next((e for e in entries if e.id == REFERENCE_ID), None)
         canaries = [e for e in entries if e.is_canary]
         return reference is not None and bool(canaries) and all(
-            canary_settled(c, reference, runs_left(c, c.cliff.metric, rounds),
-                           runs_left(reference, c.cliff.metric, rounds))
+            canary_decisive(c, reference) or canary_settled(c, reference, runs_left(c, c.cliff.metric, rounds),
+                                                            runs_left(reference, c.cliff.metric, rounds))
             for c in canaries if c.cliff is not None)
     return done
 
