@@ -100,9 +100,14 @@ def test_a_canary_at_a_third_of_its_bound_shows_its_cliff_after_one_round():
     # batching-off at 0.08x of a 0.5 bound: no run left could triple it; fetch-1 at 0.29x of 0.5 measures on
     batching = CliffSpec(stands_for="one record per request", metric="throughput", max_ratio=0.5)
     reference = producing(REFERENCE_ID, [14.0])
-    assert canary_decisive(producing("batching-off", [1.1], batching), reference)
+    assert canary_decisive(producing("batching-off", [1.1], batching), reference, 2)
     assert not canary_settled(producing("batching-off", [1.1], batching), reference, 2, 2)
-    assert not canary_decisive(producing("batching-off", [4.1], batching), reference)
+    assert not canary_decisive(producing("batching-off", [4.1], batching), reference, 2)
+    # decided on its cliff by a stopped warm-up, as a check's self-test leaves batching-off and flush-1
+    on_cliff = producing("batching-off", [], batching)
+    on_cliff.runs = [Run(records=100, mb_per_sec=1.1, stopped_early=True, complete=False, stop_kind=StopKind.CLIFF)]
+    assert canary_decisive(on_cliff, reference, 0) and not canary_decisive(on_cliff, reference, 2)
+    assert settled(3)([reference, on_cliff])
     done = settled(3)
     assert done([reference, producing("batching-off", [1.1], batching)])
     assert not done([reference, producing("batching-off", [1.1], batching), producing("flush-1", [4.1], FLUSH)])

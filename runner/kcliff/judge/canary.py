@@ -85,18 +85,18 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
 DECISIVE = 3.0
 
 
-def canary_decisive(canary: Entry, reference: Entry) -> bool:
+def canary_decisive(canary: Entry, reference: Entry, canary_left: int) -> bool:
     """Whether the runs measured so far put the canary at a DECISIVE fraction of its bound or below: it
     shows its cliff, and the runs left would have to triple its ratio to hide it. Only the cliff showing
-    is decided this way, and only on finished runs (a stopped one's figure would give way to a finished
-    one's); a canary near its bound measures its rounds (canary_settled)."""
+    is decided this way; a canary near its bound measures its rounds (canary_settled). A stopped run
+    counts only where no run is left (a canary decided on its cliff): else a finished one would replace it."""
     assert canary.cliff is not None, f"{canary.id} is not a canary"
     metric = METRICS[canary.cliff.metric]
     medians = []
-    for entry in (canary, reference):
+    for entry, left in ((canary, canary_left), (reference, 1)):
         runs = entry.runs_of(metric)
-        values = [v for r in runs if not r.stopped_early and (v := r.value(metric)) is not None]
-        if not values or len(values) < len(runs):
+        values = [v for r in counted(runs) if (v := r.value(metric)) is not None]
+        if not values or (left and any(r.stopped_early for r in runs)):
             return False
         medians.append(statistics.median(values))
     return ratio_to_reference(medians[0], medians[1], metric) <= canary.cliff.max_ratio / DECISIVE

@@ -36,8 +36,9 @@ def settled(rounds: int) -> Decided:
         reference = next((e for e in entries if e.id == REFERENCE_ID), None)
         canaries = [e for e in entries if e.is_canary]
         return reference is not None and bool(canaries) and all(
-            canary_decisive(c, reference) or canary_settled(c, reference, runs_left(c, c.cliff.metric, rounds),
-                                                            runs_left(reference, c.cliff.metric, rounds))
+            canary_decisive(c, reference, runs_left(c, c.cliff.metric, rounds))
+            or canary_settled(c, reference, runs_left(c, c.cliff.metric, rounds),
+                              runs_left(reference, c.cliff.metric, rounds))
             for c in canaries if c.cliff is not None)
     return done
 
