@@ -69,9 +69,8 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
     metric = METRICS[canary.cliff.metric]
     ranges = []
     for entry, left in ((canary, canary_left), (reference, reference_left)):
-        runs = entry.runs_of(metric)
-        values = [v for r in counted(runs) if (v := r.value(metric)) is not None]
-        if not values or (left and any(r.stopped_early for r in runs)):
+        values = _values_so_far(entry, metric, left)
+        if values is None:
             return False
         ranges.append(median_range(values, left))
     (mine_low, mine_high), (ref_low, ref_high) = ranges
@@ -94,12 +93,19 @@ def canary_decisive(canary: Entry, reference: Entry, canary_left: int) -> bool:
     metric = METRICS[canary.cliff.metric]
     medians = []
     for entry, left in ((canary, canary_left), (reference, 1)):
-        runs = entry.runs_of(metric)
-        values = [v for r in counted(runs) if (v := r.value(metric)) is not None]
-        if not values or (left and any(r.stopped_early for r in runs)):
+        values = _values_so_far(entry, metric, left)
+        if values is None:
             return False
         medians.append(statistics.median(values))
     return ratio_to_reference(medians[0], medians[1], metric) <= canary.cliff.max_ratio / DECISIVE
+
+
+def _values_so_far(entry: Entry, metric: Metric, left: int) -> list[float] | None:
+    """The figures its counted runs give so far; None where there are none, or where a stopped run may
+    still give way to a finished one (runs are left)."""
+    runs = entry.runs_of(metric)
+    values = [v for r in counted(runs) if (v := r.value(metric)) is not None]
+    return None if not values or (left and any(r.stopped_early for r in runs)) else values
 
 
 def ratio_to_reference(mine: float, reference: float, metric: Metric) -> float:

@@ -207,16 +207,15 @@ def nominal_levels(times: tuple[float, ...], alpha: float = verdict.DEFAULT_ALPH
     return tuple(float(ndtr(-c)) for c in boundaries(times, alpha, spending))
 
 
-def fixed_final_error(plan: Plan = PLAN, spending: Spending | None = None) -> float:
-    """The z-scale error at a question's null when the interim looks use the plan's boundaries (of
-    `spending`, default the regression question's) and the last look the fixed level alpha instead of
-    its own: what the interim looks would add to the fixed rule's alpha with unmoved margins."""
+def fixed_final_error(plan: Plan = PLAN) -> float:
+    """The z-scale error at the regression question's null when the interim looks use the plan's
+    boundaries and the last look the fixed level alpha instead of its own: what the interim looks
+    would add to the fixed rule's alpha with unmoved margins."""
     from scipy.special import ndtri
 
     times = tuple(n / plan.max_rounds for n in plan.looks())
     final = float(-ndtri(plan.alpha))
-    spends = spending or plan.spending
-    bounds = [*boundaries(times[:-1], plan.alpha, spends), final] if len(times) > 1 else [final]
+    bounds = [*boundaries(times[:-1], plan.alpha, plan.spending), final] if len(times) > 1 else [final]
     return sum(p for _, p in _first_crossings(times, bounds))
 
 
