@@ -206,3 +206,15 @@ def test_paired_decisions_say_how_many_rounds_paired_up():
     assert 0.97 < paired.low < 1.0 < paired.high < 1.03
     assert verdict.decide(base, [None, None, None, 22.3, 25.7], paired=True).outcome == "inconclusive"
     assert verdict.decide(base, scaled(head, 0.8), paired=True).outcome == "regression"
+
+
+def test_a_regression_leads_the_reasons_and_an_inconclusive_metric_is_named():
+    """The slow-fetch head's reason read 'regression (too noisy to tell: ...; e2e_p50_at_rate up to
+    37.87x ...)': what fails the check comes first, and the undecided metric says which it is."""
+    noisy_base, noisy_head = [50.0, 80.0, 60.0, 90.0], [70.0, 50.0, 95.0, 55.0]
+    sv = verdict.compare_scenario("head", {"consumed": noisy_base, "e2e_p50_at_rate": [5.0, 5.2, 4.9, 5.1]},
+                                  {"consumed": noisy_head, "e2e_p50_at_rate": [190.0, 185.0, 195.0, 188.0]},
+                                  paired=True)
+    assert [d.outcome for d in sv.decisions] == [verdict.Outcome.INCONCLUSIVE, verdict.Outcome.REGRESSION]
+    detail = verdict.unsettled(sv)
+    assert detail.startswith("e2e_p50_at_rate up to") and "; consumed too noisy to tell" in detail, detail

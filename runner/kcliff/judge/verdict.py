@@ -174,7 +174,7 @@ def _outcome(figures: dict[str, Any], p_better: float, alpha: float, confidence:
         bound = low if higher else high
         if (higher and bound < 1 - resolution) or (not higher and bound > 1 + resolution):
             return Decision(outcome=Outcome.INCONCLUSIVE, reason=(
-                f"too noisy to tell: the {confidence:.0%} interval {low:.2f}-{high:.2f} cannot rule out "
+                f"{metric} too noisy to tell: the {confidence:.0%} interval {low:.2f}-{high:.2f} cannot rule out "
                 f"a {resolution:.0%} worsening; more runs are needed"), **figures)
         if _worse(metric, ratio, min_effect):
             return Decision(outcome=Outcome.INCONCLUSIVE, reason=(
@@ -290,8 +290,10 @@ def worst(verdicts: Sequence[Outcome]) -> Outcome:
 
 
 def unsettled(sv: ScenarioVerdict) -> str:
-    """The reasons of a scenario's regressed or inconclusive metrics, '' when there are none."""
-    return "; ".join(d.reason for d in sv.decisions if d.outcome.unsettled)
+    """The reasons of a scenario's regressed or inconclusive metrics, regressions first (what fails the
+    check before what it could not tell), '' when there are none."""
+    unsettled = [d for d in sv.decisions if d.outcome.unsettled]
+    return "; ".join(d.reason for d in sorted(unsettled, key=lambda d: d.outcome is not Outcome.REGRESSION))
 
 
 def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryVerdict] = (),
