@@ -3,8 +3,7 @@ a head that sets flush=1 and a one-byte fetch fails with an annotation on each l
 moves linger.ms from 5 to 100 (no rule knows it) fails on latency at rate annotated on that line, a
 consumer head with a 1 MiB fetch.min.bytes and a 500 ms fetch.max.wait.ms fails on end-to-end latency at
 rate and on nothing of the producer's, a head that moves delivery.timeout.ms and max.poll.records raises
-no false alarm, a head with a typo'd
-key exits 2 naming the line."""
+no false alarm, a head with a typo'd key exits 2 naming the line."""
 
 import json
 import shutil
