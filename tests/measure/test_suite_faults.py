@@ -64,6 +64,7 @@ class StandInAdmin:
 
     def __init__(self) -> None:
         self.topics: list[str] = []
+        self.configs: dict[str, dict[str, str]] = {}
 
     def broker_ids(self, timeout: float = 5.0) -> list[int]:
         return [1, 2, 3]
@@ -79,6 +80,13 @@ class StandInAdmin:
 
     def create_topic(self, name: str, partitions: int, replication: int, configs: dict[str, str]) -> None:
         self.topics.append(name)
+        self.configs[name] = dict(configs)
+
+    def alter_topic_configs(self, name: str, changes: dict[str, str | None]) -> None:
+        self.configs[name] = {k: v for k, v in {**self.configs[name], **changes}.items() if v is not None}
+
+    def topic_overrides(self, name: str) -> dict[str, str]:
+        return self.configs[name]
 
     def delete_topic(self, name: str) -> None:
         self.topics.remove(name)

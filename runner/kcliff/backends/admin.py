@@ -1,4 +1,4 @@
-"""Admin calls against a running cluster (topics, cluster-wide dynamic broker configs, read-back).
+"""Admin calls against a running cluster (topics and their configs, dynamic broker configs, read-back).
 
 confluent-kafka's AdminClient is used instead of Kafka's CLI tools: each CLI call would start a JVM,
 seconds each, several times per scenario.
@@ -105,12 +105,22 @@ class Admin:
 
         Per broker rather than the cluster-wide default entity: librdkafka refuses the empty
         broker name that the cluster-wide default needs."""
-        entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET if v is not None
-                               else AlterConfigOpType.DELETE) for k, v in changes.items()]
         for node_id in node_ids:  # the API takes one broker resource per call
-            resource = ConfigResource(ResourceType.BROKER, str(node_id), incremental_configs=entries)
+            resource = ConfigResource(ResourceType.BROKER, str(node_id), incremental_configs=_incremental(changes))
             _retrying(lambda: self._client.incremental_alter_configs([resource]),
                       f"alter broker {node_id} {sorted(changes)}")
+
+    def alter_topic_configs(self, name: str, changes: dict[str, str | None]) -> None:
+        """Set (value) or remove (None) topic configs of topic `name`."""
+        resource = ConfigResource(ResourceType.TOPIC, name, incremental_configs=_incremental(changes))
+        _retrying(lambda: self._client.incremental_alter_configs([resource]), f"alter topic {name} {sorted(changes)}")
+
+    def topic_overrides(self, name: str) -> dict[str, str]:
+        """The configs topic `name` sets itself (not those it inherits from the brokers)."""
+        resource = ConfigResource(ResourceType.TOPIC, name)
+        entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe topic {name}")[resource]
+        return {k: e.value for k, e in entries.items()
+                if _source(e) == ConfigSource.DYNAMIC_TOPIC_CONFIG and e.value is not None}
 
     def broker_dynamic(self, node_id: int) -> dict[str, str]:
         """The per-broker dynamic configs currently set on `node_id`."""
@@ -123,6 +133,12 @@ class Admin:
         resource = ConfigResource(ResourceType.BROKER, str(node_id))
         entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
         return {k: e.value for k, e in entries.items()}
+
+
+def _incremental(changes: dict[str, str | None]) -> list[ConfigEntry]:
+    """incremental_alter_configs' entries: set each value, delete each None."""
+    return [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET if v is not None
+                        else AlterConfigOpType.DELETE) for k, v in changes.items()]
 
 
 class _Transport(ClusterError):

@@ -55,7 +55,7 @@ class BrokerState:
             last.append(self.admin.broker_dynamic(node))
             return last[-1]
 
-        done, seen = _poll(read, lambda seen: len(last) > 1 and last[-2] == seen)
+        done, seen = read_until(read, lambda seen: len(last) > 1 and last[-2] == seen)
         if not done:
             raise ClusterError(f"broker {node}: its dynamic overrides kept changing for "
                                f"{READBACK_TIMEOUT_S:.0f}s; last read {seen}")
@@ -87,7 +87,7 @@ class BrokerState:
             self.applied[name] = value
 
     def _read_back(self, name: str, expected: str | None) -> None:
-        done, seen = _poll(lambda: {n: self.admin.broker_config(n).get(name) for n in self.node_ids},
+        done, seen = read_until(lambda: {n: self.admin.broker_config(n).get(name) for n in self.node_ids},
                            lambda seen: expected is None or all(v == expected for v in seen.values()))
         if not done:
             raise ClusterError(f"broker setting {name}: expected {expected} on every broker, read back {seen}")
@@ -102,13 +102,13 @@ class BrokerState:
 
     def _wait_for_dynamic(self, node: int, values: dict[str, str]) -> None:
         """Until `node` reports `values` as its own overrides (brokers apply changes asynchronously)."""
-        done, seen = _poll(lambda: self.admin.broker_dynamic(node),
+        done, seen = read_until(lambda: self.admin.broker_dynamic(node),
                            lambda seen: all(seen.get(k) == v for k, v in values.items()))
         if not done:
             raise ClusterError(f"broker {node}: could not put back {values}; it reports {seen}")
 
 
-def _poll(read: Callable[[], T], done: Callable[[T], bool]) -> tuple[bool, T]:
+def read_until(read: Callable[[], T], done: Callable[[T], bool]) -> tuple[bool, T]:
     """Read every 0.3 s until `done` accepts the reading or READBACK_TIMEOUT_S pass; whether it did,
     and the last reading."""
     deadline = time.monotonic() + READBACK_TIMEOUT_S

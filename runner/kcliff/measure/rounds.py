@@ -34,7 +34,7 @@ class Rounds:
     def measure(self, scenarios: list[Scenario], rounds: int, decided: Decided | None = None) -> list[Entry]:
         """Each round measures every scenario once, in the order round_orders gives, so drift on a
         shared runner hits all sides alike. Each side has its own warm-up, and its own topic only where
-        its topic differs (shared_topics); broker settings switch before each run.
+        its topic's shape differs (shared_topics); broker and topic settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         rig = self.rig
         entries = [new_entry(sc) for sc in scenarios]
@@ -60,10 +60,10 @@ class Rounds:
         try:
             for sc, topic, entry in zip(scenarios, topics, entries):
                 site = rig.site_of(sc.id)
-                self._switch_to(site, sc, entry)
                 if (site, topic) not in created:
                     site.create_topic(sc, topic)
                     created.append((site, topic))
+                self._switch_to(site, sc, entry, topic)
                 warm = self._warm_up(site, sc, topic, deadline, entry)
                 check_fault(warm)
                 if warm.stop_kind is StopKind.BUDGET:
@@ -82,7 +82,7 @@ class Rounds:
                     if on_its_cliff(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     site = rig.site_of(sc.id)
-                    self._switch_to(site, sc, entry)
+                    self._switch_to(site, sc, entry, topic)
                     count = sized(records, sc.bytes_per_record())  # as many bytes whatever its records' size
                     if filled:  # a consumer-only check: a flat-out run would only add records nobody reads
                         self.reads.after(site, sc, topic, entry, count, f"{word} {i}/{rounds}",
@@ -134,10 +134,12 @@ class Rounds:
             self.rig.progress.note(f"latency at rate measured at {self.reads.group_rate}, {share:.0%} of "
                                    f"{first.id}'s peak in its warm-up")
 
-    def _switch_to(self, site: Site, sc: Scenario, entry: Entry) -> None:
-        """`sc`'s site restarted with its read-only overrides and set to its dynamic broker settings."""
+    def _switch_to(self, site: Site, sc: Scenario, entry: Entry, topic: str) -> None:
+        """`sc`'s site restarted with its read-only overrides and set to its dynamic broker settings, and
+        its `topic` to its topic configs."""
         entry.restart_forced = site.restart_for(sc, self.rig.progress) or entry.restart_forced
         site.state.apply(sc.dynamic_broker())
+        site.switch_topic(sc, topic)
 
     def _record_failure(self, site: Site, entries: list[Entry], exc: Exception) -> None:
         if isinstance(exc, GroupStop):

@@ -9,7 +9,7 @@ from typing import Callable
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import Cluster, restartable
 from kcliff.errors import ClusterError
-from kcliff.measure.apply import BrokerState
+from kcliff.measure.apply import BrokerState, read_until
 from kcliff.measure.document import GroupStop
 from kcliff.measure.progress import Progress
 from kcliff.results.model import Status
@@ -34,6 +34,7 @@ class Site:
     loaded_since: float | None = None  # monotonic time its priming began: how long it has been warming
     overrides: dict[str, object] = field(default_factory=dict)  # the read-only broker settings restarted with
     stale_topics: list[str] = field(default_factory=list)  # not deleted while a broker was down
+    topic_configs: dict[str, dict[str, str]] = field(default_factory=dict)  # each topic's, as last set
 
     @classmethod
     def open(cls, cluster: Cluster, admin: Admin, connect: Connect, kafka_version: str | None = None) -> Site:
@@ -41,9 +42,22 @@ class Site:
 
     def create_topic(self, sc: Scenario, topic: str) -> None:
         """The scenario's topic exactly as applied: partitions, replication factor, topic configs."""
-        applied = dict(sc.as_applied()["topic"])
-        partitions, replication = applied.pop("partitions"), applied.pop("replication.factor")
-        self.admin.create_topic(topic, partitions, replication, {k: as_kafka_value(v) for k, v in applied.items()})
+        applied = sc.as_applied()["topic"]
+        self.admin.create_topic(topic, applied["partitions"], applied["replication.factor"], topic_configs(sc))
+        self.topic_configs[topic] = topic_configs(sc)
+
+    def switch_topic(self, sc: Scenario, topic: str) -> None:
+        """Make the configs of `topic`, shared by sides of one shape (plan.shared_topics), exactly `sc`'s,
+        and read them back: a change Kafka silently refused would measure the wrong thing."""
+        wanted, current = topic_configs(sc), self.topic_configs[topic]
+        if wanted == current:
+            return
+        self.admin.alter_topic_configs(topic, {**{k: None for k in current if k not in wanted},
+                                               **{k: v for k, v in wanted.items() if current.get(k) != v}})
+        done, seen = read_until(lambda: self.admin.topic_overrides(topic), lambda seen: seen == wanted)
+        if not done:
+            raise ClusterError(f"topic {topic}: expected the configs {wanted}, read back {seen}")
+        self.topic_configs[topic] = wanted
 
     def delete_topic(self, topic: str) -> None:
         if self.cluster.dead_nodes():
@@ -92,3 +106,9 @@ class Site:
     def _reconnect(self) -> None:
         self.admin = self.connect(self.cluster.admin_bootstrap)
         self.state.admin = self.admin
+
+
+def topic_configs(sc: Scenario) -> dict[str, str]:
+    """The topic configs `sc` sets, as Kafka takes them (its partitions and replication are no configs)."""
+    return {k: as_kafka_value(v) for k, v in sc.as_applied()["topic"].items()
+            if k not in ("partitions", "replication.factor")}
