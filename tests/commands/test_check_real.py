@@ -108,12 +108,7 @@ def test_a_linger_head_no_rule_knows_fails_on_latency_at_rate_on_its_line(repos,
     base, head = repos
     producer = head / PRODUCER
     producer.write_text(producer.read_text().replace("linger.ms=5", "linger.ms=100"))
-    out = tmp_path / "verdict.json"
-    done = run_kcliff("check", "--base", str(base), "--head", str(head), *LINGER, "--json", str(out),
-                      "--workdir", str(shared_cluster), timeout=900)
-    result = json.loads(out.read_text())
-    assert (done.returncode, result["verdict"]) == (1, "regression"), (result["reasons"], done.stderr[-3000:])
-    decisions = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
+    done, result, decisions = regressed_check(base, head, shared_cluster, tmp_path, *LINGER)
     assert decisions["p50_at_rate"]["outcome"] == "regression", decisions["p50_at_rate"]
     prefix = f"::error file={producer},line={line_of(producer, 'linger.ms')},title=kcliff%3A measured regression::"
     errors = [a for a in done.stdout.splitlines() if a.startswith("::error")]
@@ -131,12 +126,7 @@ def test_a_slow_fetch_consumer_head_fails_on_end_to_end_latency_at_rate_not_on_t
     consumer = head / CONSUMER
     consumer.write_text(consumer.read_text().replace(
         "max.poll.records=500", "max.poll.records=500\nfetch.min.bytes=1048576\nfetch.max.wait.ms=500"))
-    out = tmp_path / "verdict.json"
-    done = run_kcliff("check", "--base", str(base), "--head", str(head), *SLOW_FETCH, "--json", str(out),
-                      "--workdir", str(shared_cluster), timeout=900)
-    result = json.loads(out.read_text())
-    assert (done.returncode, result["verdict"]) == (1, "regression"), (result["reasons"], done.stderr[-3000:])
-    decisions = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
+    done, result, decisions = regressed_check(base, head, shared_cluster, tmp_path, *SLOW_FETCH)
     assert decisions["e2e_p50_at_rate"]["outcome"] == "regression", decisions["e2e_p50_at_rate"]
     assert {decisions[m]["outcome"] for m in ("throughput", "p99", "p50_at_rate", "p99_at_rate")} == {"not judged"}
     errors = [a for a in done.stdout.splitlines() if a.startswith("::error")]
@@ -166,6 +156,18 @@ def test_benign_producer_and_consumer_changes_are_no_false_alarm(repos, shared_c
     assert {"p99", "p99_at_rate"} <= decisions.keys()
     # read flat out and at rate in the same rounds
     assert consumed["n_pairs"] == at_rate["n_pairs"] == throughput["n_pairs"], (consumed, at_rate, throughput)
+
+
+def regressed_check(base: Path, head: Path, workdir: Path, tmp_path: Path, *args: str
+                    ) -> tuple[subprocess.CompletedProcess, dict, dict[str, dict]]:
+    """`kcliff check` (with `args`) of a head that must fail as a measured regression: the finished
+    process, the verdict JSON and its decisions by metric."""
+    out = tmp_path / "verdict.json"
+    done = run_kcliff("check", "--base", str(base), "--head", str(head), *args, "--json", str(out),
+                      "--workdir", str(workdir), timeout=900)
+    result = json.loads(out.read_text())
+    assert (done.returncode, result["verdict"]) == (1, "regression"), (result["reasons"], done.stderr[-3000:])
+    return done, result, {d["metric"]: d for d in result["scenarios"][0]["decisions"]}
 
 
 def benign_check(base: Path, head: Path, workdir: Path, tmp_path: Path, *extra: str
