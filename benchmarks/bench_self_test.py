@@ -4,8 +4,9 @@ benign head, each on a fresh cluster, and each canary's ratio to the reference a
 The head changes `linger.ms` 5 -> 10 (kind `producer`: the default canaries) or, kind `consumer`,
 also `max.poll.records` 500 -> 400, so the read canary is measured too. Since a check measures latency
 at rate, 5 -> 10 is a real cost there (every record waits up to 5 ms more): such checks may end
-`regression`. What this measures is the self-test, which runs before the pair and is the same either way. Each check holds the machine's
-measuring lock (/tmp/kcliff-measure.lock) for itself alone, so other measurements can interleave.
+`regression`. What this measures is the self-test, which runs before the pair and is the same either
+way. Each check holds the machine's measuring lock (/tmp/kcliff-measure.lock) for itself alone, so
+other measurements can interleave.
 Every check is appended to --save as one JSON line as soon as it ends (a rerun adds to the file);
 the summary is printed from all the lines of the file.
 

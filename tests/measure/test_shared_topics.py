@@ -7,6 +7,8 @@ from kcliff.measure.plan import shared_topics
 from kcliff.measure.sites import Site, topic_configs
 from kcliff.scenario.suites import Scenario
 
+from tests.measure.test_suite_faults import StandInAdmin
+
 
 def scenario(sid: str, producer: dict | None = None, topic: dict | None = None) -> Scenario:
     return Scenario(sid, sid, {}, topic or {"partitions": 6}, producer or {})
@@ -32,36 +34,17 @@ def test_sides_that_differ_in_topic_configs_only_share_the_topic_and_retention_d
     assert names[0] == names[1] and names[2] != names[0]
 
 
-class TopicAdmin:
-    """The topic calls a Site makes, answered from memory; `refuse` names a config it drops silently."""
+class TopicAdmin(StandInAdmin):
+    """The suite's stand-in admin, recording each topic change; `refuse` names a config it drops silently."""
 
     def __init__(self, refuse: str | None = None) -> None:
-        self.configs: dict[str, dict[str, str]] = {}
+        super().__init__()
         self.altered: list[dict[str, str | None]] = []
         self.refuse = refuse
 
-    def broker_ids(self) -> list[int]:
-        return [1]
-
-    def broker_config(self, node_id: int) -> dict[str, str | None]:
-        return {}
-
-    def broker_dynamic(self, node_id: int) -> dict[str, str]:
-        return {}
-
-    def create_topic(self, name: str, partitions: int, replication: int, configs: dict[str, str]) -> None:
-        self.configs[name] = dict(configs)
-
     def alter_topic_configs(self, name: str, changes: dict[str, str | None]) -> None:
         self.altered.append(changes)
-        for key, value in changes.items():
-            if value is None:
-                self.configs[name].pop(key, None)
-            elif key != self.refuse:
-                self.configs[name][key] = value
-
-    def topic_overrides(self, name: str) -> dict[str, str]:
-        return dict(self.configs[name])
+        super().alter_topic_configs(name, {k: v for k, v in changes.items() if k != self.refuse or v is None})
 
 
 def site(admin: TopicAdmin) -> Site:

@@ -115,9 +115,9 @@ def shared_topics(scenarios: list[Scenario]) -> list[str]:
     segments and page cache they happened to get. Two topics made the same way read 1.20x and 0.93x
     of each other, steadily over a check's rounds (docs/gate.md, "One topic for both sides")."""
     by_shape: dict[str, str] = {}
-    return [by_shape.setdefault(json.dumps(topic_shape(sc), sort_keys=True, default=str), _topic_name(sc))
+    return [by_shape.setdefault(json.dumps(_topic_shape(sc), sort_keys=True, default=str), _topic_name(sc))
             for sc in scenarios]
 
 
-def topic_shape(sc: Scenario) -> dict[str, object]:
+def _topic_shape(sc: Scenario) -> dict[str, object]:
     return {k: v for k, v in sc.as_applied()["topic"].items() if k in TOPIC_SHAPE}

@@ -42,9 +42,9 @@ class Site:
 
     def create_topic(self, sc: Scenario, topic: str) -> None:
         """The scenario's topic exactly as applied: partitions, replication factor, topic configs."""
-        applied = sc.as_applied()["topic"]
-        self.admin.create_topic(topic, applied["partitions"], applied["replication.factor"], topic_configs(sc))
-        self.topic_configs[topic] = topic_configs(sc)
+        applied, configs = sc.as_applied()["topic"], topic_configs(sc)
+        self.admin.create_topic(topic, applied["partitions"], applied["replication.factor"], configs)
+        self.topic_configs[topic] = configs
 
     def switch_topic(self, sc: Scenario, topic: str) -> None:
         """Make the configs of `topic`, shared by sides of one shape (plan.shared_topics), exactly `sc`'s,
