@@ -49,6 +49,18 @@ def free_ports(count: int) -> list[int]:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """Counters of each broker's capped resources at one moment: bytes received and sent on its link,
+    bytes its partition logs hold; and the caps (MB/s, 10^6 bytes; None: uncapped)."""
+
+    link_rx: tuple[int, ...]
+    link_tx: tuple[int, ...]
+    log_bytes: tuple[int, ...]
+    link_cap_mb_s: float | None
+    disk_cap_mb_s: float | None
+
+
+@dataclass(frozen=True)
 class Abilities:
     """What a backend can do beyond measuring, declared so the suite asks instead of trying."""
 
@@ -112,6 +124,10 @@ class Cluster(ABC):
     def emulated_fsync_ms(self) -> float:
         """The least time each fsync of the brokers' data is held to (--fsync-delay-ms); 0: the disk's own."""
         return 0.0
+
+    def usage(self) -> Usage | None:
+        """Each broker's link and disk counters now, when this backend caps them (None: nothing capped)."""
+        return None
 
     def data_root(self) -> Path | None:
         """The host directory holding the brokers' logs, when the brokers write to this host's disk."""

@@ -55,11 +55,12 @@ class LatencyProxy:
     pid: int | None = None
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
-    def start(self, routes: dict[int, int]) -> None:
-        """Run toxiproxy-server on loopback, each listen port proxying to the broker port behind it."""
+    def start(self, routes: dict[int, str]) -> None:
+        """Run toxiproxy-server on loopback, each listen port proxying to the broker address ("host:port")
+        behind it."""
         self.api_port = free_ports(1)[0]
         config = self.log.with_suffix(".json")  # also marks the process as this cluster's in its command line
-        names = write_config(config, {f"127.0.0.1:{listen}": f"127.0.0.1:{upstream}"
+        names = write_config(config, {f"127.0.0.1:{listen}": upstream
                                       for listen, upstream in routes.items()})
         self.proc = procs.spawn([find_binary(), "-host", "127.0.0.1", "-port", str(self.api_port),
                                  "-config", str(config)], log=self.log, register=self.register,

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
+from kcliff.backends.base import STARTED_LINE, Restartable, Usage, free_ports, new_cluster_id
 from kcliff.backends.latency import LatencyProxy
-from kcliff.backends.storage import broker_env, find_library
+from kcliff.backends.storage import broker_env, find_library, log_bytes
 from kcliff.errors import ClusterError
 from kcliff.host import procs
+from kcliff.host.netns import Fabric, LinkCap, new_fabric, require_root
 from kcliff.host.leftovers import STATE_FILE
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka.release import BROKER_CLASS, STORAGE_CLASS, KafkaRelease, LogRole
@@ -37,6 +38,13 @@ class Caps:
     client_rtt_ms: float = 0.0  # producer <-> broker round trip added by a latency proxy (latency.py)
     fsync_delay_ms: float = 0.0  # least time of each fsync of the brokers' data (storage.py)
     fsync_delay_given: bool = True  # False: the default; a backend that cannot emulate it says so and goes on
+    link_mbit: float = 0.0  # each broker's NIC, each way: brokers in namespaces of their own (host/netns.py)
+    disk_mb_s: float = 0.0  # each broker's disk write throughput, MB/s (storage.py)
+
+    @property
+    def shim(self) -> bool:
+        """Whether the brokers preload the emulated disk's shim."""
+        return self.fsync_delay_ms > 0 or self.disk_mb_s > 0
 
 
 @dataclass
@@ -45,6 +53,7 @@ class Node:
     broker_port: int
     controller_port: int
     directory: Path
+    host: str = "127.0.0.1"  # its own namespace's address when links are capped
     proc: subprocess.Popen[bytes] | None = None
     pid: int | None = None
     client_port: int | None = None  # the listener behind the latency proxy, when there is one
@@ -63,11 +72,11 @@ class Node:
 
 
 def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str:
-    listeners = [f"PLAINTEXT://127.0.0.1:{node.broker_port}", f"CONTROLLER://127.0.0.1:{node.controller_port}"]
-    advertised = [f"PLAINTEXT://127.0.0.1:{node.broker_port}"]
+    listeners = [f"PLAINTEXT://{node.host}:{node.broker_port}", f"CONTROLLER://{node.host}:{node.controller_port}"]
+    advertised = [f"PLAINTEXT://{node.host}:{node.broker_port}"]
     if node.proxy_port:
         # producers bootstrap on CLIENT and are told the proxy's address; admin and replication stay direct
-        listeners.append(f"CLIENT://127.0.0.1:{node.client_port}")
+        listeners.append(f"CLIENT://{node.host}:{node.client_port}")
         advertised.append(f"CLIENT://127.0.0.1:{node.proxy_port}")
     props = {
         "process.roles": "broker,controller",
@@ -101,11 +110,12 @@ class LocalCluster(Restartable):
     backend: str = "local"
     owned: bool = True  # False for a cluster `kcliff cluster up` left running: it must outlive this process
     proxy: LatencyProxy | None = None
+    fabric: Fabric | None = None  # the brokers' namespaces and capped links, when links are capped
     mark: str = ""  # procs.MARK_VAR of its processes: this run's, or the `cluster up` cluster's own
 
     @property
     def admin_bootstrap(self) -> str:
-        return ",".join(f"127.0.0.1:{n.broker_port}" for n in self.nodes)
+        return ",".join(f"{n.host}:{n.broker_port}" for n in self.nodes)
 
     @property
     def release(self) -> KafkaRelease:
@@ -127,14 +137,17 @@ class LocalCluster(Restartable):
         self.nodes = [Node(i, ports[4 * k], ports[4 * k + 1], self.workdir / f"node-{i}")
                       for k, i in enumerate(NODES)]
         try:
-            if self.caps.fsync_delay_ms > 0:
+            if self.caps.shim:
                 find_library()  # a missing shim fails before anything starts
+            if self.caps.link_mbit > 0:
+                self._make_fabric()
             if self.caps.client_rtt_ms > 0:
                 for k, node in enumerate(self.nodes):
                     node.client_port, node.proxy_port = ports[4 * k + 2], ports[4 * k + 3]
                 self.proxy = LatencyProxy(self.caps.client_rtt_ms, self.workdir / "toxiproxy.log", register=self.owned,
                                           mark=self.mark)
-                self.proxy.start({ports[4 * k + 3]: ports[4 * k + 2] for k in range(len(self.nodes))})
+                self.proxy.start({n.proxy_port: f"{n.host}:{n.client_port}" for n in self.nodes
+                                  if n.proxy_port and n.client_port})
             self._write_configs()
             self._format()
             self._launch()
@@ -145,8 +158,20 @@ class LocalCluster(Restartable):
         self.bringup_s = round(time.monotonic() - began, 2)
         self.save_state()
 
+    def _make_fabric(self) -> None:
+        """Each broker in a namespace of its own behind a link capped at caps.link_mbit each way."""
+        require_root()
+        self.fabric = new_fabric(len(self.nodes))
+        if self.owned:
+            for argv in self.fabric.removal_argvs():
+                procs.on_death(argv)
+        self.fabric.create()
+        for node in self.nodes:
+            node.host = self.fabric.address(node.node_id)
+            self.fabric.cap(node.node_id, LinkCap(self.caps.link_mbit))
+
     def _voters(self) -> str:
-        return ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes)
+        return ",".join(f"{n.node_id}@{n.host}:{n.controller_port}" for n in self.nodes)
 
     def _write_configs(self) -> None:
         for node in self.nodes:
@@ -182,16 +207,18 @@ class LocalCluster(Restartable):
             argv = kafka_dist.java_command(self.libs, BROKER_CLASS, self.caps.broker_heap_mb, LogRole.BROKER,
                                            self.caps.broker_cpus, archived=True)
             argv.append(str(node.directory / "server.properties"))
+            if self.fabric is not None:
+                argv = self.fabric.exec_prefix(node.node_id) + argv
             node.log_mark = node.log.stat().st_size if node.log.exists() else 0
             node.proc = procs.spawn(argv, log=node.log, register=self.owned, mark=self.mark,
                                     env=self._broker_env(node))
             node.pid = node.proc.pid
 
     def _broker_env(self, node: Node) -> dict[str, str]:
-        """What a broker JVM adds to its environment: the fsync shim when storage is emulated."""
-        if self.caps.fsync_delay_ms <= 0:
+        """What a broker JVM adds to its environment: the shim when storage is emulated."""
+        if not self.caps.shim:
             return {}
-        return broker_env(self.caps.fsync_delay_ms, node.directory / "data", find_library())
+        return broker_env(self.caps.fsync_delay_ms, node.directory / "data", find_library(), self.caps.disk_mb_s)
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
         """Ready: every node's process started, all three brokers registered, and a
@@ -245,6 +272,8 @@ class LocalCluster(Restartable):
         self._stop_nodes(grace_s=0.0)
         if self.proxy is not None:
             self.proxy.stop()
+        if self.fabric is not None:
+            self.fabric.delete()
         (self.workdir / STATE_FILE).unlink(missing_ok=True)
         for node in self.nodes:
             _remove_tree(node.directory / "data")
@@ -258,6 +287,14 @@ class LocalCluster(Restartable):
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms
 
+    def usage(self) -> Usage | None:
+        if self.fabric is None and self.caps.disk_mb_s <= 0:
+            return None
+        links = [self.fabric.counters(n.node_id) if self.fabric else (0, 0) for n in self.nodes]
+        return Usage(tuple(rx for rx, _ in links), tuple(tx for _, tx in links),
+                     tuple(log_bytes(n.directory / "data") for n in self.nodes),
+                     self.caps.link_mbit / 8 if self.fabric else None, self.caps.disk_mb_s or None)
+
     def emulated_fsync_ms(self) -> float:
         return self.caps.fsync_delay_ms
 
@@ -269,7 +306,9 @@ class LocalCluster(Restartable):
         state = {"backend": "local", "cluster_id": self.cluster_id, "libs": str(self.libs), "caps": vars(self.caps),
                  "overrides": self.overrides, "bringup_s": self.bringup_s, "mark": self.mark,
                  "proxy": {"api_port": self.proxy.api_port, "pid": self.proxy.pid} if self.proxy else None,
+                 "fabric": vars(self.fabric) if self.fabric else None,
                  "nodes": [{"node_id": n.node_id, "broker_port": n.broker_port, "controller_port": n.controller_port,
+                            "host": n.host,
                             "client_port": n.client_port, "proxy_port": n.proxy_port,
                             "directory": str(n.directory), "pid": n.pid} for n in self.nodes]}
         (self.workdir / STATE_FILE).write_text(json.dumps(state, indent=2))
@@ -282,14 +321,16 @@ class LocalCluster(Restartable):
             return None
         state = json.loads(path.read_text())
         cluster = cls(workdir, Path(state["libs"]), Caps(**state["caps"]), state["overrides"],
-                      [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]), None, n["pid"],
-                            n.get("client_port"), n.get("proxy_port"))
+                      [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]),
+                            n.get("host", "127.0.0.1"), None, n["pid"], n.get("client_port"), n.get("proxy_port"))
                        for n in state["nodes"]], state["cluster_id"], owned=False,
                       mark=state.get("mark") or procs.cluster_mark(workdir))
         if state.get("proxy"):
             cluster.proxy = LatencyProxy(cluster.caps.client_rtt_ms, workdir / "toxiproxy.log", register=False,
                                          mark=cluster.mark, api_port=state["proxy"]["api_port"],
                                          pid=state["proxy"]["pid"])
+        if state.get("fabric"):
+            cluster.fabric = Fabric(**state["fabric"])
         cluster.bringup_s = state.get("bringup_s")
         return cluster
 

@@ -12,7 +12,7 @@ from typing import Iterator, Protocol
 from kcliff.backends import compose_projects
 from kcliff.backends.base import Cluster
 from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
-from kcliff.host import leftovers
+from kcliff.host import leftovers, netns
 from kcliff.kafka import dist as kafka_dist
 
 BACKENDS = ("local", "compose", "external")
@@ -45,7 +45,7 @@ class ClusterConfig:
 def reap_leftovers() -> list[str]:
     """End what dead kcliff processes left running, one sentence each: their marked processes
     (host.leftovers) and their compose projects, which live in dockerd."""
-    return leftovers.reap() + compose_projects.reap()
+    return leftovers.reap() + compose_projects.reap() + netns.reap()
 
 
 @contextlib.contextmanager

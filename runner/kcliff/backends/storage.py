@@ -1,4 +1,5 @@
-"""Storage emulation (--fsync-delay-ms): every fsync of the brokers' data takes at least N ms.
+"""Storage emulation (--fsync-delay-ms): every fsync of the brokers' data takes at least N ms; and
+(--disk-mb-s, or a rig profile) their writes pass no faster than a disk's write throughput.
 
 The flush cliffs (log.flush.interval.messages=1) are made of fsync waits, and a development disk
 syncs in about a millisecond where a production disk may take ten or more, so on a fast disk the
@@ -74,11 +75,26 @@ def find_library() -> Path:
     return path
 
 
-def broker_env(delay_ms: float, data_dir: Path, library: Path) -> dict[str, str]:
+def broker_env(delay_ms: float, data_dir: Path, library: Path, write_mb_s: float = 0.0) -> dict[str, str]:
     """Environment for one broker JVM whose fsyncs under `data_dir` (its log.dirs, minus the
-    metadata log) take at least `delay_ms`. Paths are resolved: the shim compares them with the
-    resolved paths of /proc/self/fd."""
+    metadata log) take at least `delay_ms`, and whose writes there pass at most `write_mb_s` MB/s
+    (10^6 bytes; 0: uncapped). Paths are resolved: the shim compares them with the resolved paths of
+    /proc/self/fd."""
     data = data_dir.resolve()
     preload = " ".join(p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p)
-    return {"LD_PRELOAD": preload, "KCLIFF_FSYNC_DELAY_MS": f"{delay_ms:g}",
-            "KCLIFF_FSYNC_DELAY_DIRS": str(data), "KCLIFF_FSYNC_DELAY_EXCEPT": str(data / METADATA_LOG)}
+    env = {"LD_PRELOAD": preload, "KCLIFF_FSYNC_DELAY_MS": f"{delay_ms:g}",
+           "KCLIFF_FSYNC_DELAY_DIRS": str(data), "KCLIFF_FSYNC_DELAY_EXCEPT": str(data / METADATA_LOG)}
+    return env | ({"KCLIFF_WRITE_BYTES_PER_S": f"{write_mb_s * 1e6:.0f}"} if write_mb_s > 0 else {})
+
+
+def log_bytes(data_dir: Path) -> int:
+    """Bytes the broker's partition logs hold now (the metadata log left out): their growth over a run
+    is what reached this broker's disk."""
+    total = 0
+    for path in data_dir.glob("*/*.log"):
+        if path.parent.name != METADATA_LOG:
+            try:
+                total += path.stat().st_size
+            except OSError:  # a segment deleted under us
+                pass
+    return total

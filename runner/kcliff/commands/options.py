@@ -102,6 +102,22 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                              "slower disk (local and compose backends); a fast disk hides flush cliffs such "
                              f"as flush-1 (default {DEFAULT_FSYNC_DELAY_MS:g}; 0: the disk's own; the external "
                              "backend's brokers always use their own)")
+    parser.add_argument("--link-mbit", type=non_negative_float, default=0.0,
+                        help="each broker's NIC, Mbit/s each way: brokers in network namespaces of their own behind "
+                             "capped links, so bytes bind as on a real network (local backend, root; default 0: "
+                             "loopback, CPU binds)")
+    parser.add_argument("--disk-mb-s", type=non_negative_float, default=0.0,
+                        help="each broker's disk write throughput, MB/s (local backend; default 0: uncapped)")
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
 
 
 def fsync_delay_ms(args: argparse.Namespace, backend: str = "local") -> float:
@@ -114,7 +130,8 @@ def fsync_delay_ms(args: argparse.Namespace, backend: str = "local") -> float:
 
 def caps(args: argparse.Namespace, backend: str = "local") -> Caps:
     return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus,
-                args.client_rtt_ms, fsync_delay_ms(args, backend), args.fsync_delay_ms is not None)
+                args.client_rtt_ms, fsync_delay_ms(args, backend), args.fsync_delay_ms is not None,
+                args.link_mbit, args.disk_mb_s)
 
 
 def shard(text: str) -> tuple[int, int]:
@@ -146,6 +163,8 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
     require(backend != "external" or not args.client_rtt_ms,
             "--client-rtt-ms is for the local and compose backends, not external")
     require(backend != "external" or not args.fsync_delay_ms, FSYNC_DELAY_EXTERNAL)
+    require(backend == "local" or not (args.link_mbit or args.disk_mb_s),
+            f"--link-mbit and --disk-mb-s are for the local backend, not {backend}")
     return ClusterConfig(backend, args.bootstrap_servers, args.workdir, args.kafka_version, args.kafka_home,
                          caps(args, backend))
 

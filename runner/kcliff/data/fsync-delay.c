@@ -13,20 +13,31 @@
  *                              delayed (none: nothing is delayed)
  *   KCLIFF_FSYNC_DELAY_EXCEPT  ':'-separated directories inside those that are left alone (kcliff
  *                              names the KRaft metadata log here)
- * A file descriptor's path comes from /proc/self/fd/N. Nothing is started, nothing is written.
+ *   KCLIFF_WRITE_BYTES_PER_S   the disk's write throughput: bytes written to those files (write,
+ *                              pwrite, writev, pwritev) pass a token bucket at this rate, the
+ *                              writer sleeping out its share after the real call, so a broker's log
+ *                              grows no faster than a disk of that throughput takes it (unset or <= 0:
+ *                              no cap). One bucket per process: per broker, as one broker has one disk.
+ * A file descriptor's path comes from /proc/self/fd/N, read once per descriptor (close() forgets it).
+ * Nothing is started, nothing is written.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define MAX_DIRS 32
 #define NS_PER_S 1000000000L
+
+#define FD_CACHE 65536
+#define BURST_NS 20000000L /* the bucket's depth: 20 ms of the rate may pass at once */
 
 typedef int (*sync_call)(int);
 
@@ -35,6 +46,10 @@ static char *delayed_dirs[MAX_DIRS];
 static int delayed_count;
 static char *spared_dirs[MAX_DIRS];
 static int spared_count;
+static double write_ns_per_byte; /* 0: writes are not capped */
+static signed char fd_kind[FD_CACHE]; /* 0 unknown, 1 under a delayed directory, -1 not */
+static long long bucket_until; /* when the bytes written so far have drained, monotonic ns */
+static pthread_mutex_t bucket_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Split a ':'-separated list of directories into `out` (trailing slashes dropped); the count. */
 static int read_dirs(const char *text, char **out) {
@@ -71,6 +86,9 @@ __attribute__((constructor)) static void configure(void) {
     delay_ns = read_delay(getenv("KCLIFF_FSYNC_DELAY_MS"));
     delayed_count = read_dirs(getenv("KCLIFF_FSYNC_DELAY_DIRS"), delayed_dirs);
     spared_count = read_dirs(getenv("KCLIFF_FSYNC_DELAY_EXCEPT"), spared_dirs);
+    const char *rate = getenv("KCLIFF_WRITE_BYTES_PER_S");
+    double bytes_per_s = rate ? strtod(rate, NULL) : 0;
+    write_ns_per_byte = bytes_per_s > 0 ? 1e9 / bytes_per_s : 0;
 }
 
 /* Whether `path` is `dir` or lies inside it (a whole-component prefix: /a/b is not inside /a/bc). */
@@ -86,10 +104,12 @@ static int inside_any(const char *path, char *const *dirs, int count) {
     return 0;
 }
 
-/* Whether a sync of `fd` is to be delayed: its file lies under a delayed directory, not a spared one. */
-static int is_delayed(int fd) {
-    if (delay_ns <= 0 || delayed_count == 0)
+/* Whether `fd`'s file lies under a delayed directory, not a spared one (cached per descriptor). */
+static int is_emulated(int fd) {
+    if (delayed_count == 0 || fd < 0)
         return 0;
+    if (fd < FD_CACHE && fd_kind[fd] != 0)
+        return fd_kind[fd] > 0;
     char link[64];
     char path[PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
@@ -97,7 +117,14 @@ static int is_delayed(int fd) {
     if (len <= 0)
         return 0;
     path[len] = '\0';
-    return inside_any(path, delayed_dirs, delayed_count) && !inside_any(path, spared_dirs, spared_count);
+    int emulated = inside_any(path, delayed_dirs, delayed_count) && !inside_any(path, spared_dirs, spared_count);
+    if (fd < FD_CACHE)
+        fd_kind[fd] = emulated ? 1 : -1;
+    return emulated;
+}
+
+static int is_delayed(int fd) {
+    return delay_ns > 0 && is_emulated(fd);
 }
 
 /* Sleep until `start` + the delay on the monotonic clock, through any signal that interrupts it. */
@@ -137,4 +164,86 @@ int fsync(int fd) {
 int fdatasync(int fd) {
     static sync_call real;
     return sync_at_least(fd, "fdatasync", &real);
+}
+
+static long long now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * NS_PER_S + now.tv_nsec;
+}
+
+/* Take `bytes` from the bucket; sleep until all but BURST_NS of what is queued has drained. */
+static void pace(ssize_t bytes) {
+    if (bytes <= 0)
+        return;
+    pthread_mutex_lock(&bucket_lock);
+    long long now = now_ns();
+    long long start = bucket_until > now ? bucket_until : now;
+    bucket_until = start + (long long)(bytes * write_ns_per_byte);
+    long long wake = bucket_until - BURST_NS;
+    pthread_mutex_unlock(&bucket_lock);
+    if (wake <= now)
+        return;
+    struct timespec until = {(time_t)(wake / NS_PER_S), (long)(wake % NS_PER_S)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+    }
+}
+
+static void *real_call(void **slot, const char *name) {
+    if (*slot == NULL)
+        *slot = dlsym(RTLD_NEXT, name);
+    return *slot;
+}
+
+/* After a real write of `result` bytes to `fd`: its share of the disk's time, errno kept. */
+static ssize_t paced(int fd, ssize_t result) {
+    if (write_ns_per_byte > 0 && result > 0 && is_emulated(fd)) {
+        int saved = errno;
+        pace(result);
+        errno = saved;
+    }
+    return result;
+}
+
+ssize_t write(int fd, const void *buf, size_t count) {
+    static void *real;
+    ssize_t (*call)(int, const void *, size_t) = (ssize_t(*)(int, const void *, size_t))real_call(&real, "write");
+    return paced(fd, call(fd, buf, count));
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
+    static void *real;
+    ssize_t (*call)(int, const void *, size_t, off_t) =
+        (ssize_t(*)(int, const void *, size_t, off_t))real_call(&real, "pwrite");
+    return paced(fd, call(fd, buf, count, offset));
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t count, off64_t offset) {
+    static void *real;
+    ssize_t (*call)(int, const void *, size_t, off64_t) =
+        (ssize_t(*)(int, const void *, size_t, off64_t))real_call(&real, "pwrite64");
+    return paced(fd, call(fd, buf, count, offset));
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt) {
+    static void *real;
+    ssize_t (*call)(int, const struct iovec *, int) =
+        (ssize_t(*)(int, const struct iovec *, int))real_call(&real, "writev");
+    return paced(fd, call(fd, iov, iovcnt));
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
+    static void *real;
+    ssize_t (*call)(int, const struct iovec *, int, off_t) =
+        (ssize_t(*)(int, const struct iovec *, int, off_t))real_call(&real, "pwritev");
+    return paced(fd, call(fd, iov, iovcnt, offset));
+}
+
+/* A closed descriptor's number is reused for another file: forget what it was. */
+int close(int fd) {
+    static void *real;
+    int (*call)(int) = (int (*)(int))real_call(&real, "close");
+    if (fd >= 0 && fd < FD_CACHE)
+        fd_kind[fd] = 0;
+    return call(fd);
 }

@@ -14,6 +14,7 @@ from kcliff.host import procs
 from kcliff.kafka import loadgen
 from kcliff.kafka import release as kafka_release
 from kcliff.measure.at_rate import write_properties
+from kcliff.measure.bottleneck import Sampler
 from kcliff.measure.perf_output import PerfLine, compression_ratio, parse_line, summary
 from kcliff.results.model import Run, StopKind
 from kcliff.scenario import settings
@@ -127,6 +128,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     kind: StopKind | None = None
     last_progress = began
     with contextlib.ExitStack() as stack:
+        sampler = stack.enter_context(Sampler(cluster))
         logs = [log_path if producers == 1 else log_path.with_name(f"{log_path.stem}-p{i + 1}{log_path.suffix}")
                 for i in range(producers)]
         tools = [stack.enter_context(procs.FollowedTool(
@@ -170,7 +172,9 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     elapsed = round(time.monotonic() - began, 3)
     runs = [_tool_run(tool.seen, lines, elapsed, tool.proc.returncode, kind, reason, record_size)
             for tool, lines in zip(tools, interim)]
-    return runs[0] if producers == 1 else combined(runs, elapsed)
+    run = runs[0] if producers == 1 else combined(runs, elapsed)
+    run.bound = sampler.bound()
+    return run
 
 
 def _tool_run(seen: list[str], interim: list[PerfLine], elapsed: float, code: int | None, kind: StopKind | None,

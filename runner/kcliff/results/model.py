@@ -17,6 +17,7 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kcliff.errors import InputError
+from kcliff.results.bottleneck import Bound
 from kcliff.results.documents import RESULTS
 from kcliff.results.field_types import MetricName, ReadWorkload
 from kcliff.results.metrics import METRICS, READ_SIDE, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
@@ -51,6 +52,7 @@ class ToolRun(_Model, Figures):
     stop_kind: StopKind | None = None
     exit_code: int | None = None
     position: int | None = None  # where in its interleaved round it ran, 0 first
+    bound: Bound | None = None  # which resource bound it and what it used of each (results/bottleneck.py)
 
 
 class Run(ToolRun):

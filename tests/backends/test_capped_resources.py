@@ -1,0 +1,105 @@
+"""The capped links and the capped disk without Kafka: a broker's namespace and link made, shaped
+and removed for real (root, iproute2), the shim's write cap holding a writer to its rate under the
+data directory only, and the rule that says which resource bound a run."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from kcliff.backends import storage
+from kcliff.backends.base import Usage
+from kcliff.host import netns
+from kcliff.measure.bottleneck import Sampler, _Sample
+from kcliff.results.bottleneck import Resource, binding
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+
+WRITER = textwrap.dedent("""
+    import os, sys, time
+    began = time.monotonic()
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o600)
+    for _ in range(int(sys.argv[2])):
+        os.write(fd, b"x" * 65536)
+    os.close(fd)
+    print(time.monotonic() - began)
+""")
+SERVER = textwrap.dedent("""
+    import socket, sys
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((sys.argv[1], 5001)); s.listen(1)
+    c, _ = s.accept()
+    while c.recv(1 << 16): pass
+""")
+CLIENT = textwrap.dedent("""
+    import socket, sys, time
+    c = socket.create_connection((sys.argv[1], 5001), timeout=10); buf = b"x" * 65536; began = time.monotonic(); sent = 0
+    while time.monotonic() - began < float(sys.argv[2]): c.sendall(buf); sent += len(buf)
+    c.close(); print(sent / (time.monotonic() - began) / 1e6)
+""")
+
+
+def written_in(library, data, path, chunks: int, mb_s: float) -> float:
+    env = {**os.environ, **storage.broker_env(0, data, library, mb_s)}
+    done = subprocess.run([sys.executable, "-c", WRITER, str(path), str(chunks)], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return float(done.stdout)
+
+
+def test_the_disk_cap_holds_writes_under_the_data_dir_to_its_rate_and_spares_the_rest(tmp_path):
+    library = storage.find_library()
+    data = tmp_path / "data"
+    (data / storage.METADATA_LOG).mkdir(parents=True)
+    capped = written_in(library, data, data / "0.log", 80, 2.0)  # 5.2 MB at 2 MB/s: 2.6 s less the 20 ms bucket
+    spared = written_in(library, data, data / storage.METADATA_LOG / "0.log", 80, 2.0)
+    elsewhere = written_in(library, data, tmp_path / "x.log", 80, 2.0)
+    assert 2.4 < capped < 4.5, capped
+    assert spared < 1.0 and elsewhere < 1.0, (spared, elsewhere)
+
+
+@needs_root
+def test_a_fabric_caps_a_brokers_link_each_way_and_is_removed_whole():
+    fabric = netns.new_fabric(2)
+    try:
+        fabric.create()
+        fabric.cap(1, netns.LinkCap(40))  # 5 MB/s
+        server = subprocess.Popen(fabric.exec_prefix(1) + [sys.executable, "-c", SERVER, fabric.address(1)])
+        time.sleep(0.5)
+        before = fabric.counters(1)
+        # from the other broker (replication) and from this host (a client) alike
+        done = subprocess.run(fabric.exec_prefix(2) + [sys.executable, "-c", CLIENT, fabric.address(1), "3"],
+                              capture_output=True, text=True, timeout=30)
+        server.wait(timeout=10)
+        received = fabric.counters(1)[0] - before[0]
+        assert done.returncode == 0, done.stderr
+        assert 4.0 < float(done.stdout) < 5.6, done.stdout  # within 10% of the cap (or just above, the bucket)
+        assert received > 12e6
+    finally:
+        fabric.delete()
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert fabric.tag not in listed
+    assert fabric.host_link not in subprocess.run(["ip", "link"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("link, disk, cpu, bound", [
+    (4.6, None, 1.0, Resource.LINK),   # measured: a 40 Mbit/s link at 4.58-4.61 MB/s
+    (3.0, 3.01, 0.97, Resource.DISK),  # measured: a 3 MB/s disk at 3.00-3.01 MB/s
+    (2.0, 1.0, 0.95, Resource.CPU),
+    (2.0, 1.0, 0.40, Resource.WAIT),   # nothing busy: fsyncs or round trips held it
+])
+def test_the_binding_resource_is_a_cap_reached_first_then_a_busy_cpu(link, disk, cpu, bound):
+    assert binding(link, 5.0, disk, 3.0, cpu) is bound
+
+
+def test_the_sampler_reads_the_busiest_brokers_steady_rate():
+    sampler = Sampler(None)  # type: ignore[arg-type]  # samples set by hand: no cluster asked
+    t = time.monotonic()
+    for k in range(8):
+        usage = Usage((int(4.8e6 * k), 0, 0), (0, 0, 0), (int(2e6 * k),) * 3, 5.0, 10.0)
+        sampler.samples.append(_Sample(t + k, usage, 90 * k, 100 * k))
+    bound = sampler.bound()
+    assert bound is not None and bound.resource is Resource.LINK
+    assert bound.link_mb_s == pytest.approx(4.8) and bound.disk_mb_s == pytest.approx(2.0)
+    assert bound.cpu_busy == pytest.approx(0.9)
