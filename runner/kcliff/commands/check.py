@@ -40,7 +40,6 @@ from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.lint.github import add_repo_root_option, annotation, github_path
-from kcliff.lint.severity import Severity
 from kcliff.measure import environment, rate_side
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options, prime_seconds
@@ -48,8 +47,9 @@ from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
+from kcliff.report import check_findings
 from kcliff.report import markdown as report_md
-from kcliff.results.metrics import METRICS, THROUGHPUT, Metric, Workload
+from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     changes += configrepo.setting_changes(configrepo.measured_entries(base_repo),
                                           configrepo.measured_entries(head_repo), args.base, args.head, head_repo.files)
     changes += configrepo.production_changes(base_sc, head_sc)
-    for line in measured_findings(outcome, changes, args.format, args.repo_root):
+    for line in check_findings.measured_findings(outcome, changes, args.format, args.repo_root):
         print(line)
     return _publish(outcome, args, doc)
 
@@ -271,46 +271,6 @@ def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], workloa
 def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:
     """What the check judges: the metrics its sides measure that the kinds of setting they differ in can move."""
     return Family.of(configrepo.changed_kinds(base, head, upgrade), head.workloads)
-
-
-def failing(sv: verdict.ScenarioVerdict) -> list[tuple[Metric, float | None]]:
-    """The metrics that failed a scenario and their measured ratios: its regressions, throughput when
-    the head fell to the canaries' cliff tier, and the judged latencies at rate when it could not hold the rate."""
-    out = [(METRICS[d.metric], d.ratio) for d in sv.decisions if d.outcome is verdict.Outcome.REGRESSION]
-    if sv.head_in_tier and not sv.base_in_tier and all(m is not THROUGHPUT for m, _ in out):
-        out.append((THROUGHPUT, next((d.ratio for d in sv.decisions if d.metric == THROUGHPUT.name), None)))
-    if sv.rate_cliff:
-        out += [(METRICS[d.metric], d.ratio) for d in sv.decisions if METRICS[d.metric].workload is Workload.RATE
-                and d.outcome not in (verdict.Outcome.REGRESSION, verdict.Outcome.NOT_JUDGED)]
-    return out
-
-
-def measured_effect(sv: verdict.ScenarioVerdict, blamed: list[tuple[Metric, float | None]]) -> str:
-    """e.g. 'measured with this change: throughput 0.41x, p99 2.43x (18 rounds)': the failing metrics named."""
-    ratios = ", ".join(f"{m.name} {r:.2f}x" if r is not None else m.name for m, r in blamed)
-    rounds = max((d.n_pairs or 0 for d in sv.decisions), default=0)
-    tier = "; head fell to the canaries' cliff tier" if sv.head_in_tier and not sv.base_in_tier else ""
-    tier += "; head could not hold the fixed rate" if sv.rate_cliff else ""
-    return f"measured with this change: {ratios or 'no ratio'} ({rounds} rounds){tier}"
-
-
-def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.SettingChange], fmt: str,
-                      head_root: Path | None = None) -> list[str]:
-    """One finding per changed setting line that can move a failing metric when the head measured a
-    regression or a cliff, naming those metrics and their ratios (a consumer setting is not blamed
-    for the producer's throughput, nor a producer setting for a consumer-only metric). With no such
-    line, one finding for the run."""
-    head = next((sv for sv in outcome.scenarios if sv.id == "head" and sv.verdict.fails), None)
-    if head is None:
-        return []
-    failed = failing(head)
-    blamed = [(c, [(m, r) for m, r in failed if m.moved({c.kind})]) for c in changes]
-    lines = [(c, measured_effect(head, those)) for c, those in blamed if those]
-    if fmt != "github":
-        return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c, effect in lines]
-    title = f"kcliff: measured {head.verdict}"
-    return ([annotation(Severity.ERROR, github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
-             for c, effect in lines] or [annotation(Severity.ERROR, "", None, title, measured_effect(head, failed))])
 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,

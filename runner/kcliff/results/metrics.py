@@ -120,3 +120,27 @@ SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "
 READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
                      "e2e_p999_ms", "rate_achieved_per_s", "rate_p50_ms", "rate_p99_ms", "rate_p999_ms",
                      "rate_e2e_p50_ms", "rate_e2e_p99_ms", "rate_e2e_p999_ms")
+
+
+# Settings whose effect is a trade between CPU and bytes: fewer bytes for more CPU (compression), fuller
+# batches for waiting (batch.size, linger.ms), buffers and fetch sizes, thread pools. A rig that binds on CPU
+# reads each of them the other way round from a cluster that binds on its network or disks, so a check of
+# one is measured where the repo's cluster binds (its rig profile), or on both kinds of rig (judge/tradeoff.py).
+TRADES_CPU_FOR_BYTES: dict[ChangeKind, frozenset[str]] = {
+    ChangeKind.PRODUCER: frozenset({"compression.type", "compression.gzip.level", "compression.lz4.level",
+                                    "compression.zstd.level", "batch.size", "linger.ms", "send.buffer.bytes",
+                                    "buffer.memory"}),
+    ChangeKind.TOPIC: frozenset({"compression.type", "compression.gzip.level", "compression.lz4.level",
+                                 "compression.zstd.level"}),
+    ChangeKind.BROKER: frozenset({"compression.type", "num.network.threads", "num.io.threads", "num.replica.fetchers",
+                                  "replica.fetch.max.bytes", "replica.fetch.min.bytes", "replica.fetch.wait.max.ms",
+                                  "socket.send.buffer.bytes", "socket.receive.buffer.bytes",
+                                  "replica.socket.receive.buffer.bytes"}),
+    ChangeKind.CONSUMER: frozenset({"fetch.min.bytes", "fetch.max.bytes", "max.partition.fetch.bytes",
+                                    "receive.buffer.bytes"}),
+}
+
+
+def trades_cpu_for_bytes(kind: ChangeKind, name: str) -> bool:
+    """Whether a setting of this kind and name trades CPU against bytes."""
+    return name in TRADES_CPU_FOR_BYTES[kind]

@@ -1,0 +1,58 @@
+"""One check measured on two rigs, one binding on CPU and one on bytes: where their verdicts disagree
+about a setting that trades CPU against bytes, the check does not fail on the rig's bottleneck; it
+says which way each kind of cluster reads the change and asks for the repo's profile instead.
+A cliff fails wherever it shows: a cliff is no trade."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kcliff.judge.verdict import Outcome, Verdict, worst
+
+ASK = "declare your cluster's shape in kcliff.yaml (profile:) to be judged where it binds"
+
+
+@dataclass(frozen=True)
+class RigVerdict:
+    rig: str  # the profile's name, or scenario.profile.CPU_BOUND
+    binds: str  # what binds on it: "cpu", "network", "disk"
+    verdict: Verdict
+
+
+def direction(verdict: Verdict) -> Outcome:
+    """The head's reading on one rig: regression, improvement (a metric improved, none failed) or pass."""
+    head = next((sv for sv in verdict.scenarios if sv.id == "head"), None)
+    if verdict.verdict is not Outcome.PASS or head is None:
+        return verdict.verdict
+    improved = any(d.outcome is Outcome.IMPROVEMENT for d in head.decisions)
+    return Outcome.IMPROVEMENT if improved else Outcome.PASS
+
+
+def disagreement(rigs: list[RigVerdict]) -> str | None:
+    """The sentence for rigs that read a change in opposite directions (one regression, one improvement
+    or pass), or None when they agree or one shows a cliff."""
+    readings = {r.binds: direction(r.verdict) for r in rigs}
+    if Outcome.CLIFF in readings.values() or len(set(readings.values())) < 2:
+        return None
+    if Outcome.REGRESSION not in readings.values() or Outcome.INCONCLUSIVE in readings.values():
+        return None
+    said = ", ".join(f"{o.value} where {'CPU' if b == 'cpu' else f'the {b}'} binds" for b, o in readings.items())
+    return f"{said}: {ASK}"
+
+
+def combine(rigs: list[RigVerdict]) -> Verdict:
+    """The check's verdict over its rigs: one rig's own; rigs that disagree on a trade pass with the
+    disagreement said; otherwise the worst (a cliff or a regression on every rig fails)."""
+    if len(rigs) == 1:
+        return rigs[0].verdict
+    first = rigs[0].verdict
+    notes = tuple(f"[{r.rig}] {n}" for r in rigs for n in r.verdict.notes)
+    scenarios = tuple(replace(sv, id=f"{sv.id}@{r.rig}") if sv.id != "head" or r is not rigs[0] else sv
+                      for r in rigs for sv in r.verdict.scenarios)
+    said = disagreement(rigs)
+    reasons = tuple(f"[{r.rig}] {reason}" for r in rigs for reason in r.verdict.reasons)
+    if said is not None:
+        return replace(first, verdict=Outcome.PASS, reasons=(f"trade-off: {said}", *reasons), notes=notes,
+                       scenarios=scenarios)
+    outcome = worst([r.verdict.verdict for r in rigs])
+    return replace(first, verdict=outcome, reasons=reasons, notes=notes, scenarios=scenarios)

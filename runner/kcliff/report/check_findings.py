@@ -1,0 +1,63 @@
+"""What a check's measured verdict says on the lines of the pull request: the failing metrics blamed
+on the changed settings that can move them, and a trade-off read both ways on the settings that trade
+CPU against bytes (judge/tradeoff.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kcliff import configrepo
+from kcliff.judge import verdict
+from kcliff.lint.github import annotation, github_path
+from kcliff.lint.severity import Severity
+from kcliff.results.metrics import METRICS, THROUGHPUT, Metric, Workload, trades_cpu_for_bytes
+
+
+def failing(sv: verdict.ScenarioVerdict) -> list[tuple[Metric, float | None]]:
+    """The metrics that failed a scenario and their measured ratios: its regressions, throughput when
+    the head fell to the canaries' cliff tier, and the judged latencies at rate when it could not hold the rate."""
+    out = [(METRICS[d.metric], d.ratio) for d in sv.decisions if d.outcome is verdict.Outcome.REGRESSION]
+    if sv.head_in_tier and not sv.base_in_tier and all(m is not THROUGHPUT for m, _ in out):
+        out.append((THROUGHPUT, next((d.ratio for d in sv.decisions if d.metric == THROUGHPUT.name), None)))
+    if sv.rate_cliff:
+        out += [(METRICS[d.metric], d.ratio) for d in sv.decisions if METRICS[d.metric].workload is Workload.RATE
+                and d.outcome not in (verdict.Outcome.REGRESSION, verdict.Outcome.NOT_JUDGED)]
+    return out
+
+
+def measured_effect(sv: verdict.ScenarioVerdict, blamed: list[tuple[Metric, float | None]]) -> str:
+    """e.g. 'measured with this change: throughput 0.41x, p99 2.43x (18 rounds)': the failing metrics named."""
+    ratios = ", ".join(f"{m.name} {r:.2f}x" if r is not None else m.name for m, r in blamed)
+    rounds = max((d.n_pairs or 0 for d in sv.decisions), default=0)
+    tier = "; head fell to the canaries' cliff tier" if sv.head_in_tier and not sv.base_in_tier else ""
+    tier += "; head could not hold the fixed rate" if sv.rate_cliff else ""
+    return f"measured with this change: {ratios or 'no ratio'} ({rounds} rounds){tier}"
+
+
+def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.SettingChange], fmt: str,
+                      head_root: Path | None = None) -> list[str]:
+    """One finding per changed setting line that can move a failing metric when the head measured a
+    regression or a cliff, naming those metrics and their ratios (a consumer setting is not blamed
+    for the producer's throughput, nor a producer setting for a consumer-only metric). With no such
+    line, one finding for the run."""
+    head = next((sv for sv in outcome.scenarios if sv.id == "head" and sv.verdict.fails), None)
+    if head is None:
+        return []
+    failed = failing(head)
+    blamed = [(c, [(m, r) for m, r in failed if m.moved({c.kind})]) for c in changes]
+    lines = [(c, measured_effect(head, those)) for c, those in blamed if those]
+    if fmt != "github":
+        return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c, effect in lines]
+    title = f"kcliff: measured {head.verdict}"
+    return ([annotation(Severity.ERROR, github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
+             for c, effect in lines] or [annotation(Severity.ERROR, "", None, title, measured_effect(head, failed))])
+
+
+def tradeoff_findings(said: str, changes: list[configrepo.SettingChange], fmt: str,
+                      head_root: Path | None = None) -> list[str]:
+    """A warning on each changed setting that trades CPU against bytes, saying how each rig read it."""
+    traded = [c for c in changes if trades_cpu_for_bytes(c.kind, c.name)]
+    if fmt != "github":
+        return [f"{c.path}:{c.line or 1}: trade-off: {c.describe()}: {said}" for c in traded]
+    return [annotation(Severity.WARNING, github_path(c.path, head_root), c.line, "kcliff: a trade between CPU and bytes",
+                       f"{c.describe()}: {said}") for c in traded]
