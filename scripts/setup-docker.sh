@@ -67,6 +67,8 @@ fi
 missing=()
 command -v dockerd >/dev/null || docker info >/dev/null 2>&1 || missing+=(docker.io)
 [ "${KCLIFF_SKIP_STANDIN:-0}" = 1 ] || command -v debootstrap >/dev/null || missing+=(debootstrap)
+# musl-gcc builds the emulated disk's shim for apache/kafka's Alpine brokers (runner/kcliff/backends/storage.py)
+command -v musl-gcc >/dev/null || missing+=(musl-tools)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing ${missing[*]} from Debian ..."
   $sudo apt-get update -qq

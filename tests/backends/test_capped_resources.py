@@ -3,6 +3,7 @@ and removed for real (root, iproute2), the shim's write cap holding a writer to 
 data directory only, and the rule that says which resource bound a run."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -103,3 +104,44 @@ def test_the_sampler_reads_the_busiest_brokers_steady_rate():
     assert bound is not None and bound.resource is Resource.LINK
     assert bound.link_mb_s == pytest.approx(4.8) and bound.disk_mb_s == pytest.approx(2.0)
     assert bound.cpu_busy == pytest.approx(0.9)
+
+
+MUSL_PROGRAM = textwrap.dedent("""
+    #include <fcntl.h>
+    #include <stdio.h>
+    #include <time.h>
+    #include <unistd.h>
+    static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+    int main(int argc, char **argv) {
+        static char chunk[65536];
+        int fd = open(argv[1], O_WRONLY | O_CREAT, 0600);
+        double began = now();
+        fsync(fd);
+        double synced = now();
+        for (int i = 0; i < 40; i++) write(fd, chunk, sizeof chunk);
+        printf("%f %f\\n", synced - began, now() - synced);
+        return close(fd);
+    }
+""")
+
+
+def test_the_musl_build_delays_and_paces_under_musls_own_loader(tmp_path):
+    """What apache/kafka's Alpine brokers load (no image can be pulled here): a program linked against musl,
+    started by /lib/ld-musl-*.so.1, preloading the musl build. Under make test musl-gcc is there
+    (scripts/setup-docker.sh installs musl-tools); elsewhere the test is skipped."""
+    if shutil.which("musl-gcc") is None:
+        if os.environ.get("KCLIFF_REQUIRE_DOCKER") == "1":
+            pytest.fail("musl-gcc is missing: scripts/setup-docker.sh installs musl-tools")
+        pytest.skip("musl-gcc not installed (musl-tools)")
+    library = storage.find_library(storage.Libc.MUSL)
+    source, program = tmp_path / "timed.c", tmp_path / "timed"
+    source.write_text(MUSL_PROGRAM)
+    subprocess.run(["musl-gcc", "-O2", "-o", str(program), str(source)], check=True, timeout=60)
+    interpreter = program.read_bytes()[:4096]
+    assert b"ld-musl" in interpreter  # its PT_INTERP names musl's loader, not glibc's
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {**os.environ, **storage.broker_env(50, data, library, 1.0)}
+    out = subprocess.run([str(program), str(data / "0.log")], capture_output=True, text=True, env=env, timeout=60)
+    synced, wrote = map(float, out.stdout.split())
+    assert synced >= 0.050 and 2.3 < wrote < 4.5, out.stdout  # 2.6 MB at 1 MB/s, less the bucket's 20 ms

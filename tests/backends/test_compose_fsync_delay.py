@@ -64,20 +64,38 @@ def test_the_shim_is_mounted_into_the_brokers_only(compose_base, tmp_path):
 
 
 @pytest.mark.docker
-def test_an_image_that_cannot_preload_refuses_the_delay_or_drops_the_default(docker_engine):
-    """A busybox-like image with no kcliff label: any local image without it will do; the stand-in
-    base is one (scripts/setup-docker.sh builds it before the stand-in)."""
+def test_an_image_without_the_preload_hook_gets_the_musl_build_or_refuses_the_delay(docker_engine, tmp_path,
+                                                                                    monkeypatch):
+    """apache/kafka's entry point has no preload hook and its loader is Alpine's musl: any local image without
+    kcliff's label stands in for it here (the stand-in base: scripts/setup-docker.sh builds it first), since
+    no image can be pulled. It gets the musl build preloaded into every process of its containers; with no
+    musl-gcc to build it an explicit --fsync-delay-ms is refused and kcliff's default dropped."""
     base = "kcliff/standin-base:bookworm-jre17"
     if not docker_cli.image_present(base):
         pytest.skip(f"{base} is not built (scripts/setup-docker.sh)")
     asked = compose_file.ComposeCaps(fsync_delay_ms=20.0, fsync_delay_given=True)
-    with pytest.raises(InputError, match="--fsync-delay-ms on the compose backend needs an image"):
+    assert compose.emulation_caps(asked, base).shim_libc == storage.Libc.MUSL
+    monkeypatch.setenv("KCLIFF_CACHE", str(tmp_path))  # nothing built yet, and no musl-gcc to build it
+    real_which = storage.shutil.which
+    monkeypatch.setattr(storage.shutil, "which", lambda name: None if name == "musl-gcc" else real_which(name))
+    with pytest.raises(InputError, match="musl-tools"):
         compose.emulation_caps(asked, base)
     default = dataclasses.replace(asked, fsync_delay_given=False)
     assert compose.emulation_caps(default, base).fsync_delay_ms == 0.0
     standin = f"{docker_cli.STANDIN_IMAGE}:4.2.0"
     if docker_cli.image_present(standin):
         assert compose.emulation_caps(asked, standin) == asked
+
+
+def test_the_musl_build_is_preloaded_into_every_process_of_an_image_without_the_hook(compose_base, tmp_path):
+    shim = tmp_path / storage.LIBRARY
+    shim.write_bytes(b"")
+    emulated = _config(compose_base, {"KCLIFF_FSYNC_DELAY_LIB": str(shim), "KCLIFF_FSYNC_DELAY_MS": "20",
+                                      "KCLIFF_LD_PRELOAD": compose_file.SHIM_IN_CONTAINER})
+    for name in compose_file.BROKERS:
+        env = emulated["services"][name]["environment"]
+        assert env["LD_PRELOAD"] == compose_file.SHIM_IN_CONTAINER and env["KCLIFF_BROKER_PRELOAD"] == ""
+    assert _config(compose_base, {})["services"]["kafka-1"]["environment"]["LD_PRELOAD"] == ""
 
 
 # flush-1 on compose with the default 20 ms per fsync, 15,000 records, one run each after 10 s of

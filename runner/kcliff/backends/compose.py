@@ -145,8 +145,13 @@ class ComposeCluster(Restartable):
     def _fsync_shim_variables(self) -> dict[str, str]:
         if self.caps.fsync_delay_ms <= 0:
             return {}
-        return {"KCLIFF_FSYNC_DELAY_LIB": str(storage.find_library()), "KCLIFF_FSYNC_DELAY_MS": f"{self.caps.fsync_delay_ms:g}",
-                "KCLIFF_BROKER_PRELOAD": SHIM_IN_CONTAINER}
+        libc = storage.Libc(self.caps.shim_libc)
+        # the stand-in's entry point preloads the shim into the broker JVM alone; apache/kafka's has no such
+        # hook, so every process of its containers preloads the musl build (it acts on the data dir's files only)
+        preload = {"KCLIFF_BROKER_PRELOAD": SHIM_IN_CONTAINER} if libc is storage.Libc.GLIBC else {
+            "KCLIFF_LD_PRELOAD": SHIM_IN_CONTAINER}
+        return {"KCLIFF_FSYNC_DELAY_LIB": str(storage.find_library(libc)),
+                "KCLIFF_FSYNC_DELAY_MS": f"{self.caps.fsync_delay_ms:g}", **preload}
 
     def _check_fsync_shim(self, launched: tuple[str, ...]) -> None:
         """Every broker JVM just started has the shim mapped: a library the container's loader cannot
@@ -159,7 +164,8 @@ class ComposeCluster(Restartable):
             if done.stdout.strip() in ("", "0"):
                 logs = self.compose("logs", "--no-color", name, timeout=60, check=False).stdout
                 said = [line for line in logs.splitlines() if "ld.so" in line or "LD_PRELOAD" in line]
-                raise ClusterError(f"{name}'s broker JVM did not load the fsync shim ({storage.library_path()}), so "
+                raise ClusterError(f"{name}'s broker JVM did not load the fsync shim "
+                                   f"({storage.library_path(storage.Libc(self.caps.shim_libc))}), so "
                                    f"its disk would not be emulated: {' '.join(said[-2:]) or 'no loader message'}; "
                                    f"the shim is built with this host's C library, which {self.image} must share "
                                    "(kcliff's stand-in is Debian bookworm's); --fsync-delay-ms 0 measures on the "
@@ -369,19 +375,20 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
 
 
 def emulation_caps(caps: ComposeCaps, image: str) -> ComposeCaps:
-    """`caps` with the disk emulated where `image` can preload the shim into its broker JVM (its
-    entry point honours KCLIFF_BROKER_PRELOAD: kcliff's stand-in). apache/kafka's cannot, and is
-    Alpine's musl besides: an explicit --fsync-delay-ms is refused there (exit 2), kcliff's default
-    is dropped (the check then says which canaries it cannot vouch for)."""
+    """`caps` with the disk emulated on `image`: an image whose entry point preloads the shim into its broker
+    JVM (KCLIFF_BROKER_PRELOAD: kcliff's stand-in, glibc) gets this host's build; any other (apache/kafka:
+    Alpine) the musl build, preloaded into every process of its containers. Without musl-gcc an explicit
+    --fsync-delay-ms is refused there (exit 2) and kcliff's default is dropped (the check then says which
+    canaries it cannot vouch for)."""
     if caps.fsync_delay_ms <= 0:
         return caps
     labels = docker("image", "inspect", "-f", "{{json .Config.Labels}}", image, check=False).stdout.strip()
-    if PRELOAD_LABEL in (json.loads(labels or "null") or {}):
-        storage.find_library()  # a missing compiler fails before anything starts
-        return caps
-    if caps.fsync_delay_given:
-        raise InputError(f"--fsync-delay-ms on the compose backend needs an image whose entry point preloads "
-                         f"kcliff's fsync shim into the broker JVM ({PRELOAD_LABEL} label: kcliff's stand-in, "
-                         f"scripts/setup-docker.sh); {image} has none (apache/kafka's loader is Alpine's musl "
-                         "besides); give --fsync-delay-ms 0 to measure on the containers' own disk")
-    return dataclasses.replace(caps, fsync_delay_ms=0.0)
+    libc = storage.Libc.GLIBC if PRELOAD_LABEL in (json.loads(labels or "null") or {}) else storage.Libc.MUSL
+    try:
+        storage.find_library(libc)  # a missing compiler fails before anything starts
+    except ClusterError as exc:
+        if libc is storage.Libc.GLIBC or caps.fsync_delay_given:
+            raise InputError(f"--fsync-delay-ms on the compose backend with {image}: {exc}; or give "
+                             "--fsync-delay-ms 0 to measure on the containers' own disk") from None
+        return dataclasses.replace(caps, fsync_delay_ms=0.0)
+    return dataclasses.replace(caps, shim_libc=libc.value)

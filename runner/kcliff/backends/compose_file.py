@@ -26,7 +26,7 @@ COMPOSE_VARIABLES = (
     "KCLIFF_HOST_PORT_1", "KCLIFF_HOST_PORT_2", "KCLIFF_HOST_PORT_3", "KCLIFF_BROKER_ENV_FILE",
     "KCLIFF_CLIENT_ADDRESS_1", "KCLIFF_CLIENT_ADDRESS_2", "KCLIFF_CLIENT_ADDRESS_3",
     "KCLIFF_TOXIPROXY_BIN", "KCLIFF_TOXIPROXY_CONFIG", "KCLIFF_TOXIPROXY_API_PORT",
-    "KCLIFF_FSYNC_DELAY_LIB", "KCLIFF_FSYNC_DELAY_MS", "KCLIFF_BROKER_PRELOAD",
+    "KCLIFF_FSYNC_DELAY_LIB", "KCLIFF_FSYNC_DELAY_MS", "KCLIFF_BROKER_PRELOAD", "KCLIFF_LD_PRELOAD",
 )
 SHIM_IN_CONTAINER = "/opt/kcliff/libkcliff-fsync-delay.so"  # where the compose file mounts the fsync shim
 PRELOAD_LABEL = "kcliff.broker-preload"  # an image whose entry point honours KCLIFF_BROKER_PRELOAD
@@ -49,6 +49,7 @@ class ComposeCaps:
     client_rtt_ms: float = 0.0  # producer <-> broker round trip added by the toxiproxy service
     fsync_delay_ms: float = 0.0  # least time of each fsync of the brokers' data (backends/storage.py)
     fsync_delay_given: bool = True  # False: kcliff's default, which an image that cannot preload skips
+    shim_libc: str = "glibc"  # the C library the brokers' image loads the shim with (storage.Libc)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ComposeCaps:

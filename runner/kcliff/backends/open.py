@@ -78,6 +78,9 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
             progress.note(f"the cluster left running by `kcliff cluster up` runs the jars in {running.libs}, not "
                           f"Kafka {config.kafka_version}'s: starting one of that release")
             running = None
+        if running is not None and (running.caps.link_mbit, running.caps.disk_mb_s) != (config.caps.link_mbit,
+                                                                                      config.caps.disk_mb_s):
+            running = None  # capped links and disks are set at start: a rig profile needs a cluster of its own
         if running is not None and not running.dead_nodes():
             progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
             if running.emulated_fsync_ms() != config.caps.fsync_delay_ms:

@@ -22,6 +22,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+from enum import StrEnum
 from pathlib import Path
 
 from kcliff.errors import ClusterError
@@ -43,26 +44,43 @@ def cache_dir() -> Path:
     return Path(os.environ.get("KCLIFF_CACHE") or Path.home() / ".cache" / "kcliff")
 
 
-def library_path() -> Path:
+class Libc(StrEnum):
+    """The C library a shim is built for: this host's (glibc: the local backend, kcliff's stand-in image)
+    or musl (apache/kafka's Alpine image, whose loader cannot load a glibc build)."""
+
+    GLIBC = "glibc"
+    MUSL = "musl"
+
+    @property
+    def compiler(self) -> str:
+        return (os.environ.get("CC") or "gcc") if self is Libc.GLIBC else "musl-gcc"
+
+    @property
+    def install(self) -> str:
+        return "install gcc, or set CC" if self is Libc.GLIBC else "install musl-tools (Debian) for musl-gcc"
+
+
+def library_path(libc: Libc = Libc.GLIBC) -> Path:
     """Where the shim built from the current source goes (keyed by its hash, so a shim built from an
     older source is never used)."""
     digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-    return cache_dir() / f"fsync-delay-{digest}" / LIBRARY
+    return cache_dir() / f"fsync-delay-{digest}" / (LIBRARY if libc is Libc.GLIBC else f"musl-{LIBRARY}")
 
 
-def find_library() -> Path:
+def find_library(libc: Libc = Libc.GLIBC) -> Path:
     """The shim built from the current source, built on first use: one C compiler call (under a
     second), so an installed kcliff needs no setup script. A ClusterError (exit 2) without a compiler."""
-    path = library_path()
+    path = library_path(libc)
     if path.is_file():
         return path
-    cc = os.environ.get("CC") or "gcc"
+    cc = libc.compiler
     if shutil.which(cc) is None:
-        raise ClusterError(f"the fsync-delay shim is not built ({path}) and there is no C compiler ({cc}) to "
-                           "build it: --fsync-delay-ms needs one (install gcc, or set CC)")
+        raise ClusterError(f"the fsync-delay shim for {libc} is not built ({path}) and there is no C compiler ({cc}) "
+                           f"to build it: the emulated disk needs one ({libc.install})")
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{LIBRARY}.{os.getpid()}.tmp")  # runs building at once each rename a whole one
-    argv = [cc, "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-o", str(partial), str(SOURCE), "-ldl"]
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # runs building at once each rename a whole one
+    argv = [cc, "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-o", str(partial), str(SOURCE),
+            *(["-ldl"] if libc is Libc.GLIBC else [])]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     except subprocess.TimeoutExpired:

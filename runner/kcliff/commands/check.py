@@ -34,13 +34,13 @@ from kcliff.commands import options
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
-from kcliff.judge import at_rate, canary, compression, stopping, verdict
+from kcliff.judge import at_rate, canary, compression, stopping, tradeoff, verdict
 from kcliff.judge.family import Family
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.lint.github import add_repo_root_option, annotation, github_path
-from kcliff.measure import environment, rate_side
+from kcliff.measure import environment, rate_side, rig_capacity
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options, prime_seconds
 from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
@@ -49,8 +49,9 @@ from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.report import check_findings
 from kcliff.report import markdown as report_md
-from kcliff.results.metrics import METRICS, Workload
+from kcliff.results.metrics import METRICS, Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
+from kcliff.scenario.profile import CPU_BOUND, DEFAULT_BYTE_BOUND, Profile, RigCaps, preset
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
@@ -163,19 +164,45 @@ def run(args: argparse.Namespace) -> int:
         if decl and why:
             raise InputError(f"{why}: the {side} cannot be measured (`kcliff lint` still checks it)", decl.path,
                              decl.line)
-    doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc], version,
-                  upgrade)
-    busy = environment.busy_note(doc.environment)
-    notes += [busy] if busy else []
-    notes += unvouched_canaries([scenarios[c] for c in canary_ids], doc, args.fsync_delay_ms)
-    outcome = judge(doc, rule_matches, notes, args.min_effect, family)
     changes = [upgrade] if upgrade else []
     changes += configrepo.setting_changes(configrepo.measured_entries(base_repo),
                                           configrepo.measured_entries(head_repo), args.base, args.head, head_repo.files)
     changes += configrepo.production_changes(base_sc, head_sc)
-    for line in check_findings.measured_findings(outcome, changes, args.format, args.repo_root):
+    rigs: list[tradeoff.RigVerdict] = []
+    for k, profile in enumerate(rig_profiles(args, head_repo.measure.profile or base_repo.measure.profile, changes,
+                                             notes)):
+        doc, rig = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc],
+                           version, upgrade, profile, f"-{profile.name}" if k and profile else "")
+        rig_notes = list(notes) + [n for n in [environment.busy_note(doc.environment)] if n]
+        rig_notes += unvouched_canaries([scenarios[c] for c in canary_ids], doc, args.fsync_delay_ms)
+        rigs.append(tradeoff.RigVerdict(rig_capacity.rig_name(rig), rig.binds if rig else "cpu",
+                                        judge(doc, rule_matches, rig_notes, args.min_effect, family)))
+    outcome = tradeoff.combine(rigs)
+    said = tradeoff.disagreement(rigs)
+    found = (check_findings.tradeoff_findings(said, changes, args.format, args.repo_root) if said else
+             check_findings.measured_findings(outcome, changes, args.format, args.repo_root))
+    for line in found:
         print(line)
     return _publish(outcome, args, doc)
+
+
+def rig_profiles(args: argparse.Namespace, declared: Profile | None, changes: list[configrepo.SettingChange],
+                 notes: list[str]) -> list[Profile | None]:
+    """The rigs a check measures on: the profile given or declared; with none, a change that trades CPU
+    against bytes on a CPU-bound rig and a byte-bound one (the default preset) both; else the CPU-bound rig."""
+    chosen = options.profile(args) or declared
+    if chosen is not None or args.profile == CPU_BOUND:
+        return [chosen]
+    traded = [c for c in changes if trades_cpu_for_bytes(c.kind, c.name)]
+    if not traded:
+        return [None]
+    if options.cluster_config(args).backend != "local" or os.geteuid() != 0:
+        notes.append(f"{traded[0].describe()} trades CPU against bytes: measured only where CPU binds (a byte-bound "
+                     "rig needs the local backend as root); declare your cluster's shape in kcliff.yaml")
+        return [None]
+    notes.append(f"{traded[0].describe()} trades CPU against bytes and the repo declares no profile: measured where "
+                 f"CPU binds and at {DEFAULT_BYTE_BOUND}, where bytes bind")
+    return [None, preset(DEFAULT_BYTE_BOUND)]
 
 
 Side = TypeVar("Side")
@@ -274,7 +301,8 @@ def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange 
 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,
-            upgrade: configrepo.SettingChange | None = None) -> ResultsDoc:
+            upgrade: configrepo.SettingChange | None = None,
+            profile: Profile | None = None, suffix: str = "") -> tuple[ResultsDoc, RigCaps | None]:
     """The reference and canaries as `kcliff run` measures them, then base and head interleaved on a cluster
     of the base's Kafka `version` (the repo's, else --kafka-version); with an `upgrade`, the head on a
     cluster of its own version."""
@@ -287,6 +315,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     procs.install_handlers()
     progress = Progress(quiet=args.quiet)
     run_dir = config.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
+    config, rig = rig_capacity.capped(config, profile, run_dir, progress)
     # Latency at rate at a share of a peak measured here, in the self-test too: at a fixed 1 MB/s, half the
     # compose rig's peak, the reference's own p50 reached 209 ms and the latency canary read 0.73x of 0.3.
     opts = Options(args.records, None, args.repeats, args.budget, True,
@@ -296,7 +325,9 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
+        doc.environment["rig"] = vars(rig) if rig else {"profile": CPU_BOUND}
         out = args.results or run_dir / "results.json"
+        out = out.with_name(f"{out.stem}{suffix}{out.suffix}")  # a second rig's results beside the first's
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_opts, doc, out, run_dir / "perf",
                              progress)
         runner.run(self_test, settled=stopping.settled(opts.repeats), read_baseline=False)
@@ -315,7 +346,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         doc.status = RunStatus.COMPLETE
         runner.save()
         print(f"results: {out}", file=sys.stderr)
-    return doc
+    return doc, rig
 
 
 def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],

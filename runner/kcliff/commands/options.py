@@ -9,6 +9,7 @@ from typing import Callable
 
 from kcliff.backends.local import Caps
 from kcliff.backends.open import ClusterConfig
+from kcliff.scenario.profile import CPU_BOUND, PRESETS, Profile, preset
 from kcliff.backends.storage import DEFAULT_FSYNC_DELAY_MS
 from kcliff.errors import InputError
 from kcliff.kafka import dist as kafka_dist
@@ -108,6 +109,16 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                              "loopback, CPU binds)")
     parser.add_argument("--disk-mb-s", type=non_negative_float, default=0.0,
                         help="each broker's disk write throughput, MB/s (local backend; default 0: uncapped)")
+    parser.add_argument("--profile", choices=[CPU_BOUND, *PRESETS],
+                        help="measure where a cluster of this broker class binds: caps each broker's link and disk "
+                             "at the class's ratio to this rig's CPU-bound capacity (local backend, root; "
+                             "docs/profiles.md); a config repo's kcliff.yaml `profile:` says the same for check")
+
+
+def profile(args: argparse.Namespace) -> Profile | None:
+    """The rig profile --profile names; None for none or cpu-bound (today's uncapped rig)."""
+    name = getattr(args, "profile", None)
+    return preset(name) if name and name != CPU_BOUND else None
 
 
 def non_negative_float(text: str) -> float:
@@ -163,8 +174,10 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
     require(backend != "external" or not args.client_rtt_ms,
             "--client-rtt-ms is for the local and compose backends, not external")
     require(backend != "external" or not args.fsync_delay_ms, FSYNC_DELAY_EXTERNAL)
-    require(backend == "local" or not (args.link_mbit or args.disk_mb_s),
-            f"--link-mbit and --disk-mb-s are for the local backend, not {backend}")
+    require(backend == "local" or not (args.link_mbit or args.disk_mb_s or profile(args)),
+            f"--link-mbit, --disk-mb-s and --profile are for the local backend, not {backend}")
+    require(not profile(args) or not (args.link_mbit or args.disk_mb_s),
+            "--profile sets the link and disk caps itself: give it or --link-mbit/--disk-mb-s, not both")
     return ClusterConfig(backend, args.bootstrap_servers, args.workdir, args.kafka_version, args.kafka_home,
                          caps(args, backend))
 

@@ -20,7 +20,7 @@ from kcliff.backends.open import BACKENDS, open_cluster
 from kcliff.commands import options
 from kcliff.errors import InputError
 from kcliff.host import procs
-from kcliff.measure import environment, runconfig
+from kcliff.measure import environment, rig_capacity, runconfig
 from kcliff.measure.document import new_document
 from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.options import CLIFF_THRESHOLD
@@ -34,6 +34,7 @@ from kcliff.report import table
 from kcliff.results import baseline as baselines
 from kcliff.results import model
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
+from kcliff.scenario.profile import CPU_BOUND
 from kcliff.scenario.suites import Scenario, load_suites
 
 
@@ -157,9 +158,11 @@ def run(args: argparse.Namespace) -> int:
     procs.install_handlers()
     progress = Progress(quiet=config.quiet)
     run_dir = config.cluster.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
+    cluster_config, rig = rig_capacity.capped(config.cluster, options.profile(args), run_dir, progress)
     # the heartbeat covers start-up to teardown and has stopped before the table is printed
-    with Heartbeat(progress), open_cluster(config.cluster, run_dir, progress) as cluster:
+    with Heartbeat(progress), open_cluster(cluster_config, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, config.suites, config.cluster.kafka_version)
+        doc.environment["rig"] = vars(rig) if rig else {"profile": CPU_BOUND}
         doc.parameters.update(only=config.only, shard=list(config.shard) if config.shard else None,
                               confirm=config.confirm, confirm_rounds=config.confirm_rounds,
                               p99_bound_ms=config.p99_bound_ms)
@@ -173,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             print(f"results: {out}", file=sys.stderr)
     print(table.render(doc))
+    for line in table.bound_lines(doc):
+        print(line)
     for line in table.confirmation_lines(doc):
         print(line)
     if stored is not None:

@@ -31,6 +31,7 @@ from kcliff.configrepo.validate import Release, validate
 from kcliff.configrepo.version_file import FILE_NAMES as VERSION_FILES
 from kcliff.configrepo.version_file import VersionFileReader, one_version
 from kcliff.errors import InputError, Problems, raise_all
+from kcliff.scenario.profile import Profile, read_profile
 from kcliff.kafka import configs as kafka_configs
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka import release as kafka_release
@@ -62,7 +63,7 @@ YAML_SUFFIXES = (".yaml", ".yml")
 CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (Strimzi, CFK, Terraform)
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
-MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates")
+MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates", "profile")
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class Measure:
     producer: str | None = None
     consumer: str | None = None
     productions: tuple[Production, ...] = ()
+    profile: Profile | None = None  # the production cluster's shape (scenario/profile.py)
 
 
 @dataclass
@@ -213,8 +215,9 @@ def _manifest(root: Path, found: Problems) -> tuple[list[RepoFile] | None, Measu
         measure = {}
     productions = read_production(data.get("producers"), data.get("rates"), data, root, where, found)
     producer, consumer = measure.get("producer"), measure.get("consumer")
+    profile = read_profile(data["profile"], where, yamlio.key_line(data, "profile"), found) if "profile" in data else None
     return files if "files" in data else None, Measure(measure.get("topic"), str(root / producer) if producer else None,
-                                                       str(root / consumer) if consumer else None, productions)
+                                                       str(root / consumer) if consumer else None, productions, profile)
 
 
 def _manifest_files(root: Path, item: Any, where: str, line: int | None) -> list[RepoFile]:

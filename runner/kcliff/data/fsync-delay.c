@@ -218,12 +218,14 @@ ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
     return paced(fd, call(fd, buf, count, offset));
 }
 
+#ifdef __GLIBC__ /* musl's pwrite64 is pwrite itself */
 ssize_t pwrite64(int fd, const void *buf, size_t count, off64_t offset) {
     static void *real;
     ssize_t (*call)(int, const void *, size_t, off64_t) =
         (ssize_t(*)(int, const void *, size_t, off64_t))real_call(&real, "pwrite64");
     return paced(fd, call(fd, buf, count, offset));
 }
+#endif
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt) {
     static void *real;

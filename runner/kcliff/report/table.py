@@ -142,3 +142,18 @@ def confirmation_lines(doc: ResultsDoc) -> list[str]:
 
     return ["confirmation (measured interleaved with the reference and the fastest pairwise row):",
             *(f"  {confirm.sentence(c, record.fastest_row)}" for c in confirm.check(doc))]
+
+
+def bound_lines(doc: ResultsDoc) -> list[str]:
+    """What bound each scenario's flat-out runs on this rig (results/bottleneck.py), one line each,
+    after the rig's profile: so a reader knows which resource the ratios are about."""
+    rig = doc.environment.get("rig") or {}
+    lines = [f"rig: {rig.get('profile', 'cpu-bound')}" + (f" (each broker's link {rig['link_mbit']:g} Mbit/s, disk "
+                                                          f"{rig['disk_mb_s']:g} MB/s; {rig['binds']} meant to bind)"
+                                                          if rig.get("link_mbit") else " (no caps: CPU binds)")]
+    for entry in doc.scenarios:
+        bounds = [r.bound for r in entry.runs if r.bound is not None and r.complete]
+        if bounds:
+            kinds = sorted({b.resource.value for b in bounds})
+            lines.append(f"  {entry.id}: bound by {'/'.join(kinds)}: {'; '.join(b.describe() for b in bounds)}")
+    return lines

@@ -1,0 +1,91 @@
+"""This rig's CPU-bound capacity: the reference's MB/s flat out on an uncapped cluster, which a rig
+profile's caps are scaled to (scenario/profile.py). Measured once per host and Kafka version and kept
+a week in kcliff's cache, so a check at a profile does not pay for it each time."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import statistics
+import time
+from pathlib import Path
+
+from kcliff.backends.admin import Admin
+from kcliff.backends.open import ClusterConfig, open_cluster
+from kcliff.backends.storage import cache_dir
+from kcliff.errors import ClusterError
+from kcliff.measure.document import new_document
+from kcliff.measure.options import Options
+from kcliff.measure.progress import Progress
+from kcliff.measure.suite import SuiteRunner
+from kcliff.results.metrics import THROUGHPUT
+from kcliff.results.model import REFERENCE_ID
+from kcliff.scenario.profile import CPU_BOUND, Profile, RigCaps
+from kcliff.scenario.suites import load_suites
+
+MAX_AGE_S = 7 * 86400
+MIB_TO_MB = 1.048576  # the perf tool's MB is 2^20 bytes; a profile's 10^6
+CALIBRATION = Options(records=100_000, repeats=3, prime_s=10.0)
+
+
+def _path() -> Path:
+    return cache_dir() / "rig-capacity.json"
+
+
+def cached(version: str) -> float | None:
+    """The capacity measured on this host for `version` within MAX_AGE_S, MB/s."""
+    try:
+        known = json.loads(_path().read_text()).get(f"{socket.gethostname()}/{version}")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(known, dict) or time.time() - float(known.get("at", 0)) > MAX_AGE_S:
+        return None
+    return float(known["mb_s"])
+
+
+def remember(version: str, mb_s: float) -> None:
+    try:
+        known = json.loads(_path().read_text())
+    except (OSError, ValueError):
+        known = {}
+    known[f"{socket.gethostname()}/{version}"] = {"mb_s": mb_s, "at": time.time()}
+    _path().parent.mkdir(parents=True, exist_ok=True)
+    _path().write_text(json.dumps(known, indent=1))
+
+
+def measure(config: ClusterConfig, run_dir: Path, progress: Progress) -> float:
+    """The reference flat out, three runs, on a cluster with no caps of bytes: their median in MB/s."""
+    uncapped = dataclasses.replace(config, caps=dataclasses.replace(config.caps, link_mbit=0.0, disk_mb_s=0.0))
+    progress.note("measuring this rig's CPU-bound capacity (the reference flat out, uncapped), once a week")
+    reference = next(s for s in load_suites(["canaries"]) if s.id == REFERENCE_ID)
+    with open_cluster(uncapped, run_dir, progress, "calibration") as cluster:
+        doc = new_document(cluster, CALIBRATION, ["calibration"], config.kafka_version)
+        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), CALIBRATION, doc, run_dir / "calibration.json",
+                             run_dir / "calibration", progress)
+        runner.run([reference], read_baseline=False)
+    entry = doc.entry(REFERENCE_ID)
+    values = [v for v in (entry.values(THROUGHPUT) if entry else []) if v]
+    if not values:
+        raise ClusterError("the rig's CPU-bound capacity could not be measured: the reference has no complete run; "
+                           f"see {run_dir / 'calibration'}")
+    mb_s = round(statistics.median(values) * MIB_TO_MB, 2)
+    remember(config.kafka_version, mb_s)
+    return mb_s
+
+
+def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progress: Progress) -> tuple[ClusterConfig, RigCaps | None]:
+    """`config` with the caps `profile` sets on this rig (the rig's capacity cached or measured now);
+    no profile: `config` as it is, CPU binding."""
+    if profile is None:
+        return config, None
+    capacity = cached(config.kafka_version) or measure(config, run_dir, progress)
+    caps = profile.caps(capacity)
+    progress.note(f"rig profile {profile.describe()}; this rig: {capacity:.1f} MB/s CPU-bound, so each broker's "
+                  f"link is capped at {caps.link_mbit:g} Mbit/s and its disk at {caps.disk_mb_s:g} MB/s")
+    return dataclasses.replace(config, caps=dataclasses.replace(config.caps, link_mbit=caps.link_mbit,
+                                                                disk_mb_s=caps.disk_mb_s)), caps
+
+
+def rig_name(caps: RigCaps | None) -> str:
+    return caps.profile if caps else CPU_BOUND

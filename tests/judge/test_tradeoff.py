@@ -1,0 +1,42 @@
+"""A check measured on a CPU-bound and a byte-bound rig: opposite readings of a setting that trades
+CPU against bytes pass with the disagreement said; a cliff or a regression on both fails."""
+
+import pytest
+from kcliff.judge.tradeoff import ASK, RigVerdict, combine, direction, disagreement
+from kcliff.judge.verdict import Decision, Outcome, ScenarioVerdict, Verdict
+
+
+def rig(name: str, binds: str, outcome: Outcome, throughput: Outcome) -> RigVerdict:
+    head = ScenarioVerdict("head", outcome, (Decision("throughput", throughput, "", 6, 6, ratio=1.0),))
+    return RigVerdict(name, binds, Verdict(outcome, (f"{outcome.value} on {name}",), (head,)))
+
+
+CPU_REGRESSES = rig("cpu-bound", "cpu", Outcome.REGRESSION, Outcome.REGRESSION)
+BYTES_IMPROVE = rig("aws-m5.xlarge-gp3", "disk", Outcome.PASS, Outcome.IMPROVEMENT)
+
+
+def test_a_rig_that_passes_with_an_improved_metric_reads_as_an_improvement():
+    assert direction(BYTES_IMPROVE.verdict) is Outcome.IMPROVEMENT
+    assert direction(rig("x", "cpu", Outcome.PASS, Outcome.PASS).verdict) is Outcome.PASS
+
+
+def test_opposite_readings_pass_and_say_which_way_each_cluster_reads_it():
+    combined = combine([CPU_REGRESSES, BYTES_IMPROVE])
+    assert combined.verdict is Outcome.PASS and combined.exit_code == 0
+    said = disagreement([CPU_REGRESSES, BYTES_IMPROVE])
+    assert said == f"regression where CPU binds, improvement where the disk binds: {ASK}"
+    assert combined.reasons[0] == f"trade-off: {said}"
+
+
+@pytest.mark.parametrize("other, expected", [
+    (rig("aws", "network", Outcome.REGRESSION, Outcome.REGRESSION), Outcome.REGRESSION),  # both: a real cost
+    (rig("aws", "network", Outcome.CLIFF, Outcome.REGRESSION), Outcome.CLIFF),  # a cliff is no trade
+    (rig("aws", "network", Outcome.INCONCLUSIVE, Outcome.INCONCLUSIVE), Outcome.REGRESSION),
+])
+def test_agreeing_or_cliff_readings_keep_the_worst(other, expected):
+    assert disagreement([CPU_REGRESSES, other]) is None
+    assert combine([CPU_REGRESSES, other]).verdict is expected
+
+
+def test_one_rig_is_its_own_verdict():
+    assert combine([BYTES_IMPROVE]) is BYTES_IMPROVE.verdict
