@@ -62,6 +62,12 @@ CASES = {
                                    manifest=MANIFEST_LETTERS, samples=LETTERS),
     "batch-16k-at-20k-docs": Case(head=((PRODUCER, "batch.size=65536", "batch.size=16384"),),
                                   manifest=MANIFEST_DOCS, samples=DOCS),
+    # issue #42: the studies' advice, read where bytes bind (give --profile, or none: both rigs)
+    "gzip-from-lz4": Case(head=((PRODUCER, "compression.type=lz4", "compression.type=gzip"),)),
+    "batch-256k-linger-20": Case(base=((PRODUCER, "batch.size=65536", "batch.size=16384"),
+                                       (PRODUCER, "linger.ms=5", "linger.ms=0")),
+                                 head=((PRODUCER, "batch.size=65536", "batch.size=262144"),
+                                       (PRODUCER, "linger.ms=5", "linger.ms=20"))),
     "four-instances-24p": Case(base=(TO_24,), head=(TO_24, ("kcliff.yaml", "instances: 1", "instances: 4")),
                                manifest=MANIFEST_ONE),
 }
@@ -129,10 +135,16 @@ def one_check(name: str, extra: list[str]) -> CaseResult:
         took = round(time.time() - began, 1)
         verdict = json.loads(said.read_text()) if said.exists() else {}
         doc = json.loads(results.read_text()) if results.exists() else {}
-    decisions = {d["metric"]: {k: d.get(k) for k in ("outcome", "ratio", "low", "high", "n_pairs")}
+        second = next(Path(tmp).glob("results-*.json"), None)
+        other = json.loads(second.read_text()) if second else {}
+    # a check on two rigs (issue #42) names the second rig's scenarios head@<profile>
+    decisions = {(d["metric"] if sv["id"] == "head" else f"{sv['id']}:{d['metric']}"):
+                 {k: d.get(k) for k in ("outcome", "ratio", "low", "high", "n_pairs")}
                  for sv in verdict.get("scenarios", []) for d in sv["decisions"]}
-    return CaseResult(name, took, done.returncode, verdict.get("verdict", "-"), decisions,
-                      {side: _side(doc, side) for side in ("base", "head")}, verdict.get("notes", []), revision())
+    sides = {side: _side(doc, side) for side in ("base", "head")}
+    sides |= {f"{side}@{second.stem[len('results-'):]}": _side(other, side) for side in ("base", "head")} if second else {}
+    return CaseResult(name, took, done.returncode, verdict.get("verdict", "-"), decisions, sides,
+                      verdict.get("notes", []) + verdict.get("reasons", []), revision())
 
 
 def line(r: CaseResult) -> str:

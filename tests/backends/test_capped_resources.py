@@ -89,6 +89,7 @@ def test_a_fabric_caps_a_brokers_link_each_way_and_is_removed_whole():
     (3.0, 3.01, 0.97, Resource.DISK),  # measured: a 3 MB/s disk at 3.00-3.01 MB/s
     (2.0, 1.0, 0.95, Resource.CPU),
     (2.0, 1.0, 0.40, Resource.WAIT),   # nothing busy: fsyncs or round trips held it
+    (4.3, 3.0, 0.26, Resource.DISK),   # measured at a profile: link 2.40 of 2.78, disk 2.34 of 2.33
 ])
 def test_the_binding_resource_is_a_cap_reached_first_then_a_busy_cpu(link, disk, cpu, bound):
     assert binding(link, 5.0, disk, 3.0, cpu) is bound

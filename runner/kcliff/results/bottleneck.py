@@ -44,10 +44,12 @@ class Bound(BaseModel):
 
 def binding(link: float | None, link_cap: float | None, disk: float | None, disk_cap: float | None,
             cpu_busy: float) -> Resource:
-    """The resource that bound a run: a capped one at its cap first (the CPU is busy whenever bytes
-    flow flat out on two cores), else the CPU if busy, else none."""
-    if link is not None and link_cap and link >= AT_CAP * link_cap:
-        return Resource.LINK
-    if disk is not None and disk_cap and disk >= AT_CAP * disk_cap:
-        return Resource.DISK
+    """The resource that bound a run: of the capped ones at their cap, the one nearest it (a disk held at
+    its cap keeps the link a few percent above the log's bytes, both near theirs); else the CPU if busy,
+    else none."""
+    shares = {Resource.LINK: link / link_cap if link is not None and link_cap else 0.0,
+              Resource.DISK: disk / disk_cap if disk is not None and disk_cap else 0.0}
+    nearest = max(shares, key=lambda r: shares[r])
+    if shares[nearest] >= AT_CAP:
+        return nearest
     return Resource.CPU if cpu_busy >= CPU_BUSY else Resource.WAIT
