@@ -204,14 +204,20 @@ def _under(path: Path) -> list[int]:
     return found
 
 
+def _namespaces() -> str:
+    return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+
+
 @pytest.mark.kafka
 def test_sigkill_of_kcliff_mid_run_leaves_nothing_running(tmp_path):
     """A CI runner's cancel ends with SIGKILL: kcliff's own teardown never runs, yet its brokers,
-    toxiproxy and perf tool must end with it."""
+    toxiproxy and perf tool must end with it, and (as root) the network namespaces of its capped links
+    (a cap far above what the brokers reach here, so nothing else changes)."""
+    capped = ["--link-mbit", "1000"] if os.geteuid() == 0 else []
     with open(tmp_path / "kcliff.log", "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "kcliff.cli", "run", "--only", "reference",
                                  "--records", "300000", "--repeats", "1", "--prime", "0", "--client-rtt-ms", "10",
-                                 "--workdir", str(tmp_path / "w"), "--out", str(tmp_path / "r.json")],
+                                 *capped, "--workdir", str(tmp_path / "w"), "--out", str(tmp_path / "r.json")],
                                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
         measuring = wait_for(lambda: [c for c in _of_owner(proc.pid).values() if "ProducerPerformance" in c],
@@ -220,10 +226,12 @@ def test_sigkill_of_kcliff_mid_run_leaves_nothing_running(tmp_path):
         assert sum("kafka.Kafka" in c for c in running.values()) == 3, running
         assert any("toxiproxy" in c for c in running.values()), running
         assert measuring and _under(tmp_path)
+        assert not capped or f"kcliff-{proc.pid}-" in _namespaces()
         proc.kill()
         proc.wait(timeout=30)
         wait_for(lambda: not _of_owner(proc.pid) and not _under(tmp_path), 60,
                  "every process of the killed kcliff to end")
+        wait_for(lambda: f"kcliff-{proc.pid}-" not in _namespaces(), 30, "its network namespaces to be removed")
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -69,3 +69,25 @@ def test_profile_is_refused_beside_explicit_caps_and_off_the_local_backend(tmp_p
     assert done.returncode == 2 and "not both" in done.stderr and "Traceback" not in done.stderr
     done = run_kcliff("run", "--profile", "aws-m5.large-gp3", "--backend", "compose", "--workdir", str(tmp_path))
     assert done.returncode == 2 and "local backend" in done.stderr
+
+
+def test_a_profile_keys_its_own_baselines_history_and_series():
+    from kcliff.measure import rig_capacity
+    env = {"runner_class": "local-2c-24g"}
+    rig_capacity.record(env, preset("aws-m5.large-gp3").caps(6.0))
+    assert env["runner_class"] == "local-2c-24g@aws-m5.large-gp3" and env["rig"]["binds"] == "disk"
+    plain = {"runner_class": "local-2c-24g"}
+    rig_capacity.record(plain, None)
+    assert plain == {"runner_class": "local-2c-24g", "rig": {"profile": "cpu-bound"}}
+
+
+def test_the_settings_that_trade_cpu_for_bytes_are_known_kafka_keys():
+    from kcliff.kafka import configs
+    from kcliff.results.metrics import TRADES_CPU_FOR_BYTES, ChangeKind
+    catalogue = configs.catalogue()
+    newest = catalogue.newest
+    scopes = {ChangeKind.PRODUCER: "producer", ChangeKind.CONSUMER: "consumer", ChangeKind.BROKER: "broker",
+              ChangeKind.TOPIC: "topic"}
+    for kind, names in TRADES_CPU_FOR_BYTES.items():
+        for name in names:
+            assert catalogue.lookup(scopes[kind], name, newest) is not None, (kind, name)

@@ -325,7 +325,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
-        doc.environment["rig"] = vars(rig) if rig else {"profile": CPU_BOUND}
+        rig_capacity.record(doc.environment, rig)
         out = args.results or run_dir / "results.json"
         out = out.with_name(f"{out.stem}{suffix}{out.suffix}")  # a second rig's results beside the first's
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_opts, doc, out, run_dir / "perf",

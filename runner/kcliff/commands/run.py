@@ -34,7 +34,6 @@ from kcliff.report import table
 from kcliff.results import baseline as baselines
 from kcliff.results import model
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
-from kcliff.scenario.profile import CPU_BOUND
 from kcliff.scenario.suites import Scenario, load_suites
 
 
@@ -162,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     # the heartbeat covers start-up to teardown and has stopped before the table is printed
     with Heartbeat(progress), open_cluster(cluster_config, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, config.suites, config.cluster.kafka_version)
-        doc.environment["rig"] = vars(rig) if rig else {"profile": CPU_BOUND}
+        rig_capacity.record(doc.environment, rig)
         doc.parameters.update(only=config.only, shard=list(config.shard) if config.shard else None,
                               confirm=config.confirm, confirm_rounds=config.confirm_rounds,
                               p99_bound_ms=config.p99_bound_ms)

@@ -10,6 +10,7 @@ import socket
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from kcliff.backends.admin import Admin
 from kcliff.backends.open import ClusterConfig, open_cluster
@@ -70,7 +71,10 @@ def measure(config: ClusterConfig, run_dir: Path, progress: Progress) -> float:
         raise ClusterError("the rig's CPU-bound capacity could not be measured: the reference has no complete run; "
                            f"see {run_dir / 'calibration'}")
     mb_s = round(statistics.median(values) * MIB_TO_MB, 2)
-    remember(config.kafka_version, mb_s)
+    if (doc.environment.get("load") or {}).get("warning"):
+        progress.warn("the rig's capacity was measured on a busy machine: used for this run only, not kept")
+    else:
+        remember(config.kafka_version, mb_s)
     return mb_s
 
 
@@ -89,3 +93,11 @@ def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progre
 
 def rig_name(caps: RigCaps | None) -> str:
     return caps.profile if caps else CPU_BOUND
+
+
+def record(environment: dict[str, Any], caps: RigCaps | None) -> None:
+    """The results' record of the rig: its profile and caps; and the runner class, which keys baselines,
+    history and the report's series, gains the profile: a baseline belongs to one profile."""
+    environment["rig"] = dataclasses.asdict(caps) if caps else {"profile": CPU_BOUND}
+    if caps is not None:
+        environment["runner_class"] = f"{environment['runner_class']}@{caps.profile}"
