@@ -176,8 +176,8 @@ def _overrides(node: Values, label: str) -> None:
 
 def _group(values: Values, group: Group, own: Values | None, era: Era) -> None:
     label = f"{values.label}: {group.name}"
-    nodes = [n for n in (own, values) if n is not None]
-    configured = [(n, k) for n in nodes for k in GROUP_CONFIG if n.get(k) not in (None, "", {})]
+    nodes = [n for n in (own, values) if n is not None]  # the chart coalesces the group's own first
+    configured = [(n, k) for n in reversed(nodes) for k in GROUP_CONFIG if n.get(k) not in (None, "", {})]
     values.out.resources.append(Resource(label, configured[0][0].line(configured[0][1]) if configured
                                          else values.line(None)))
     for node in filter(None, (_first(nodes, "secretConfig"),)):

@@ -140,7 +140,11 @@ def targets(directory: Path) -> tuple[Target, ...]:
                 found.extend(_chart_file(chart_file))
             except InputError:
                 continue  # a broken Chart.yaml names no chart here; helm itself reports it
-        _CACHE[key] = tuple(found)
+        # cp-helm-charts names cp-kafka twice (its own values' key, its requirements.yaml): read it once
+        unique: dict[tuple[Chart, tuple[str, ...]], Target] = {}
+        for target in found:
+            unique.setdefault((target.chart, target.keys), target)
+        _CACHE[key] = tuple(unique.values())
     return _CACHE[key]
 
 
