@@ -21,6 +21,7 @@ from kcliff.configrepo.model import Note, NoteLevel, RawEntry, Resource, TopicDe
 from kcliff.errors import InputError
 
 TOPIC_KEYS = ("name", "partitions", "replicationFactor", "config")
+NOT_LITERAL = object()  # a count written with templating or a substitution: noted, never guessed
 CHART_DEFAULT = 1  # provisioning.numPartitions and .replicationFactor in the chart's values.yaml, 20 to 32
 
 
@@ -30,6 +31,8 @@ def _count(node: Values, key: str, what: str) -> Any:
     raw = node.get(key)
     if raw in (None, 0, "", False):
         return None
+    if not literal(raw, what, node.line(key), node.out):
+        return NOT_LITERAL
     printed = printed_as_exponent(raw)
     if printed is not None:
         raise InputError(exponent_problem(what, raw, printed), node.out.path, node.line(key))
@@ -88,6 +91,8 @@ def _topic(topic: Values, provisioning: Values, seen: dict[str, int | None]) -> 
         problem = (f"{topic.name('partitions')} and {provisioning.name('numPartitions')} are not set here, so the "
                    f"chart's default ({CHART_DEFAULT}) applies unless another values file sets it; set "
                    f"{topic.name('partitions')} to measure this topic")
+    elif partitions is NOT_LITERAL:
+        problem = f"{where.name(key)} is not a literal, so kcliff does not know the partition count to measure"
     else:
         out.entries.append(RawEntry("topic", "partitions", partitions, out.path, where.line(key), name, label))
     replicas, where, key = _fallback(topic, provisioning, "replicationFactor", "replicationFactor")
@@ -97,7 +102,7 @@ def _topic(topic: Values, provisioning: Values, seen: dict[str, int | None]) -> 
                                               f"creates it with replication factor {CHART_DEFAULT} (its default) unless "
                                               "another values file sets provisioning.replicationFactor",
                               NoteLevel.WARNING))
-    else:
+    elif replicas is not NOT_LITERAL:
         out.entries.append(RawEntry("topic", "replication.factor", replicas, out.path, where.line(key), name, label))
     out.topics.append(TopicDecl(name, out.path, line, problem))
     out.resources.append(Resource(label, topic.line("config") if "config" in topic.node else line))

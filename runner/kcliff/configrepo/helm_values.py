@@ -89,7 +89,10 @@ def parse_yaml_text(text: str, out: ResourceReading, first: int | None, key_line
         return YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = first + mark.line if first is not None and mark is not None else key_line
+        last = first + len(text.rstrip("\n").split("\n")) - 1 if first is not None else None
+        # an error at the end of the text (an unclosed bracket) is on its last line, not the manifest's next
+        line = min(first + mark.line, last) if first is not None and last is not None and mark is not None \
+            else key_line
         raise InputError(f"{what} is not valid YAML: {exc.problem or exc.context}", out.path, line) from None
     except YAMLError as exc:
         raise InputError(f"{what} is not valid YAML: {exc}", out.path, key_line) from None
@@ -234,7 +237,8 @@ def yaml_mapping(node: Values, resource: str) -> None:
         line, what = node.line(name), node.name(str(name))
         text = yaml_text(raw)
         if text is None:
-            node.problem(name, f"{what}: a {type(raw).__name__} prints as YAML lines, not a Kafka value; write "
-                               "the value Kafka takes (a comma-separated string for a list)")
+            kind = "list" if isinstance(raw, list) else "mapping"
+            node.problem(name, f"{what}: a {kind} prints as YAML lines, not a Kafka value; write the value Kafka "
+                               "takes (a comma-separated string for a list)")
             continue
         setting(node, "broker", str(name), text, line, what, resource)
