@@ -95,7 +95,7 @@ def test_extra_config_lines_are_read_on_their_lines_in_the_order_the_chart_appen
     found = notes(result)
     assert "Helm templating" in found[line_of(path, "num.network.threads=")]
     assert "substituted later" in found[line_of(path, "log.segment.bytes=")]
-    assert result.kafka_version is not None and result.kafka_version.version == "3.9.2"
+    assert result.kafka_version is not None and result.kafka_version.version == "3.9.0"
     assert (result.kafka_version.path, result.kafka_version.line) == (str(tmp_path / "Chart.yaml"), 6)
 
 

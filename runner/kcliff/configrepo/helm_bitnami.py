@@ -10,7 +10,7 @@
     chart 32     `config` (key: value) replaces the generated config; `overrideConfiguration`, then the
                  group's, is laid over it
     all          provisioning.topics: helm_provisioning.py; the Kafka version from `image.tag`
-                 (3.9.0-debian-12-r12), else from the chart version (chart 31 ships Kafka 3.9)
+                 (3.9.0-debian-12-r12), else from the chart version (chart 31 ships Kafka 3.9.0)
 
 The chart version comes from where the chart is named (a Chart.yaml dependency, a HelmRelease, an
 Argo CD Application); without one, the keys the file sets say which chart it is for, and keys of
@@ -30,7 +30,6 @@ from kcliff.configrepo.helm_provisioning import read_topics
 from kcliff.configrepo.helm_values import Values, nested, properties_text, yaml_mapping, yaml_settings
 from kcliff.configrepo.model import Note, NoteLevel, Resource
 from kcliff.configrepo.version_file import check as check_version
-from kcliff.configrepo.version_file import newest_patch
 from kcliff.errors import InputError
 
 
@@ -48,9 +47,10 @@ GROUP_CONFIG = ("config", "existingConfigmap", "extraConfig", "extraConfigYaml",
                 "secretConfig")
 ENV_KEYS = ("extraEnvVars", "extraEnvVarsCM", "extraEnvVarsSecret")
 KNOWN = (*LEGACY, *GROUP_CONFIG, *ENV_KEYS, "controller", "broker", "provisioning", "image")
-# Bitnami's chart major -> the Kafka minor it ships (Chart.yaml appVersion across each major's releases).
-KAFKA_OF_CHART = {21: (3, 4), 22: (3, 4), 23: (3, 5), 24: (3, 5), 25: (3, 5), 26: (3, 6), 27: (3, 7), 28: (3, 7),
-                  29: (3, 7), 30: (3, 8), 31: (3, 9), 32: (4, 0)}
+# Bitnami's chart major -> the Kafka its newest release of that major ships (Chart.yaml appVersion; a major's
+# releases differ by a patch release at most, and 20.x spans 3.3 and 3.4, so it is not mapped).
+KAFKA_OF_CHART = {21: "3.4.0", 22: "3.4.1", 23: "3.5.1", 24: "3.5.1", 25: "3.5.1", 26: "3.6.1", 27: "3.7.0",
+                  28: "3.7.0", 29: "3.7.1", 30: "3.8.1", 31: "3.9.0", 32: "4.0.0"}
 _TAG = re.compile(r"(?P<version>\d+\.\d+\.\d+)(?:[-+].*)?")
 
 
@@ -225,12 +225,11 @@ def _release(values: Values, target: Target) -> None:
     major = target.major()
     if major is None or major not in KAFKA_OF_CHART:
         return
-    kafka = KAFKA_OF_CHART[major]
-    release = newest_patch(*kafka)
+    release = KAFKA_OF_CHART[major]
     where = target.path or values.out.path
     values.out.notes.append(Note(where, target.line, (
-        f"Bitnami's kafka chart {target.version} ships Kafka {kafka[0]}.{kafka[1]}: kcliff derived the version from "
-        f"the chart version and reads {values.out.path} at that minor's newest release kcliff knows, {release}")))
+        f"Bitnami's kafka chart {target.version} ships Kafka {release} (the appVersion of its newest {major}.x "
+        f"release): kcliff derived the version from the chart version and reads {values.out.path} at it")))
     try:
         values.out.versions.append(check_version(release, where, target.line))
     except InputError as exc:
