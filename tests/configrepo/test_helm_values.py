@@ -91,7 +91,7 @@ def test_extra_config_lines_are_read_on_their_lines_in_the_order_the_chart_appen
         ("log.cleaner.threads", "2", line_of(path, "log.cleaner.threads: 2")),
         ("log.cleaner.threads", "3", line_of(path, "log.cleaner.threads: 3")),  # the group's over the chart-wide
     ]
-    assert {e.resource for e in result.entries} == {"Bitnami kafka: controller-eligible nodes"}
+    assert {e.resource for e in result.entries} == {"broker (Bitnami kafka): controller-eligible nodes"}
     found = notes(result)
     assert "Helm templating" in found[line_of(path, "num.network.threads=")]
     assert "substituted later" in found[line_of(path, "log.segment.bytes=")]
@@ -142,7 +142,7 @@ broker:
 """)
     result = read(path)
     assert [(n, r) for n, r, _ in broker(result)] == [("num.io.threads", "8"), ("num.network.threads", "6")]
-    assert {e.resource for e in result.entries} == {"Bitnami kafka: broker-only nodes"}
+    assert {e.resource for e in result.entries} == {"broker (Bitnami kafka): broker-only nodes"}
     assert "dedicated KRaft controllers" in notes(result)[line_of(path, "extraConfig: |", 4)]
 
 

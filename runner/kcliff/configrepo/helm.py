@@ -113,7 +113,9 @@ class HelmValuesReader:
             out.note(yamlio.node_line(docs[1]), "a second YAML document: Helm reads a values file's first only; "
                                                 "not read")
         for target in targets(path.parent) or (_mapped(data, Chart(role), out),):
-            read_chart(Values(data, out, LABELS[target.chart]), target)
+            # under a parent chart, its alias names the cluster: two aliases of one chart are two clusters
+            label = f"{target.keys[0]} ({LABELS[target.chart]})" if target.keys else LABELS[target.chart]
+            read_chart(Values(data, out, label), target)
         return out.result()
 
 
