@@ -410,6 +410,14 @@ def test_the_example_lints_clean_and_names_its_kafka_version():
     assert "chart 31.4.0 ships Kafka 3.9" in done.stdout
 
 
+def test_the_example_is_measured_as_its_values_say():
+    scenario = configrepo.to_scenario(configrepo.load([str(EXAMPLE)]), "head")
+    assert scenario.topic == {"partitions": 12, "retention.ms": 604800000, "segment.bytes": 268435456}
+    assert scenario.broker["num.io.threads"] == 10 and scenario.broker["replica.lag.time.max.ms"] == 30000
+    assert scenario.durability == {"topic": {"replication.factor": 3, "min.insync.replicas": 2},
+                                   "broker": {"min.insync.replicas": 2}}
+
+
 def test_lint_annotates_flush_1_in_extra_config_on_its_line(tmp_path):
     values = edited_example(tmp_path, "    # Threads and sockets\n",
                             "    log.flush.interval.messages=1\n    # Threads and sockets\n")
