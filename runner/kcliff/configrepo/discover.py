@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import cfk, spring_boot, strimzi, terraform
+from kcliff.configrepo import cfk, helm, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -51,10 +51,12 @@ class Reader(Protocol):
 READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader(),
                               "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader(),
                               "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
-                              "spring-boot": spring_boot.SpringBootReader()}
+                              "spring-boot": spring_boot.SpringBootReader(), "helm-values": helm.HelmValuesReader(),
+                              "helm-gitops": helm.HelmGitOpsReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
                "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
-               "spring-boot": "spring-boot"}
+               "spring-boot": "spring-boot", "bitnami-kafka": "helm-values", "cp-kafka": "helm-values",
+               "helm-gitops": "helm-gitops"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
@@ -121,6 +123,8 @@ def file_role(path: Path) -> str | None:
         return "strimzi"
     if path.suffix.lower() in YAML_SUFFIXES and cfk.holds_resources(path):
         return "cfk"
+    if path.suffix.lower() in YAML_SUFFIXES and (chart_role := helm.file_role(path)):
+        return chart_role  # Helm values of a Kafka chart: by the Chart.yaml beside them, or a HelmRelease/Application
     if path.suffix.lower() == ".tf" and terraform.holds_resources(path):
         return "terraform"
     return role_from_name(path)
@@ -181,6 +185,8 @@ def _by_convention(root: Path, notes: list[Note]) -> list[RepoFile]:
         elif path.suffix == ".properties":
             notes.append(Note(str(path), None, "not a broker/producer/consumer file by its name; skipped "
                                                f"(map it in {MANIFEST} to read it)"))
+        elif (hint := helm.unread_hint(path)) is not None:
+            notes.append(hint)
     return found
 
 
@@ -281,7 +287,9 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
                                  "Kubernetes resources, Terraform .tf files of Kafka topics or MSK configurations, "
-                                 f"or Spring Boot application files (or a {MANIFEST} naming them)", given)
+                                 "Spring Boot application files, Helm values of Bitnami's kafka chart or cp-kafka "
+                                 "(beside a Chart.yaml naming it, or in a Flux HelmRelease or Argo CD Application), "
+                                 f"or a {MANIFEST} naming them", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)
