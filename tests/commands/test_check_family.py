@@ -41,7 +41,7 @@ def line_of(path: Path, needle: str) -> int:
 def run_check(tmp_path, monkeypatch, capsys, edits, head_factor, read_factor, rate_factor=1.0, head_held=True):
     base, head = pull_request(tmp_path, edits)
     doc = synthetic_doc(head_factor, read_factor=read_factor, rate_factor=rate_factor, head_held=head_held)
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: doc)
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: doc)
     out = tmp_path / "verdict.json"
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head),
                      "--json", str(out), "--comment", str(tmp_path / "comment.md")])
@@ -137,7 +137,7 @@ def self_test_of(tmp_path, monkeypatch, edits, *extra: str) -> list[str]:
     base, head = pull_request(tmp_path, edits)
     asked: list[list[str]] = []
 
-    def measure(args, self_test, pair, version, upgrade=None):
+    def measure(args, self_test, pair, version, upgrade=None, *_):
         asked.append([s.id for s in self_test])
         return synthetic_doc(1.0, read_factor=1.0)
     monkeypatch.setattr(check, "measure", measure)

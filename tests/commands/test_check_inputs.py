@@ -60,7 +60,7 @@ def test_a_changed_measured_setting_is_not_taken_for_unchanged(tmp_path, monkeyp
     base = make_repo(tmp_path / "base")
     head = make_repo(tmp_path / "head", {"topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     assert [sc.id for sc in measured[0]] == ["base", "head"]
     # no consumer change: the producer flat out and latency at rate, no consumer flat out
@@ -71,7 +71,7 @@ def test_no_rate_measures_flat_out_only_and_says_what_cannot_show(tmp_path, monk
     base = make_repo(tmp_path / "base")
     head = make_repo(tmp_path / "head", {"topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: measured.append(
         (self_test, pair)) or synthetic_doc(1.0))
     out = tmp_path / "verdict.json"
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--no-rate", "--json", str(out)]) == 0
@@ -86,7 +86,7 @@ def test_a_repo_naming_its_kafka_version_is_measured_at_that_version(tmp_path, m
     base = make_repo(tmp_path / "base", version)
     head = make_repo(tmp_path / "head", {**version, "topics/topics.yaml": BASE_REPO["topics/topics.yaml"].replace("12", "6")})
     versions = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: versions.append(
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: versions.append(
         (version, upgrade)) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     assert versions == [("3.9.2", None)]  # not --kafka-version's default: the repo says what it runs
@@ -105,7 +105,7 @@ def test_a_consumer_change_is_measured_on_the_read_side_too(tmp_path, monkeypatc
     base = make_repo(tmp_path / "base", {"clients/consumer.properties": "max.poll.records=500\n"})
     head = make_repo(tmp_path / "head", {"clients/consumer.properties": "max.poll.records=100\n"})
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0, read_factor=1.0))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: measured.append(pair) or synthetic_doc(1.0, read_factor=1.0))
     assert cli.main(["check", "--base", str(base), "--head", str(head), "--format", "text"]) == 0
     base_sc, head_sc = measured[0]
     assert (base_sc.consumer, head_sc.consumer) == ({"max.poll.records": 500}, {"max.poll.records": 100})
@@ -159,7 +159,7 @@ def test_a_measured_regression_is_annotated_on_each_changed_line(tmp_path, monke
     base = make_repo(tmp_path / "base")
     producer = BASE_REPO["clients/producer.properties"].replace("batch.size=65536", "batch.size=8192")
     head = make_repo(tmp_path / "head", {"clients/producer.properties": producer + "compression.type=lz4\n"})
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: synthetic_doc(0.41))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: synthetic_doc(0.41))
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github",
                      "--repo-root", str(head)])
     assert code == 1
@@ -178,7 +178,7 @@ def linger_check(tmp_path: Path, monkeypatch, capsys, linger: str, head_factor: 
     base = make_repo(tmp_path / "base")
     head = make_repo(tmp_path / "head", {"clients/producer.properties":
                                          BASE_REPO["clients/producer.properties"].replace("linger.ms=5", linger)})
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: synthetic_doc(head_factor))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: synthetic_doc(head_factor))
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github"])
     return code, [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
 
@@ -237,7 +237,7 @@ def test_a_measured_cliff_of_the_head_is_annotated_too(tmp_path, monkeypatch, ca
 def test_an_unchanged_head_is_measured_when_asked(tmp_path, monkeypatch):
     repo = make_repo(tmp_path / "repo")
     measured = []
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: measured.append(pair) or synthetic_doc(1.0))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: measured.append(pair) or synthetic_doc(1.0))
     assert cli.main(["check", "--base", str(repo), "--head", str(repo), "--measure-unchanged"]) == 0
     assert len(measured) == 1
 

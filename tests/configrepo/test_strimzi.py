@@ -264,7 +264,7 @@ def test_a_measured_regression_is_annotated_on_the_strimzi_line(tmp_path, monkey
     shutil.copytree(EXAMPLE, head)
     kafka_yaml = head / "kafka.yaml"
     kafka_yaml.write_text(kafka_yaml.read_text().replace("num.io.threads: 8", "num.io.threads: 1"))
-    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None: synthetic_doc(0.41))
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: synthetic_doc(0.41))
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head)])
     assert code == 1
     found = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]

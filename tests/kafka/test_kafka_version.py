@@ -71,7 +71,7 @@ def test_an_upgrade_alone_is_measured_and_annotated_on_the_version_line(tmp_path
     base, head = make_repo(tmp_path / "base"), with_version(tmp_path / "head", "4.3.1\n")
     upgrades = []
     monkeypatch.setattr(check, "measure",
-                        lambda args, self_test, pair, version, upgrade=None: upgrades.append(upgrade) or synthetic_doc(0.41))
+                        lambda args, self_test, pair, version, upgrade=None, *_: upgrades.append(upgrade) or synthetic_doc(0.41))
     out = tmp_path / "verdict.json"
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head),
                      "--json", str(out)])
@@ -100,7 +100,7 @@ def test_a_strimzi_upgrade_is_annotated_on_spec_kafka_version(tmp_path, monkeypa
     line = next(i for i, text in enumerate(kafka.read_text().splitlines(), 1) if "version: 4.3.1" in text)
     upgrades = []
     monkeypatch.setattr(check, "measure",
-                        lambda args, self_test, pair, version, upgrade=None: upgrades.append(upgrade) or synthetic_doc(0.41))
+                        lambda args, self_test, pair, version, upgrade=None, *_: upgrades.append(upgrade) or synthetic_doc(0.41))
     code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--repo-root", str(head)])
     assert code == 1 and (upgrades[0].base, upgrades[0].head) == ("4.2.0", "4.3.1")
     errors = [text for text in capsys.readouterr().out.splitlines() if text.startswith("::error")]

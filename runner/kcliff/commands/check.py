@@ -51,7 +51,7 @@ from kcliff.report import check_findings
 from kcliff.report import markdown as report_md
 from kcliff.results.metrics import METRICS, Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
-from kcliff.scenario.profile import CPU_BOUND, DEFAULT_BYTE_BOUND, Profile, RigCaps, preset
+from kcliff.scenario.profile import CPU_BOUND, DEFAULT_BYTE_BOUND, Profile, preset
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
@@ -171,11 +171,12 @@ def run(args: argparse.Namespace) -> int:
     rigs: list[tradeoff.RigVerdict] = []
     for k, profile in enumerate(rig_profiles(args, head_repo.measure.profile or base_repo.measure.profile, changes,
                                              notes)):
-        doc, rig = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc],
-                           version, upgrade, profile, f"-{profile.name}" if k and profile else "")
+        doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc],
+                      version, upgrade, profile, f"-{profile.name}" if k and profile else "")
+        rig = doc.environment.get("rig") or {}
         rig_notes = list(notes) + [n for n in [environment.busy_note(doc.environment)] if n]
         rig_notes += unvouched_canaries([scenarios[c] for c in canary_ids], doc, args.fsync_delay_ms)
-        rigs.append(tradeoff.RigVerdict(rig_capacity.rig_name(rig), rig.binds if rig else "cpu",
+        rigs.append(tradeoff.RigVerdict(rig.get("profile", CPU_BOUND), rig.get("binds", "cpu"),
                                         judge(doc, rule_matches, rig_notes, args.min_effect, family)))
     outcome = tradeoff.combine(rigs)
     said = tradeoff.disagreement(rigs)
@@ -302,7 +303,7 @@ def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,
             upgrade: configrepo.SettingChange | None = None,
-            profile: Profile | None = None, suffix: str = "") -> tuple[ResultsDoc, RigCaps | None]:
+            profile: Profile | None = None, suffix: str = "") -> ResultsDoc:
     """The reference and canaries as `kcliff run` measures them, then base and head interleaved on a cluster
     of the base's Kafka `version` (the repo's, else --kafka-version); with an `upgrade`, the head on a
     cluster of its own version."""
@@ -346,7 +347,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         doc.status = RunStatus.COMPLETE
         runner.save()
         print(f"results: {out}", file=sys.stderr)
-    return doc, rig
+    return doc
 
 
 def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],

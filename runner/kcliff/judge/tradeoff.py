@@ -45,12 +45,12 @@ def combine(rigs: list[RigVerdict]) -> Verdict:
     disagreement said; otherwise the worst (a cliff or a regression on every rig fails)."""
     if len(rigs) == 1:
         return rigs[0].verdict
+    # the first rig (CPU-bound, today's) speaks as a one-rig check does; the others' words say their rig
     first = rigs[0].verdict
-    notes = tuple(f"[{r.rig}] {n}" for r in rigs for n in r.verdict.notes)
-    scenarios = tuple(replace(sv, id=f"{sv.id}@{r.rig}") if sv.id != "head" or r is not rigs[0] else sv
-                      for r in rigs for sv in r.verdict.scenarios)
+    notes = first.notes + tuple(f"[{r.rig}] {n}" for r in rigs[1:] for n in r.verdict.notes)
+    scenarios = first.scenarios + tuple(replace(sv, id=f"{sv.id}@{r.rig}") for r in rigs[1:] for sv in r.verdict.scenarios)
     said = disagreement(rigs)
-    reasons = tuple(f"[{r.rig}] {reason}" for r in rigs for reason in r.verdict.reasons)
+    reasons = first.reasons + tuple(f"[{r.rig}] {reason}" for r in rigs[1:] for reason in r.verdict.reasons)
     if said is not None:
         return replace(first, verdict=Outcome.PASS, reasons=(f"trade-off: {said}", *reasons), notes=notes,
                        scenarios=scenarios)

@@ -91,10 +91,6 @@ def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progre
                                                                 disk_mb_s=caps.disk_mb_s)), caps
 
 
-def rig_name(caps: RigCaps | None) -> str:
-    return caps.profile if caps else CPU_BOUND
-
-
 def record(environment: dict[str, Any], caps: RigCaps | None) -> None:
     """The results' record of the rig: its profile and caps; and the runner class, which keys baselines,
     history and the report's series, gains the profile: a baseline belongs to one profile."""
