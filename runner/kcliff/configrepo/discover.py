@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import cfk, spring_boot, strimzi, terraform
+from kcliff.configrepo import ansible, cfk, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -50,10 +50,10 @@ class Reader(Protocol):
 READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader(),
                               "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader(),
                               "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
-                              "spring-boot": spring_boot.SpringBootReader()}
+                              "spring-boot": spring_boot.SpringBootReader(), "ansible": ansible.AnsibleReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
                "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
-               "spring-boot": "spring-boot"}
+               "spring-boot": "spring-boot", "ansible": "ansible"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
@@ -119,6 +119,8 @@ def file_role(path: Path) -> str | None:
         return "strimzi"
     if path.suffix.lower() in YAML_SUFFIXES and cfk.holds_resources(path):
         return "cfk"
+    if ansible.holds_settings(path):  # cp-ansible's group_vars/, host_vars/ and YAML inventories
+        return "ansible"
     if path.suffix.lower() == ".tf" and terraform.holds_resources(path):
         return "terraform"
     return role_from_name(path)
@@ -277,8 +279,10 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
-                                 "Kubernetes resources, Terraform .tf files of Kafka topics or MSK configurations, "
-                                 f"or Spring Boot application files (or a {MANIFEST} naming them)", given)
+                                 "Kubernetes resources, Terraform .tf files of Kafka topics, MSK configurations or "
+                                 "Aiven, Confluent Cloud and DigitalOcean Kafka settings, cp-ansible inventories, "
+                                 f"group_vars or host_vars, or Spring Boot application files (or a {MANIFEST} naming "
+                                 "them)", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)
