@@ -139,9 +139,30 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else "cannot parse"
 
 
+def body(block: BlockRule, where: str, out: ResourceReading) -> tuple[dict[str, AttributeRule], dict[str, list[BlockRule]]]:
+    """A block's arguments and nested blocks by name; an argument set twice is a problem (`where` names
+    the block in the message)."""
+    from hcl2.rules.base import AttributeRule, BlockRule
+    from hcl2.utils import SerializationOptions
+
+    plain = SerializationOptions(with_comments=False, strip_string_quotes=True)
+    attributes: dict[str, AttributeRule] = {}
+    blocks: dict[str, list[BlockRule]] = {}
+    for child in block.body.children:
+        if isinstance(child, AttributeRule):
+            name = str(child.identifier.serialize(plain))
+            if name in attributes:
+                out.problem(f"{where}: argument '{name}' is set twice (first at line {line_of(attributes[name])}); "
+                            "Terraform refuses a duplicate argument", line_of(child))
+            attributes.setdefault(name, child)
+        elif isinstance(child, BlockRule):
+            blocks.setdefault(str(child.labels[0].serialize(plain)), []).append(child)
+    return attributes, blocks
+
+
 def resource_blocks(start: StartRule, out: ResourceReading, types: tuple[str, ...]) -> list[ResourceBlock]:
     """The file's `resource` blocks of the given types, in order; a duplicate argument is a problem."""
-    from hcl2.rules.base import AttributeRule, BlockRule
+    from hcl2.rules.base import BlockRule
     from hcl2.utils import SerializationOptions
 
     plain = SerializationOptions(with_comments=False, strip_string_quotes=True)
@@ -152,18 +173,35 @@ def resource_blocks(start: StartRule, out: ResourceReading, types: tuple[str, ..
         labels = [str(label.serialize(plain)) for label in block.labels]
         if labels[0] != "resource" or len(labels) != 3 or labels[1] not in types:
             continue
-        attributes: dict[str, AttributeRule] = {}
-        blocks: dict[str, list[BlockRule]] = {}
-        for child in block.body.children:
-            if isinstance(child, AttributeRule):
-                name = str(child.identifier.serialize(plain))
-                if name in attributes:
-                    out.problem(f"{labels[1]}.{labels[2]}: argument '{name}' is set twice (first at line "
-                                f"{line_of(attributes[name])}); Terraform refuses a duplicate argument", line_of(child))
-                attributes.setdefault(name, child)
-            elif isinstance(child, BlockRule):
-                blocks.setdefault(str(child.labels[0].serialize(plain)), []).append(child)
+        attributes, blocks = body(block, f"{labels[1]}.{labels[2]}", out)
         found.append(ResourceBlock(labels[1], labels[2], line_of(block), attributes, blocks))
+    return found
+
+
+def map_elements(attribute: AttributeRule, label: str, argument: str, unread: str,
+                 out: ResourceReading) -> list[tuple[str, Expr]] | None:
+    """A map argument written as a literal object (`config = { "segment.ms" = "20000" }`): each literal
+    key with its value's expression, a key Terraform would compute noted on its line; None (with a note
+    saying what is `unread`) when the whole argument is an expression."""
+    from hcl2.rules.containers import ObjectElemKeyRule, ObjectRule
+    from hcl2.rules.literal_rules import IdentifierRule
+    from hcl2.rules.strings import StringRule
+
+    node = inner(attribute.expression)
+    if not isinstance(node, ObjectRule):
+        e = expr(attribute.expression)
+        out.note(e.line, f"{label}: {not_literal(argument, e)}, so {unread}")
+        return None
+    found: list[tuple[str, Expr]] = []
+    for element in node.elements:
+        key_node = element.key
+        label = key_node.value if isinstance(key_node, ObjectElemKeyRule) else None
+        if isinstance(label, IdentifierRule) or (isinstance(label, StringRule) and expr(label).literal):
+            key = str(expr(label).value) if isinstance(label, StringRule) else str(label.token.value)
+            found.append((key, expr(element.expression)))
+        else:
+            out.note(line_of(element), f"{label}: a {argument} key is {source(key_node.serialize())}: not a literal; "
+                                       "kcliff does not guess it")
     return found
 
 
