@@ -37,8 +37,9 @@ def _where(at: str) -> tuple[str, int | None]:
 
 
 def test_corpus_is_complete():
-    """The nine shapes of #26 are all here, so a repo cannot drop out of the parametrization unseen."""
-    assert NAMES == ["app-producer", "compacted-topics", "confluent-platform-7", "kraft-production",
+    """The nine shapes of #26 and #45's are all here, so a repo cannot drop out of the parametrization unseen."""
+    assert NAMES == ["aiven-terraform", "app-producer", "compacted-topics", "confluent-cloud-stack",
+                     "confluent-platform-7", "cp-ansible-inventory", "digitalocean-kafka", "kraft-production",
                      "make-kafka-slow", "msk-default", "multi-env", "strimzi-37", "zookeeper-era"]
 
 
