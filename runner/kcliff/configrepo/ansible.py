@@ -148,12 +148,19 @@ def _project_notes(project: Project, reach: _Reach, out: ResourceReading) -> Non
                                           "Python literal on one line: kcliff reads INI inventories for their hosts "
                                           "and groups only; set it in group_vars/ or host_vars/ YAML to have it read")
                          for var, path, line in env.inventory.ini_sites)
+    for d in project.definitions:  # other components' settings in files kcliff does not read by themselves
+        if d.var in cp.OTHERS and not holds_settings(Path(d.path)):
+            out.notes.append(Note(d.path, d.line, _other(d)))
     if reach.hosts and not reach.winners(cp.VERSION):
         out.note(None, f"{cp.VERSION} is not set for the brokers: cp-ansible installs the Confluent Platform release "
                        "it ships with, which the repo does not say; kcliff reads it at its default Kafka release")
     for path, problem in sorted(project.problems.items()):
         if not holds_settings(Path(path)):
             out.problems.append(problem)
+
+
+def _other(d: Definition) -> str:
+    return f"{d.var} configures {cp.OTHERS[d.var]}, not the brokers kcliff measures; not read"
 
 
 HANDLERS: dict[str, Callable[[Definition, cp.Reaching, ResourceReading], None]] = {
@@ -187,5 +194,5 @@ class AnsibleReader:
             if d.var in HANDLERS:
                 HANDLERS[d.var](d, reach, out)
             else:
-                out.note(d.line, f"{d.var} configures {cp.OTHERS[d.var]}, not the brokers kcliff measures; not read")
+                out.note(d.line, _other(d))
         return out.result()
