@@ -137,7 +137,8 @@ def broker_properties(d: Definition, reach: Reaching, out: ResourceReading) -> N
         elif why := opaque(value) or opaque(key):
             out.note(line, f"{label}: '{key}' is {why}")
         elif isinstance(plain(value), (dict, list)):
-            out.problem(f"{label}: '{key}' is a YAML {type(plain(value)).__name__}: cp-ansible's template writes "
+            kind = "list" if isinstance(plain(value), list) else "mapping"
+            out.problem(f"{label}: '{key}' is a YAML {kind}: cp-ansible's template writes "
                         f"it as {rendered(value)}, which is not the text Kafka reads; write it as one string "
                         "(a comma-separated list for a list)", line)
         else:

@@ -195,9 +195,9 @@ def map_elements(attribute: AttributeRule, label: str, argument: str, unread: st
     found: list[tuple[str, Expr]] = []
     for element in node.elements:
         key_node = element.key
-        label = key_node.value if isinstance(key_node, ObjectElemKeyRule) else None
-        if isinstance(label, IdentifierRule) or (isinstance(label, StringRule) and expr(label).literal):
-            key = str(expr(label).value) if isinstance(label, StringRule) else str(label.token.value)
+        written = key_node.value if isinstance(key_node, ObjectElemKeyRule) else None
+        if isinstance(written, IdentifierRule) or (isinstance(written, StringRule) and expr(written).literal):
+            key = str(expr(written).value) if isinstance(written, StringRule) else str(written.token.value)
             found.append((key, expr(element.expression)))
         else:
             out.note(line_of(element), f"{label}: a {argument} key is {source(key_node.serialize())}: not a literal; "
