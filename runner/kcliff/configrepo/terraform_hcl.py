@@ -108,6 +108,20 @@ def not_literal(what: str, e: Expr) -> str:
     return f"{what} is {e.text}: not a literal; kcliff does not guess it"
 
 
+def literal_text(where: str, e: Expr, out: ResourceReading) -> str | None:
+    """The text a provider hands Kafka for a setting's literal value; None once what is not one (an
+    expression, null, a list or map) has been noted or refused on its line."""
+    if not e.literal:
+        out.note(e.line, not_literal(where, e))
+    elif e.value is None:
+        out.note(e.line, f"{where} is null: Terraform leaves it unset")
+    elif isinstance(e.value, (list, dict)):
+        out.problem(f"{where} must be a string, number or bool, got {e.text}", e.line)
+    else:
+        return kafka_string(e.value)
+    return None
+
+
 @dataclass
 class ResourceBlock:
     """One `resource "TYPE" "NAME" { ... }` block: its arguments and nested blocks by name."""

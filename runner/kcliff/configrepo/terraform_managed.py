@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 
 from kcliff.configrepo.model import RawEntry, Resource
 from kcliff.configrepo.reading import ResourceReading
-from kcliff.configrepo.terraform_hcl import Expr, ResourceBlock, body, expr, kafka_string, line_of, map_elements, not_literal
+from kcliff.configrepo.terraform_hcl import (Expr, ResourceBlock, body, expr, line_of, literal_text, map_elements,
+                                              not_literal)
 from kcliff.configrepo.version_file import check as check_version
 from kcliff.configrepo.version_file import newest_patch
 from kcliff.errors import InputError
@@ -97,14 +98,8 @@ def _setting(label: str, key: str, e: Expr, out: ResourceReading, argument: str 
     """One broker setting as the provider sends it, or a note when Terraform would have to compute it;
     `argument` is the provider's name for it, when that is not Kafka's."""
     written = f"{argument} ({key})" if argument else key
-    if not e.literal:
-        out.note(e.line, f"{label}: {not_literal(written, e)}")
-    elif e.value is None:
-        out.note(e.line, f"{label}: {written} is null: Terraform leaves it unset")
-    elif isinstance(e.value, (list, dict)):
-        out.problem(f"{label}: {written} must be a string, number or bool, got {e.text}", e.line)
-    else:
-        out.entries.append(RawEntry("broker", key, kafka_string(e.value), out.path, e.line, resource=label))
+    if (text := literal_text(f"{label}: {written}", e, out)) is not None:
+        out.entries.append(RawEntry("broker", key, text, out.path, e.line, resource=label))
 
 
 def _version(label: str, argument: str, e: Expr, service: str, out: ResourceReading) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from kcliff.configrepo.cfk import confluent_server_note
 from kcliff.configrepo.model import RawEntry, Resource, TopicDecl, require_topic_name
 from kcliff.configrepo.reading import ResourceReading
-from kcliff.configrepo.terraform_hcl import Expr, ResourceBlock, expr, kafka_string, line_of, map_elements, not_literal
+from kcliff.configrepo.terraform_hcl import Expr, ResourceBlock, expr, line_of, literal_text, map_elements, not_literal
 
 TOPIC_TYPES = ("kafka_topic", "confluent_kafka_topic", "aiven_kafka_topic")
 
@@ -109,16 +109,10 @@ def _setting(res: ResourceBlock, topic: str, key: str, e: Expr, out: ResourceRea
     where = f"{res.label}: config '{key}'"
     if key in ("partitions", "replication.factor"):
         out.problem(f"{where} is not a topic config Kafka accepts: set the resource's own argument", e.line)
-    elif not e.literal:
-        out.note(e.line, not_literal(where, e))
-    elif (why := confluent_server_note(key)) is not None:
+    elif e.literal and (why := confluent_server_note(key)) is not None:
         out.note(e.line, f"{res.label}: {why}")
-    elif e.value is None:
-        out.note(e.line, f"{where} is null: Terraform leaves it unset")
-    elif isinstance(e.value, (list, dict)):
-        out.problem(f"{where} must be a string, number or bool, got {e.text}", e.line)
-    else:
-        out.entries.append(RawEntry("topic", key, kafka_string(e.value), out.path, e.line, topic, res.label))
+    elif (text := literal_text(where, e, out)) is not None:
+        out.entries.append(RawEntry("topic", key, text, out.path, e.line, topic, res.label))
 
 
 def _config_map(res: ResourceBlock, topic: str, out: ResourceReading) -> None:
