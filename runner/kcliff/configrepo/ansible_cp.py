@@ -119,15 +119,18 @@ def broker_properties(d: Definition, reach: Reaching, out: ResourceReading) -> N
     if why := opaque(d.value):
         out.note(d.line, f"{label} is {why}")
         return
-    items = mapping(d)
-    if items is None:
-        out.problem(f"{label} must be a mapping of Kafka keys to values, got {plain(d.value)!r}: cp-ansible's "
-                    "combine() refuses it", d.line)
-        return
     if not hosts:
         out.note(d.line, f"{label} reaches no kafka_broker host in the inventories kcliff read; not read")
         return
     layers = reach.layers(PROPERTIES)
+    items = mapping(d)
+    if items is None:  # refused only where a broker gets it: a higher definition replaces it elsewhere
+        if any(layers[h].whole is d for h in hosts):
+            out.problem(f"{label} must be a mapping of Kafka keys to values, got {plain(d.value)!r}: cp-ansible's "
+                        "combine() refuses it", d.line)
+        else:
+            out.note(d.line, f"{label} is overridden on every broker it reaches; not read")
+        return
     overridden = []
     for key, value in items.items():
         line = _key_line(d, key)
@@ -191,13 +194,13 @@ def version(d: Definition, reach: Reaching, out: ResourceReading) -> None:
     if why := opaque(d.value):
         out.note(d.line, f"{VERSION} is {why}")
         return
+    if not won:
+        out.note(d.line, f"{VERSION} ({d.label}) reaches no kafka_broker host or is overridden on every one; not read")
+        return
     value = plain(d.value)
     if not isinstance(value, str):
         out.problem(f"{VERSION} must be a string such as \"7.6.0\", got {value!r}: cp-ansible appends the package "
                     "revision to it as text (quote it in YAML)", d.line)
-        return
-    if not won:
-        out.note(d.line, f"{VERSION} ({d.label}) reaches no kafka_broker host or is overridden on every one; not read")
         return
     found = kafka_of_platform(f"confluentinc/cp-server:{value}")
     if found is None:
@@ -236,14 +239,14 @@ def replication(d: Definition, reach: Reaching, out: ResourceReading) -> None:
     if why := opaque(d.value):
         out.note(d.line, f"{d.var} is {why}")
         return
+    if not won:
+        return
     value = plain(d.value)
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         out.problem(f"{d.var} must be a whole number of at least 1, got {value!r} (cp-ansible writes it as the "
                     "internal topics' replication factor)", d.line)
-        return
-    if not won:
         return
     label = f"{d.var} ({d.label})"
     layers = reach.layers(PROPERTIES)
