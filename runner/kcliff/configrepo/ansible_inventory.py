@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,18 @@ class Inventory:
     ini_sites: list[tuple[str, str, int]] = field(default_factory=list)  # (var, path, line) in INI files
     dynamic: list[str] = field(default_factory=list)  # plugin configurations: hosts unknown
     skipped: list[tuple[str, int | None, str]] = field(default_factory=list)  # what Ansible warns of and skips
+
+    def absorb(self, other: Inventory) -> None:
+        """Add another source's groups, hosts and variables after this one's, as Ansible loads sources."""
+        for group, parents in other.parents.items():
+            self.parents.setdefault(group, set()).update(parents)
+        for host, groups in other.host_groups.items():
+            self.host_groups.setdefault(host, set()).update(groups)
+        self.priority.update(other.priority)
+        self.sites.extend(replace(site, seq=len(self.sites) + index) for index, site in enumerate(other.sites))
+        self.ini_sites.extend(other.ini_sites)
+        self.dynamic.extend(other.dynamic)
+        self.skipped.extend(other.skipped)
 
     def add_group(self, name: str, parent: str = ALL) -> None:
         self.parents.setdefault(name, set())

@@ -208,13 +208,13 @@ def _split(files: list[Path], bases: list[Path], watched: frozenset[str]) -> lis
         single = Inventory()
         if not _inventory_file(path, single, watched):
             continue
-        joined = next((e for e in envs if set(e.inventory.host_groups) & set(single.host_groups)
-                       or not single.host_groups), None)
-        env = joined or Env([], bases)
-        env.inventory_files.append(path)
-        _inventory_file(path, env.inventory, watched)
-        if joined is None:
+        env = next((e for e in envs if set(e.inventory.host_groups) & set(single.host_groups)
+                    or not single.host_groups), None)
+        if env is None:
+            env = Env([], bases)
             envs.append(env)
+        env.inventory_files.append(path)
+        env.inventory.absorb(single)
     return envs
 
 
@@ -229,7 +229,7 @@ def environments(top: Path, watched: frozenset[str]) -> list[Env]:
     folder = top / "inventory"
     bases = [folder, top] if folder.is_dir() else [top]
     files = _files(top, top, False) + (_files(folder, top, True) if folder.is_dir() else [folder] if folder.is_file() else [])
-    return _split([f for f in files if f.parent == top or f.is_relative_to(folder)], bases, watched)
+    return _split([f for f in files if not set(f.parts) & set(VARS_DIRS)], bases, watched)
 
 
 @dataclass
