@@ -261,3 +261,15 @@ def test_the_example_lints_clean(tmp_path):
     done = run_kcliff("lint", str(EXAMPLE), "--verbose")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Kafka 4.1" in done.stdout + done.stderr
+
+
+def test_values_are_read_as_ansibles_yaml_1_1_loader_reads_them(tmp_path):
+    brokers = ("kafka_broker_custom_properties:\n  auto.create.topics.enable: no\n  num.io.threads: !!str 12\n"
+               "  delete.topic.enable: 'yes'\n")
+    root = _repo(tmp_path, {"hosts.yml": HOSTS, "group_vars/kafka_broker.yml": brokers})
+    with pytest.raises(InputError, match="delete.topic.enable': expected true or false, got 'yes'"):
+        _load(root)  # quoted, it is the text yes, which Kafka refuses as a boolean
+    write(root, "group_vars/kafka_broker.yml", brokers.replace("  delete.topic.enable: 'yes'\n", ""))
+    found = _entries(_load(root))
+    assert found["kafka_broker.yml", "auto.create.topics.enable"][0] is False  # PyYAML's boolean, rendered False
+    assert found["kafka_broker.yml", "num.io.threads"][0] == 12

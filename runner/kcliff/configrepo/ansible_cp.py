@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
+from kcliff import yamlio
 from kcliff.configrepo.ansible_precedence import Layered
 from kcliff.configrepo.ansible_project import Definition
 from kcliff.configrepo.cfk import kafka_of_platform
@@ -51,6 +52,10 @@ DERIVED = ("offsets.topic.replication.factor", "transaction.state.log.replicatio
 # Keys that are each broker's own: their values are meant to differ between brokers.
 PER_BROKER = ("broker.id", "node.id", "broker.rack", "listeners", "advertised.listeners")
 _TEMPLATE = re.compile(r"\{\{|\{%|\{#")
+YAML_TAGS = "tag:yaml.org,2002:"
+# YAML 1.1's booleans, which Ansible's loader (PyYAML) reads as true/false and kcliff's (YAML 1.2) as text.
+YAML11_BOOLS = {**dict.fromkeys(("yes", "Yes", "YES", "on", "On", "ON"), "True"),
+                **dict.fromkeys(("no", "No", "NO", "off", "Off", "OFF"), "False")}
 
 
 class Reaching(Protocol):
@@ -74,7 +79,7 @@ def opaque(value: Any) -> str | None:
     tag = getattr(value, "tag", None)
     if tag is not None and hasattr(value, "value") and not isinstance(value, (dict, list)):
         name = str(getattr(tag, "value", tag))
-        if name == "!unsafe":  # Ansible does not template it: the text is the value
+        if name == "!unsafe" or name.startswith(YAML_TAGS):  # !unsafe is not templated; !!str is plain YAML
             return None
         return "vault-encrypted (!vault): kcliff does not decrypt it" if name == "!vault" else \
             f"tagged {name}: kcliff does not read it"
@@ -89,9 +94,20 @@ def plain(value: Any) -> Any:
         not isinstance(value, (dict, list)) else value
 
 
-def rendered(value: Any) -> str:
-    """A value as cp-ansible's template writes it into server.properties: Jinja's str() of it."""
-    return str(plain(value))
+def rendered(value: Any, path: str | None = None, line: int | None = None) -> str:
+    """A value as cp-ansible's template writes it into server.properties: Jinja's str() of what Ansible
+    loaded (an unquoted `yes` on `path`:`line` is YAML 1.1's true, so True)."""
+    text = str(plain(value))
+    if text in YAML11_BOOLS and path and line and not _quoted(path, line):
+        return YAML11_BOOLS[text]
+    return text
+
+
+def _quoted(path: str, line: int) -> bool:
+    """Whether the value written on that line (after its key's colon) is quoted."""
+    lines = yamlio.read_text(path).splitlines()
+    value = lines[line - 1].split(":", 1)[-1].strip() if line <= len(lines) else ""
+    return value[:1] in ("'", '"')
 
 
 def mapping(d: Definition) -> dict[str, Any] | None:
@@ -100,8 +116,6 @@ def mapping(d: Definition) -> dict[str, Any] | None:
 
 
 def _key_line(d: Definition, key: str) -> int | None:
-    from kcliff import yamlio
-
     node = d.value
     original = next((k for k in node if str(k) == key), key) if isinstance(node, dict) else key
     return yamlio.key_line(node, original) or d.line
@@ -145,7 +159,7 @@ def broker_properties(d: Definition, reach: Reaching, out: ResourceReading) -> N
                         f"it as {rendered(value)}, which is not the text Kafka reads; write it as one string "
                         "(a comma-separated list for a list)", line)
         else:
-            out.entries.append(RawEntry("broker", key, rendered(value), out.path, line, resource=label))
+            out.entries.append(RawEntry("broker", key, rendered(value, d.path, line), out.path, line, resource=label))
             _differs(d, key, won, reach, layers, out, line)
     if overridden:
         by = [layers[h].keys.get(k) or reach.top(PROPERTIES, h) for h in hosts for k in overridden]
