@@ -24,9 +24,7 @@ from kcliff.configrepo.ansible_project import Definition
 from kcliff.configrepo.cfk import kafka_of_platform
 from kcliff.configrepo.model import Note, NoteLevel, RawEntry, Resource
 from kcliff.configrepo.reading import ResourceReading
-from kcliff.configrepo.version_file import check as check_version
 from kcliff.configrepo.version_file import newest_patch
-from kcliff.errors import InputError
 
 PROPERTIES = "kafka_broker_custom_properties"
 VERSION = "confluent_package_version"
@@ -229,10 +227,7 @@ def version(d: Definition, reach: Reaching, out: ResourceReading) -> None:
     release = newest_patch(*kafka.split("."))
     out.note(d.line, f"{VERSION} {value} is Confluent Platform {platform}, which ships Kafka {kafka}; kcliff reads "
                      f"the repo at that minor's newest release it knows, {release}")
-    try:
-        out.versions.append(check_version(release, out.path, d.line))
-    except InputError as exc:
-        out.problems.append(exc)
+    out.version(release, d.line)
 
 
 def server(d: Definition, reach: Reaching, out: ResourceReading) -> None:

@@ -26,9 +26,7 @@ from kcliff.configrepo.model import RawEntry, Resource
 from kcliff.configrepo.reading import ResourceReading
 from kcliff.configrepo.terraform_hcl import (Expr, ResourceBlock, body, expr, line_of, literal_text, map_elements,
                                               not_literal)
-from kcliff.configrepo.version_file import check as check_version
 from kcliff.configrepo.version_file import newest_patch
-from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
 
 if TYPE_CHECKING:
@@ -115,10 +113,7 @@ def _version(label: str, argument: str, e: Expr, service: str, out: ResourceRead
     release = newest_patch(*match.groups())
     out.note(e.line, f"{label}: {argument} {e.value} is a Kafka major.minor whose patch release {service} picks; "
                      f"kcliff reads the repo at its newest release it knows, {release}")
-    try:
-        out.versions.append(check_version(release, out.path, e.line))
-    except InputError as exc:
-        out.problems.append(exc)
+    out.version(release, e.line)
 
 
 def read_aiven(res: ResourceBlock, out: ResourceReading) -> None:
