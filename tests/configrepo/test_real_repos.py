@@ -38,8 +38,9 @@ def _where(at: str) -> tuple[str, int | None]:
 
 def test_corpus_is_complete():
     """The shapes of #26 and #45 are all here, so a repo cannot drop out of the parametrization unseen."""
-    assert NAMES == ["app-producer", "argo-bitnami", "bitnami-kraft", "compacted-topics", "confluent-platform-7",
-                     "cp-helm-charts", "flux-bitnami", "kraft-production", "make-kafka-slow", "msk-default",
+    assert NAMES == ["aiven-terraform", "app-producer", "argo-bitnami", "bitnami-kraft", "compacted-topics",
+                     "confluent-cloud-stack", "confluent-platform-7", "cp-ansible-inventory", "cp-helm-charts",
+                     "digitalocean-kafka", "flux-bitnami", "kraft-production", "make-kafka-slow", "msk-default",
                      "multi-env", "strimzi-37", "zookeeper-era"]
 
 

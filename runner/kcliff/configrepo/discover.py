@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import cfk, helm, spring_boot, strimzi, terraform
+from kcliff.configrepo import ansible, cfk, helm, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -52,11 +52,11 @@ READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": T
                               "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader(),
                               "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
                               "spring-boot": spring_boot.SpringBootReader(), "helm-values": helm.HelmValuesReader(),
-                              "helm-gitops": helm.HelmGitOpsReader()}
+                              "helm-gitops": helm.HelmGitOpsReader(), "ansible": ansible.AnsibleReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
                "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
                "spring-boot": "spring-boot", "bitnami-kafka": "helm-values", "cp-kafka": "helm-values",
-               "helm-gitops": "helm-gitops"}
+               "helm-gitops": "helm-gitops", "ansible": "ansible"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
@@ -125,6 +125,8 @@ def file_role(path: Path) -> str | None:
         return "cfk"
     if path.suffix.lower() in YAML_SUFFIXES and (chart_role := helm.file_role(path)):
         return chart_role  # Helm values of a Kafka chart: by the Chart.yaml beside them, or a HelmRelease/Application
+    if ansible.holds_settings(path):  # cp-ansible's group_vars/, host_vars/ and YAML inventories
+        return "ansible"
     if path.suffix.lower() == ".tf" and terraform.holds_resources(path):
         return "terraform"
     return role_from_name(path)
@@ -286,10 +288,11 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
-                                 "Kubernetes resources, Terraform .tf files of Kafka topics or MSK configurations, "
-                                 "Spring Boot application files, Helm values of Bitnami's kafka chart or cp-kafka "
-                                 "(beside a Chart.yaml naming it, or in a Flux HelmRelease or Argo CD Application), "
-                                 f"or a {MANIFEST} naming them", given)
+                                 "Kubernetes resources, Terraform .tf files of Kafka topics, MSK configurations or "
+                                 "Aiven, Confluent Cloud and DigitalOcean Kafka settings, cp-ansible inventories, "
+                                 "group_vars or host_vars, Spring Boot application files, Helm values of Bitnami's "
+                                 "kafka chart or cp-kafka (beside a Chart.yaml naming it, or in a Flux HelmRelease or "
+                                 f"Argo CD Application), or a {MANIFEST} naming them", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)

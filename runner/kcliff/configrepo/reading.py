@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kcliff.configrepo.model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl
+from kcliff.configrepo.version_file import check as check_version
 from kcliff.configrepo.version_file import one_version
 from kcliff.errors import InputError, raise_all
 
@@ -32,6 +33,13 @@ class ResourceReading:
 
     def problem(self, message: str, line: int | None) -> None:
         self.problems.append(InputError(message, self.path, line))
+
+    def version(self, release: str, line: int | None) -> None:
+        """Record the Kafka release the file names at `line`; one that is no release is a problem there."""
+        try:
+            self.versions.append(check_version(release, self.path, line))
+        except InputError as exc:
+            self.problems.append(exc)
 
     def once(self, what: str, line: int | None) -> None:
         """Record `what` (a resource or a topic) at `line`; an InputError when the file defined it before."""

@@ -108,6 +108,20 @@ def not_literal(what: str, e: Expr) -> str:
     return f"{what} is {e.text}: not a literal; kcliff does not guess it"
 
 
+def literal_text(where: str, e: Expr, out: ResourceReading) -> str | None:
+    """The text a provider hands Kafka for a setting's literal value; None once what is not one (an
+    expression, null, a list or map) has been noted or refused on its line."""
+    if not e.literal:
+        out.note(e.line, not_literal(where, e))
+    elif e.value is None:
+        out.note(e.line, f"{where} is null: Terraform leaves it unset")
+    elif isinstance(e.value, (list, dict)):
+        out.problem(f"{where} must be a string, number or bool, got {e.text}", e.line)
+    else:
+        return kafka_string(e.value)
+    return None
+
+
 @dataclass
 class ResourceBlock:
     """One `resource "TYPE" "NAME" { ... }` block: its arguments and nested blocks by name."""
@@ -139,9 +153,30 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else "cannot parse"
 
 
+def body(block: BlockRule, where: str, out: ResourceReading) -> tuple[dict[str, AttributeRule], dict[str, list[BlockRule]]]:
+    """A block's arguments and nested blocks by name; an argument set twice is a problem (`where` names
+    the block in the message)."""
+    from hcl2.rules.base import AttributeRule, BlockRule
+    from hcl2.utils import SerializationOptions
+
+    plain = SerializationOptions(with_comments=False, strip_string_quotes=True)
+    attributes: dict[str, AttributeRule] = {}
+    blocks: dict[str, list[BlockRule]] = {}
+    for child in block.body.children:
+        if isinstance(child, AttributeRule):
+            name = str(child.identifier.serialize(plain))
+            if name in attributes:
+                out.problem(f"{where}: argument '{name}' is set twice (first at line {line_of(attributes[name])}); "
+                            "Terraform refuses a duplicate argument", line_of(child))
+            attributes.setdefault(name, child)
+        elif isinstance(child, BlockRule):
+            blocks.setdefault(str(child.labels[0].serialize(plain)), []).append(child)
+    return attributes, blocks
+
+
 def resource_blocks(start: StartRule, out: ResourceReading, types: tuple[str, ...]) -> list[ResourceBlock]:
     """The file's `resource` blocks of the given types, in order; a duplicate argument is a problem."""
-    from hcl2.rules.base import AttributeRule, BlockRule
+    from hcl2.rules.base import BlockRule
     from hcl2.utils import SerializationOptions
 
     plain = SerializationOptions(with_comments=False, strip_string_quotes=True)
@@ -152,18 +187,35 @@ def resource_blocks(start: StartRule, out: ResourceReading, types: tuple[str, ..
         labels = [str(label.serialize(plain)) for label in block.labels]
         if labels[0] != "resource" or len(labels) != 3 or labels[1] not in types:
             continue
-        attributes: dict[str, AttributeRule] = {}
-        blocks: dict[str, list[BlockRule]] = {}
-        for child in block.body.children:
-            if isinstance(child, AttributeRule):
-                name = str(child.identifier.serialize(plain))
-                if name in attributes:
-                    out.problem(f"{labels[1]}.{labels[2]}: argument '{name}' is set twice (first at line "
-                                f"{line_of(attributes[name])}); Terraform refuses a duplicate argument", line_of(child))
-                attributes.setdefault(name, child)
-            elif isinstance(child, BlockRule):
-                blocks.setdefault(str(child.labels[0].serialize(plain)), []).append(child)
+        attributes, blocks = body(block, f"{labels[1]}.{labels[2]}", out)
         found.append(ResourceBlock(labels[1], labels[2], line_of(block), attributes, blocks))
+    return found
+
+
+def map_elements(attribute: AttributeRule, label: str, argument: str, unread: str,
+                 out: ResourceReading) -> list[tuple[str, Expr]] | None:
+    """A map argument written as a literal object (`config = { "segment.ms" = "20000" }`): each literal
+    key with its value's expression, a key Terraform would compute noted on its line; None (with a note
+    saying what is `unread`) when the whole argument is an expression."""
+    from hcl2.rules.containers import ObjectElemKeyRule, ObjectRule
+    from hcl2.rules.literal_rules import IdentifierRule
+    from hcl2.rules.strings import StringRule
+
+    node = inner(attribute.expression)
+    if not isinstance(node, ObjectRule):
+        e = expr(attribute.expression)
+        out.note(e.line, f"{label}: {not_literal(argument, e)}, so {unread}")
+        return None
+    found: list[tuple[str, Expr]] = []
+    for element in node.elements:
+        key_node = element.key
+        written = key_node.value if isinstance(key_node, ObjectElemKeyRule) else None
+        if isinstance(written, IdentifierRule) or (isinstance(written, StringRule) and expr(written).literal):
+            key = str(expr(written).value) if isinstance(written, StringRule) else str(written.token.value)
+            found.append((key, expr(element.expression)))
+        else:
+            out.note(line_of(element), f"{label}: a {argument} key is {source(key_node.serialize())}: not a literal; "
+                                       "kcliff does not guess it")
     return found
 
 

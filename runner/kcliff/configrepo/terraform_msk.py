@@ -9,7 +9,6 @@ from kcliff.configrepo.model import RawEntry, Resource
 from kcliff.configrepo.properties import parse_text
 from kcliff.configrepo.reading import ResourceReading
 from kcliff.configrepo.terraform_hcl import TEMPLATE, Expr, ResourceBlock, expr, line_of, not_literal, unescape
-from kcliff.configrepo.version_file import check as check_version
 from kcliff.configrepo.version_file import newest_patch
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
@@ -49,10 +48,7 @@ def read_msk(res: ResourceBlock, out: ResourceReading) -> None:
                 if len(e.value) > 1:
                     out.note(e.line, f"{res.label}: kafka_versions lists {', '.join(e.value)}; kcliff reads the repo "
                                      f"at the newest, {newest}, the release this configuration is ready for")
-                try:
-                    out.versions.append(check_version(newest, out.path, e.line))
-                except InputError as exc:
-                    out.problems.append(exc)
+                out.version(newest, e.line)
     attribute = res.attributes.get("server_properties")
     out.resources.append(Resource(res.label, line_of(attribute) if attribute is not None else res.line))
     if attribute is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from kcliff.configrepo.cfk import confluent_server_note
 from kcliff.configrepo.model import RawEntry, Resource, TopicDecl, require_topic_name
 from kcliff.configrepo.reading import ResourceReading
-from kcliff.configrepo.terraform_hcl import Expr, ResourceBlock, expr, inner, kafka_string, line_of, not_literal, source
+from kcliff.configrepo.terraform_hcl import Expr, ResourceBlock, expr, line_of, literal_text, map_elements, not_literal
 
 TOPIC_TYPES = ("kafka_topic", "confluent_kafka_topic", "aiven_kafka_topic")
 
@@ -109,45 +109,22 @@ def _setting(res: ResourceBlock, topic: str, key: str, e: Expr, out: ResourceRea
     where = f"{res.label}: config '{key}'"
     if key in ("partitions", "replication.factor"):
         out.problem(f"{where} is not a topic config Kafka accepts: set the resource's own argument", e.line)
-    elif not e.literal:
-        out.note(e.line, not_literal(where, e))
-    elif (why := confluent_server_note(key)) is not None:
+    elif e.literal and (why := confluent_server_note(key)) is not None:
         out.note(e.line, f"{res.label}: {why}")
-    elif e.value is None:
-        out.note(e.line, f"{where} is null: Terraform leaves it unset")
-    elif isinstance(e.value, (list, dict)):
-        out.problem(f"{where} must be a string, number or bool, got {e.text}", e.line)
-    else:
-        out.entries.append(RawEntry("topic", key, kafka_string(e.value), out.path, e.line, topic, res.label))
+    elif (text := literal_text(where, e, out)) is not None:
+        out.entries.append(RawEntry("topic", key, text, out.path, e.line, topic, res.label))
 
 
 def _config_map(res: ResourceBlock, topic: str, out: ResourceReading) -> None:
     """`config = { "segment.ms" = "20000" }`: Kafka's topic config names, as the provider passes them."""
-    from hcl2.rules.containers import ObjectElemKeyRule, ObjectRule
-    from hcl2.rules.literal_rules import IdentifierRule
-    from hcl2.rules.strings import StringRule
-
     if "config" in res.blocks:
         out.problem(f"{res.label}: config is a map argument (config = {{ ... }}), not a block", line_of(res.blocks["config"][0]))
     attribute = res.attributes.get("config")
     out.resources.append(Resource(res.label, line_of(attribute) if attribute is not None else res.line))
     if attribute is None:
         return
-    node = inner(attribute.expression)
-    if not isinstance(node, ObjectRule):
-        e = expr(attribute.expression)
-        out.note(e.line, f"{res.label}: {not_literal('config', e)}, so none of this topic's configs are read")
-        return
-    for element in node.elements:
-        key_node = element.key
-        line = line_of(element)
-        label = key_node.value if isinstance(key_node, ObjectElemKeyRule) else None
-        if isinstance(label, IdentifierRule) or (isinstance(label, StringRule) and expr(label).literal):
-            key = str(expr(label).value) if isinstance(label, StringRule) else str(label.token.value)
-            _setting(res, topic, key, expr(element.expression), out)
-        else:
-            out.note(line, f"{res.label}: a config key is {source(key_node.serialize())}: not a literal; kcliff "
-                           "does not guess it")
+    for key, e in map_elements(attribute, res.label, "config", "none of this topic's configs are read", out) or []:
+        _setting(res, topic, key, e, out)
 
 
 def _aiven_config(res: ResourceBlock, topic: str, out: ResourceReading) -> None:
