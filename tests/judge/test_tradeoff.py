@@ -40,3 +40,31 @@ def test_agreeing_or_cliff_readings_keep_the_worst(other, expected):
 
 def test_one_rig_is_its_own_verdict():
     assert combine([BYTES_IMPROVE]) is BYTES_IMPROVE.verdict
+
+
+def test_a_check_measures_a_trade_on_both_rigs_unless_a_profile_says_where_it_binds(monkeypatch):
+    import argparse
+    import os
+    from kcliff.commands import check
+    from kcliff.configrepo.diff import SettingChange
+    from kcliff.scenario.profile import DEFAULT_BYTE_BOUND, preset
+    parser = argparse.ArgumentParser()
+    check.options.add_cluster_options(parser)
+    parser.add_argument("--backend")
+    parser.add_argument("--bootstrap-servers")
+    args = parser.parse_args([])
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    zstd = SettingChange("producer", "compression.type", "none", "zstd", "p.properties", 3)
+    acks = SettingChange("producer", "max.poll.records", 500, 5, "c.properties", 3)
+    notes: list[str] = []
+    assert check.rig_profiles(args, None, [zstd], notes) == [None, preset(DEFAULT_BYTE_BOUND)]
+    assert "trades CPU against bytes" in notes[0]
+    declared = preset("aws-m5.large-gp3")
+    assert check.rig_profiles(args, declared, [zstd], []) == [declared]
+    assert check.rig_profiles(args, None, [acks], []) == [None]
+    args.profile = "cpu-bound"
+    assert check.rig_profiles(args, None, [zstd], []) == [None]
+    args.profile = None
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    said: list[str] = []
+    assert check.rig_profiles(args, None, [zstd], said) == [None] and "needs the local backend as root" in said[0]
