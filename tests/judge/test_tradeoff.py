@@ -38,6 +38,13 @@ def test_agreeing_or_cliff_readings_keep_the_worst(other, expected):
     assert combine([CPU_REGRESSES, other]).verdict is expected
 
 
+def test_an_improvement_where_bytes_bind_and_no_answer_where_cpu_binds_is_a_trade_said():
+    # measured: zstd on JSON events read 4.00x where the disk binds; the busy CPU-bound rig could not tell
+    unsure = rig("cpu-bound", "cpu", Outcome.INCONCLUSIVE, Outcome.PASS)
+    assert combine([unsure, BYTES_IMPROVE]).verdict is Outcome.PASS
+    assert disagreement([unsure, BYTES_IMPROVE]).startswith("inconclusive where CPU binds, improvement where the disk")
+
+
 def test_one_rig_is_its_own_verdict():
     assert combine([BYTES_IMPROVE]) is BYTES_IMPROVE.verdict
 

@@ -29,12 +29,14 @@ def direction(verdict: Verdict) -> Outcome:
 
 
 def disagreement(rigs: list[RigVerdict]) -> str | None:
-    """The sentence for rigs that read a change in opposite directions (one regression, one improvement
-    or pass), or None when they agree or one shows a cliff."""
+    """The sentence for rigs that read a change in opposite directions: a regression on one and a pass or
+    improvement on another, or an improvement on one where another could not tell. None when they agree,
+    or when one shows a cliff (no trade)."""
     readings = {r.binds: direction(r.verdict) for r in rigs}
-    if Outcome.CLIFF in readings.values() or len(set(readings.values())) < 2:
-        return None
-    if Outcome.REGRESSION not in readings.values() or Outcome.INCONCLUSIVE in readings.values():
+    seen = set(readings.values())
+    opposite = ((Outcome.REGRESSION in seen and seen & {Outcome.PASS, Outcome.IMPROVEMENT})
+                or (Outcome.IMPROVEMENT in seen and Outcome.INCONCLUSIVE in seen))
+    if Outcome.CLIFF in seen or not opposite:
         return None
     said = ", ".join(f"{o.value} where {'CPU' if b == 'cpu' else f'the {b}'} binds" for b, o in readings.items())
     return f"{said}: {ASK}"
