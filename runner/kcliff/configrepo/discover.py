@@ -19,10 +19,10 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import cfk, spring_boot, strimzi, terraform
+from kcliff.configrepo import cfk, compose, manifests, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -50,16 +50,25 @@ class Reader(Protocol):
 READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": TopicsYamlReader(),
                               "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader(),
                               "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
-                              "spring-boot": spring_boot.SpringBootReader()}
+                              "spring-boot": spring_boot.SpringBootReader(), "compose": compose.ComposeReader(),
+                              "kubernetes": manifests.ManifestsReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
                "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
-               "spring-boot": "spring-boot"}
+               "spring-boot": "spring-boot", "compose": "compose", "kubernetes": "kubernetes"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
                  "topics": (".yaml", ".yml")}
 YAML_SUFFIXES = (".yaml", ".yml")
-CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (Strimzi, CFK, Terraform)
+CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (CONTENT_ROLES)
+# The roles a file's text says, tried in this order (the first that claims a file wins): (role, the file
+# suffixes it is looked for in, whether a file's text holds it). Each test reads the text and matches it
+# with a regular expression first, so a repo of hundreds of other YAML files is not parsed; a new format
+# that is found by content is one more line here.
+CONTENT_ROLES: tuple[tuple[str, tuple[str, ...], Callable[[Path], bool]], ...] = (
+    ("strimzi", YAML_SUFFIXES, strimzi.holds_resources), ("cfk", YAML_SUFFIXES, cfk.holds_resources),
+    ("terraform", (".tf",), terraform.holds_resources), ("compose", YAML_SUFFIXES, compose.holds_brokers),
+    ("kubernetes", YAML_SUFFIXES, manifests.holds_kafka))
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates")
@@ -113,15 +122,11 @@ def role_from_name(path: Path) -> str | None:
 
 
 def file_role(path: Path) -> str | None:
-    """A file's role: Strimzi resources by content (a topics.yaml may hold KafkaTopics), else by name.
+    """A file's role: by content (CONTENT_ROLES: a topics.yaml may hold KafkaTopics), else by name.
     Reads the file: call it only once the file is known not to lead out of the repo."""
-    if path.suffix.lower() in YAML_SUFFIXES and strimzi.holds_resources(path):
-        return "strimzi"
-    if path.suffix.lower() in YAML_SUFFIXES and cfk.holds_resources(path):
-        return "cfk"
-    if path.suffix.lower() == ".tf" and terraform.holds_resources(path):
-        return "terraform"
-    return role_from_name(path)
+    suffix = path.suffix.lower()
+    found = next((role for role, suffixes, holds in CONTENT_ROLES if suffix in suffixes and holds(path)), None)
+    return found or role_from_name(path)
 
 
 def checkout_root(path: Path) -> Path | None:
@@ -278,14 +283,17 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
                                  "Kubernetes resources, Terraform .tf files of Kafka topics or MSK configurations, "
-                                 f"or Spring Boot application files (or a {MANIFEST} naming them)", given)
+                                 "Spring Boot application files, docker-compose files or Kubernetes manifests running "
+                                 "a Kafka broker image, ConfigMaps of Kafka .properties "
+                                 f"(or a {MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)
             if role is None:
                 raise InputError("cannot tell what this file configures from its name: name it server.properties, "
                                  "producer.properties, consumer.properties, topics.yaml or application.yml (or write "
-                                 "Strimzi or CFK resources, or Terraform Kafka resources, in it), or pass its "
+                                 "Strimzi or CFK resources, Terraform Kafka resources, compose services or Kubernetes "
+                                 "workloads of a Kafka broker image in it), or pass its "
                                  f"directory with a {MANIFEST} mapping it", given)
             files.append(RepoFile(given, role, ROLE_FORMAT[role]))
         else:
