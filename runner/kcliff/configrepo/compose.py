@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kcliff import yamlio
-from kcliff.configrepo.container_env import EnvVar, disagreements, image_version, load_rendered, runs_entry_script, \
-    settings_of, template_mark
+from kcliff.configrepo.container_env import EnvVar, disagreements, image_version, is_yaml, load_rendered, \
+    runs_entry_script, settings_of, template_mark
 from kcliff.configrepo.images import IMAGE_LINE, broker_image
 from kcliff.configrepo.kubernetes import line_of
 from kcliff.configrepo.model import RawEntry, ReadResult, Resource
@@ -43,7 +43,7 @@ def holds_brokers(path: Path) -> bool:
         text = yamlio.read_text(path)
     except InputError:
         return False
-    return _SERVICES.search(text) is not None and IMAGE_LINE.search(text) is not None
+    return _SERVICES.search(text) is not None and IMAGE_LINE.search(text) is not None and is_yaml(path, text)
 
 
 def unresolved(value: Any) -> str | None:
@@ -78,7 +78,7 @@ def _environment(node: Any, where: str, out: ResourceReading) -> list[EnvVar]:
         for key, value in node.items():
             if isinstance(value, (dict, list)):
                 out.problem(f"{where}.{key}: compose takes a string, number or boolean here, not a "
-                            f"{type(value).__name__}", merged_line(node, key))
+                            f"{'mapping' if isinstance(value, dict) else 'list'}", merged_line(node, key))
                 continue
             found.append(EnvVar(str(key), literal(value), path, merged_line(node, key), unresolved(value)))
         return found
@@ -134,7 +134,7 @@ def _env_files(node: Any, service: Any, label: str, out: ResourceReading) -> lis
     base = Path(out.path).parent
     found: list[EnvVar] = []
     for index, item in enumerate(items):
-        line = yamlio.key_line(node, index) if isinstance(node, list) else line_of(service, "env_file")
+        line = yamlio.key_line(node, index) if isinstance(node, list) else merged_line(service, "env_file")
         name, required = (item.get("path"), item.get("required", True)) if isinstance(item, dict) else (item, True)
         if not isinstance(name, str):
             out.problem(f"{label}: env_file entries are paths (or {{path, required}}), got {item!r}", line)
@@ -161,20 +161,22 @@ def _service(name: str, service: Any, services: Any, out: ResourceReading) -> li
         environment = service.get("environment")
         names = environment if isinstance(environment, dict) else [str(i).partition("=")[0] for i in environment or []]
         if any(str(n).startswith("KAFKA_") for n in names):
-            out.note(line_of(service, "image") or line_of(services, name),
+            out.note(merged_line(service, "image") or line_of(services, name),
                      f"{label} runs {service.get('image') or 'a built image'}, not a Kafka broker image kcliff reads "
                      "(apache/kafka, confluentinc/cp-kafka or cp-server, bitnami/kafka): its KAFKA_* variables "
                      "configure that service, not the brokers; not read")
         return None
-    image_version(image, label, line_of(service, "image"), out)
+    image_version(image, label, merged_line(service, "image"), out)
     if not runs_entry_script(service.get("entrypoint"), service.get("command")):
-        out.note(line_of(service, "entrypoint" if "entrypoint" in service else "command"),
-                 f"{label} sets its command: kcliff reads the environment as {image.name}'s entry script does, which "
-                 "configures the broker only if the command runs it")
+        out.note(merged_line(service, "entrypoint" if "entrypoint" in service else "command"),
+                 f"{label} runs {image.name} with a command of its own, not the image's entry script (a tools or "
+                 "setup container, or a broker started from a mounted file): its environment configures no broker; "
+                 "not read")
+        return None
     variables = _env_files(service["env_file"], service, label, out) if "env_file" in service else []
     if "environment" in service:
         variables += _environment(service["environment"], f"{label}: environment", out)
-    out.resources.append(Resource(label, line_of(service, "environment") if "environment" in service
+    out.resources.append(Resource(label, merged_line(service, "environment") if "environment" in service
                                   else line_of(services, name)))
     entries = settings_of(image, variables, label, out)
     out.entries.extend(entries)

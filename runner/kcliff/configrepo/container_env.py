@@ -59,6 +59,18 @@ def runs_entry_script(*commands: Any) -> bool:
     return not given or any(script in part for part in parts for script in ENTRY_SCRIPTS)
 
 
+def is_yaml(path: Path, text: str) -> bool:
+    """Whether a file whose text matched a sniffer is YAML: a template (Helm's templates/) is not until
+    rendered, and is parsed only when its text holds template marks."""
+    if not any(mark in text for mark in TEMPLATE_MARKS):
+        return True
+    try:
+        yamlio.load_all(path)
+    except InputError:
+        return False
+    return True
+
+
 def load_rendered(path: Path, out: ResourceReading) -> list[Any] | None:
     """The file's YAML documents; None, with a note, when it is a template that is not YAML until rendered
     (a Helm chart's templates/), which kcliff does not render."""
@@ -109,12 +121,12 @@ def settings_of(image: Image, variables: Sequence[EnvVar], label: str, out: Reso
     for var in final.values():
         reading = read_variable(image, var.name)
         if reading.kind is VarKind.REFUSED:
-            out.problems.append(InputError(f"{label}: {var.name}: {reading.why}", var.path, var.line))
+            out.problems.append(InputError(f"{var.name}: {reading.why}", var.path, var.line))
         elif reading.kind in (VarKind.OWN, VarKind.LINK):
-            out.notes.append(Note(var.path, var.line, f"{label}: {var.name} is {reading.why}"))
+            out.notes.append(Note(var.path, var.line, f"{var.name} is {reading.why}"))
         elif reading.kind is VarKind.SETTING and reading.key is not None:
             if var.unresolved:
-                out.notes.append(Note(var.path, var.line, f"{label}: {var.name} ('{reading.key}') is {var.value!r}: "
+                out.notes.append(Note(var.path, var.line, f"{var.name} ('{reading.key}') is {var.value!r}: "
                                                           f"{var.unresolved}; not a literal, kcliff does not guess it"))
                 continue
             _choose(chosen, reading.key, reading.alias, var, label, out)

@@ -362,6 +362,8 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
         problems.append(exc)
     release = read_at(version)
     entries, more_notes, invalid = validate(raw_entries, release)
-    raise_all(sorted(problems + invalid, key=lambda p: (p.path or "", p.line or 0)))
+    # one line read for several resources (a compose anchor all brokers merge) says its problem once
+    found = {(p.path, p.line, p.message): p for problem in problems + invalid for p in problem.problems}
+    raise_all(sorted(found.values(), key=lambda p: (p.path or "", p.line or 0)))
     notes = _release_notes(release, version) + _measurement_notes(release, version, entries) + notes + more_notes
-    return ConfigRepo(read, entries, topics, notes, measure, version, release)
+    return ConfigRepo(read, entries, topics, list(dict.fromkeys(notes)), measure, version, release)

@@ -16,7 +16,7 @@ from typing import Any
 
 from kcliff import yamlio
 from kcliff.configrepo import configmap_properties
-from kcliff.configrepo.container_env import disagreements, load_rendered
+from kcliff.configrepo.container_env import disagreements, is_yaml, load_rendered
 from kcliff.configrepo.images import IMAGE_LINE
 from kcliff.configrepo.kubernetes import api_of, claim_name
 from kcliff.configrepo.model import RawEntry, ReadResult
@@ -36,7 +36,7 @@ def holds_kafka(path: Path) -> bool:
     try:
         text = yamlio.read_text(path)
         if _WORKLOAD.search(text) and IMAGE_LINE.search(text):
-            return True
+            return is_yaml(path, text)
         if not (_CONFIGMAP.search(text) and _PROPERTIES_KEY.search(text)):
             return False
         # a text of Kafka's holds at least one key of Kafka's: most ConfigMaps fail this before any parsing

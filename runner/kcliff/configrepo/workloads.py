@@ -120,8 +120,9 @@ def _env(node: Any, label: str, configmaps: ConfigMaps, out: ResourceReading) ->
                     f"set from the pod ({what}) when it starts"
                 found.append(EnvVar(var, f"valueFrom.{what}", out.path, line, secret))
             else:
-                value = _string(item.get("value", ""), f"{label}: env {var}", out.path, line)
-                found.append(EnvVar(var, value, out.path, line, unresolved(value)))
+                at = yamlio.key_line(item, "value") or line  # where the value is written
+                value = _string(item.get("value", ""), f"{label}: env {var}", out.path, at)
+                found.append(EnvVar(var, value, out.path, at, unresolved(value)))
         except InputError as exc:
             out.problems.append(exc)
     return found
@@ -176,16 +177,24 @@ def read_workload(doc: Any, kind: str, name: str, configmaps: ConfigMaps, links:
         out.problem(f"{kind} {name}: {'.'.join(POD_SPEC[kind])}.containers must be a list", line_of(doc, "spec"))
         return []
     brokers = [(c, image) for c in containers if isinstance(c, dict) and (image := broker_image(c.get("image")))]
+    for other in containers:
+        env = other.get("env") if isinstance(other, dict) and not broker_image(other.get("image")) else None
+        if isinstance(env, list) and any(isinstance(e, dict) and str(e.get("name")).startswith("KAFKA_") for e in env):
+            out.note(line_of(other, "image"), f"{kind} {name} container {other.get('name')} runs {other.get('image')}, "
+                                              "not a Kafka broker image kcliff reads: its KAFKA_* variables configure "
+                                              "it, not the brokers; not read")
     namespace = doc["metadata"].get("namespace")
     found = []
     for container, image in brokers:
         label = f"{kind} {name}" + (f" container {container.get('name')}" if len(brokers) > 1 else "")
         image_version(image, label, line_of(container, "image"), out)
-        _service_link(image, pod, namespace, links, label, line_of(doc["metadata"], "name"), out)
         if not runs_entry_script(container.get("command"), container.get("args")):
             out.note(line_of(container, "command" if "command" in container else "args"),
-                     f"{label} sets its command: kcliff reads the environment as {image.name}'s entry script does, "
-                     "which configures the broker only if the command runs it")
+                     f"{label} runs {image.name} with a command of its own, not the image's entry script (a tools "
+                     "container, or a broker started from a mounted file): its environment configures no broker; "
+                     "not read")
+            continue
+        _service_link(image, pod, namespace, links, label, line_of(doc["metadata"], "name"), out)
         variables = _env_from(container.get("envFrom"), label, configmaps, out)
         variables += _env(container.get("env"), label, configmaps, out)
         out.resources.append(Resource(label, line_of(container, "env") if "env" in container else
