@@ -37,9 +37,11 @@ def _where(at: str) -> tuple[str, int | None]:
 
 
 def test_corpus_is_complete():
-    """The nine shapes of #26 are all here, so a repo cannot drop out of the parametrization unseen."""
-    assert NAMES == ["app-producer", "compacted-topics", "confluent-platform-7", "kraft-production",
-                     "make-kafka-slow", "msk-default", "multi-env", "strimzi-37", "zookeeper-era"]
+    """The nine shapes of #26 and the container environments of #45 are all here, so a repo cannot drop out
+    of the parametrization unseen."""
+    assert NAMES == ["app-producer", "compacted-topics", "compose-kraft-isolated", "confluent-platform-7",
+                     "cp-all-in-one", "k8s-statefulset", "kraft-production", "make-kafka-slow", "msk-default",
+                     "multi-env", "strimzi-37", "zookeeper-era"]
 
 
 @pytest.mark.parametrize("name", NAMES)
