@@ -276,14 +276,15 @@ MINECRAFT = """\
 apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: minecraft
+  name: game-server
 data:
   server.properties: |
-    motd=Lunch break server
-    gamemode=survival
-    difficulty=normal
-    max-players=20
-    level-seed=
+    #Minecraft server properties
+    server-port=25565
+    hardcore=false
+    allow-flight=false
+    view-distance=12
+    white-list=true
 """
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kcliff import yamlio
-from kcliff.configrepo.container_env import EnvVar, disagreements, image_version, is_yaml, load_rendered, \
-    runs_entry_script, settings_of, template_mark
+from kcliff.configrepo.container_env import EnvVar, configures_broker, disagreements, image_version, is_yaml, \
+    load_rendered, not_a_broker, settings_of, template_mark
 from kcliff.configrepo.images import IMAGE_LINE, broker_image
 from kcliff.configrepo.kubernetes import line_of
 from kcliff.configrepo.model import RawEntry, ReadResult, Resource
@@ -161,17 +161,11 @@ def _service(name: str, service: Any, services: Any, out: ResourceReading) -> li
         environment = service.get("environment")
         names = environment if isinstance(environment, dict) else [str(i).partition("=")[0] for i in environment or []]
         if any(str(n).startswith("KAFKA_") for n in names):
-            out.note(merged_line(service, "image") or line_of(services, name),
-                     f"{label} runs {service.get('image') or 'a built image'}, not a Kafka broker image kcliff reads "
-                     "(apache/kafka, confluentinc/cp-kafka or cp-server, bitnami/kafka): its KAFKA_* variables "
-                     "configure that service, not the brokers; not read")
+            out.note(merged_line(service, "image"), not_a_broker(label, service.get("image")))
         return None
     image_version(image, label, merged_line(service, "image"), out)
-    if not runs_entry_script(service.get("entrypoint"), service.get("command")):
-        out.note(merged_line(service, "entrypoint" if "entrypoint" in service else "command"),
-                 f"{label} runs {image.name} with a command of its own, not the image's entry script (a tools or "
-                 "setup container, or a broker started from a mounted file): its environment configures no broker; "
-                 "not read")
+    command = merged_line(service, "entrypoint" if "entrypoint" in service else "command")
+    if not configures_broker(image, label, (service.get("entrypoint"), service.get("command")), command, out):
         return None
     variables = _env_files(service["env_file"], service, label, out) if "env_file" in service else []
     if "environment" in service:
@@ -189,18 +183,20 @@ class ComposeReader:
 
     def read(self, path: Path, role: str) -> ReadResult:
         out = ResourceReading(str(path))
-        documents = load_rendered(path, out)
-        if documents is None:
-            return out.result()
-        doc = documents[0] if documents else None
-        services = doc.get("services") if isinstance(doc, dict) else None
-        if not isinstance(services, dict):
-            raise InputError("expected a compose file: a mapping with `services:` (a mapping of services)",
-                             str(path), yamlio.node_line(doc) if doc is not None else None)
-        brokers = []
-        for name, service in services.items():
-            entries = _service(str(name), service, services, out)
-            if entries is not None:
-                brokers.append((f"service {name}", entries))
+        services = _services(load_rendered(path, out), path)
+        brokers = [(f"service {name}", entries) for name, service in services.items()
+                   if (entries := _service(str(name), service, services, out)) is not None]
         out.notes.extend(disagreements(brokers))
         return out.result()
+
+
+def _services(documents: list[Any] | None, path: Path) -> Any:
+    """The file's `services:` mapping (none of a template that is not YAML until rendered)."""
+    if documents is None:
+        return {}
+    doc = documents[0] if documents else None
+    services = doc.get("services") if isinstance(doc, dict) else None
+    if not isinstance(services, dict):
+        raise InputError("expected a compose file: a mapping with `services:` (a mapping of services)", str(path),
+                         yamlio.node_line(doc) if doc is not None else None)
+    return services

@@ -59,6 +59,24 @@ def runs_entry_script(*commands: Any) -> bool:
     return not given or any(script in part for part in parts for script in ENTRY_SCRIPTS)
 
 
+def configures_broker(image: Image, label: str, commands: tuple[Any, ...], line: int | None,
+                      out: ResourceReading) -> bool:
+    """Whether a broker image's container runs its entry script, so that its environment configures the
+    broker; noted when its own command replaces the script (a tools container, a broker from a mounted file)."""
+    if runs_entry_script(*commands):
+        return True
+    out.note(line, f"{label} runs {image.name} with a command of its own, not the image's entry script (a tools "
+                   "container, or a broker started from a mounted file): its environment configures no broker; not read")
+    return False
+
+
+def not_a_broker(what: str, image: Any) -> str:
+    """The note on a container of another image that sets KAFKA_* variables (an application, a UI, a proxy)."""
+    return (f"{what} runs {image or 'a built image'}, not a Kafka broker image kcliff reads (apache/kafka, "
+            "confluentinc/cp-kafka or cp-server, bitnami/kafka): its KAFKA_* variables configure it, not the "
+            "brokers; not read")
+
+
 def is_yaml(path: Path, text: str) -> bool:
     """Whether a file whose text matched a sniffer is YAML: a template (Helm's templates/) is not until
     rendered, and is parsed only when its text holds template marks."""

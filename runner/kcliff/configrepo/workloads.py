@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from kcliff import yamlio
-from kcliff.configrepo.container_env import EnvVar, image_version, runs_entry_script, settings_of, template_mark
+from kcliff.configrepo.container_env import EnvVar, configures_broker, image_version, not_a_broker, settings_of, \
+    template_mark
 from kcliff.configrepo.images import Family, Image, broker_image
 from kcliff.configrepo.kubernetes import line_of
 from kcliff.configrepo.model import RawEntry, Resource
@@ -180,19 +181,15 @@ def read_workload(doc: Any, kind: str, name: str, configmaps: ConfigMaps, links:
     for other in containers:
         env = other.get("env") if isinstance(other, dict) and not broker_image(other.get("image")) else None
         if isinstance(env, list) and any(isinstance(e, dict) and str(e.get("name")).startswith("KAFKA_") for e in env):
-            out.note(line_of(other, "image"), f"{kind} {name} container {other.get('name')} runs {other.get('image')}, "
-                                              "not a Kafka broker image kcliff reads: its KAFKA_* variables configure "
-                                              "it, not the brokers; not read")
+            out.note(line_of(other, "image"), not_a_broker(f"{kind} {name} container {other.get('name')}",
+                                                           other.get("image")))
     namespace = doc["metadata"].get("namespace")
     found = []
     for container, image in brokers:
         label = f"{kind} {name}" + (f" container {container.get('name')}" if len(brokers) > 1 else "")
         image_version(image, label, line_of(container, "image"), out)
-        if not runs_entry_script(container.get("command"), container.get("args")):
-            out.note(line_of(container, "command" if "command" in container else "args"),
-                     f"{label} runs {image.name} with a command of its own, not the image's entry script (a tools "
-                     "container, or a broker started from a mounted file): its environment configures no broker; "
-                     "not read")
+        command = line_of(container, "command" if "command" in container else "args")
+        if not configures_broker(image, label, (container.get("command"), container.get("args")), command, out):
             continue
         _service_link(image, pod, namespace, links, label, line_of(doc["metadata"], "name"), out)
         variables = _env_from(container.get("envFrom"), label, configmaps, out)
