@@ -126,6 +126,17 @@ def test_the_repo_is_one_cluster_at_the_image_release(tmp_path):
                                               "reads it), not a broker setting") == 1  # once, not per broker
 
 
+def test_a_change_of_the_anchor_is_one_change_on_its_line(tmp_path):
+    base = write(tmp_path, "base/docker-compose.yml", THREE_NODES).parent
+    head_file = write(tmp_path, "head/docker-compose.yml", THREE_NODES.replace("KAFKA_NUM_IO_THREADS: 8",
+                                                                               "KAFKA_NUM_IO_THREADS: 4"))
+    before, after = configrepo.load([str(base)]), configrepo.load([str(head_file.parent)])
+    changes = configrepo.setting_changes(configrepo.measured_entries(before), configrepo.measured_entries(after),
+                                         str(base), str(head_file.parent), after.files)
+    assert [(c.name, c.base, c.head, c.path, c.line) for c in changes] == [
+        ("num.io.threads", 8, 4, str(head_file), line_of(head_file, "KAFKA_NUM_IO_THREADS"))]  # not once per broker
+
+
 def test_brokers_that_differ_are_a_warning(tmp_path):
     path = write(tmp_path, "docker-compose.yml", THREE_NODES.replace(
         "      KAFKA_NODE_ID: 2\n", "      KAFKA_NODE_ID: 2\n      KAFKA_LOG_FLUSH_INTERVAL_MESSAGES: 1\n"))
@@ -315,6 +326,8 @@ def test_discovery_reads_compose_files_by_content(tmp_path):
                                                "      KAFKA_BOOTSTRAP_SERVERS: kafka:9092\n")
     write(tmp_path, "ci/workflow.yml", "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    services:\n"
                                        "      kafka:\n        image: apache/kafka:3.9.1\n")
+    write(tmp_path, ".gitlab-ci.yml", "services:\n  - name: docker:dind\ntopics:\n  stage: deploy\n"
+                                      "  image: bitnami/kafka:3.9\n  script: [kafka-topics.sh --list]\n")
     files, _, _ = configrepo.discover([str(tmp_path)])
     assert [(Path(f.path).name, f.role, f.format) for f in files] == [("stack.yml", "compose", "compose")]
 

@@ -126,6 +126,15 @@ def test_a_configmap_not_in_the_directory_is_noted(tmp_path):
                "ConfigMap that is not in this file or its directory" in str(n) for n in result.notes)
 
 
+def test_a_configmap_behind_a_link_leading_out_of_the_directory_is_not_read(tmp_path):
+    path = write(tmp_path, "repo/kafka.yaml", STATEFULSET)
+    outside = write(tmp_path, "elsewhere/tuning.yaml", TUNING)
+    (tmp_path / "repo" / "tuning.yaml").symlink_to(outside)
+    result = read(path)
+    assert "log.segment.bytes" not in {e.name for e in result.entries}
+    assert any("a ConfigMap that is not in this file or its directory" in str(n) for n in result.notes)
+
+
 # A broker's server.properties and its clients' files in one ConfigMap (the shape of the ConfigMaps
 # Kafka-on-Kubernetes tutorials mount into /opt/kafka/config), beside a game server's.
 PROPERTIES = """\
