@@ -291,17 +291,23 @@ services:
       - KAFKA_CFG_NUM_PARTITIONS=3
       - KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE=false
       - 42
+  moved-off-bitnami:
+    image: apache/kafka:3.9.1
+    environment:
+      KAFKA_CFG_NUM_PARTITIONS: 3
 """)
     with pytest.raises(InputError) as caught:
         read(path)
     found = {p.line: p.message for p in caught.value.problems}
-    assert set(found) == {4, 6, 7, 12, 13}, found
+    assert set(found) == {4, 6, 7, 12, 13, 17}, found
     assert "env_file missing.env does not exist" in found[4]
     assert "KAFKA_PORT: confluentinc/cp-kafka's configure script exits at start" in found[6]
     assert "compose takes a string, number or boolean here, not a list" in found[7]
     assert "the Bitnami image ignores KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE" in found[12]
     assert "write KAFKA_CFG_UNCLEAN_LEADER_ELECTION_ENABLE" in found[12]
     assert "items are KEY=value strings, got 42" in found[13]
+    assert found[17] == ("KAFKA_CFG_NUM_PARTITIONS: KAFKA_CFG_* is the Bitnami image's form: apache/kafka writes it as "
+                         "'cfg.num.partitions', so 'num.partitions' never reaches Kafka; write KAFKA_NUM_PARTITIONS")
 
 
 def test_a_typo_is_an_error_suggesting_the_variable_and_every_bad_value_is_reported(tmp_path):

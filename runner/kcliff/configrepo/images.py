@@ -3,8 +3,8 @@ broker's server.properties (the images' code, read in their repositories; where 
 says otherwise, the code wins):
 
     apache     apache/kafka, apache/kafka-native     Kafka's docker/ scripts: KafkaDockerWrapper.getServerConfigsFromEnv
-               every KAFKA_* but its exclusions; every "KAFKA_" removed, lower case, "_" -> ".", then "..." -> "_"
-               after "..." -> "-" (so ___ -> '-', __ -> '_', _ -> '.')
+               every KAFKA_* but its exclusions; every "KAFKA_" removed, lower case, "_" -> ".", then "..." -> "-"
+               and ".." -> "_" (so ___ -> '-', __ -> '_', _ -> '.')
     confluent  confluentinc/cp-kafka, cp-server      kafka-images' kafka.properties.template: env_to_props("KAFKA_")
                (dub; ub's envToProps since 2025): the prefix stripped, lower case, a single "_" -> ".", "___" -> "-",
                "__" -> "_"; CONFLUENT_SUPPORT_* -> confluent.support.*, and in cp-server CONFLUENT_METRICS_* ->
@@ -211,9 +211,18 @@ def _link(var: str, key: str) -> VarReading:
                                         f"setting; the image would write it as '{key}', which Kafka ignores")
 
 
+def _bitnami_form(image: str, var: str, key: str) -> VarReading:
+    """A KAFKA_CFG_ variable given to an image that is not Bitnami's (a move off Bitnami's images)."""
+    meant = bitnami_key(var[len("KAFKA_CFG_"):])
+    return VarReading(VarKind.REFUSED, why=f"KAFKA_CFG_* is the Bitnami image's form: {image} writes it as '{key}', "
+                                           f"so '{meant}' never reaches Kafka; write {spelling(Family.APACHE)(meant)}")
+
+
 def _apache(var: str) -> VarReading:
     if not var.startswith("KAFKA_"):
         return VarReading(VarKind.OTHER)
+    if var.startswith("KAFKA_CFG_"):
+        return _bitnami_form("apache/kafka", var, apache_key(var))
     if var in _IMAGE_OWN:
         return VarReading(VarKind.OWN, why=_IMAGE_OWN[var])
     if _SERVICE_LINK.fullmatch(var):
@@ -238,6 +247,8 @@ def _confluent(image: Image, var: str) -> VarReading:
         return VarReading(VarKind.OWN, why=_IMAGE_OWN[var])
     if _SERVICE_LINK.fullmatch(var):
         return _link(var, confluent_key(var[len("KAFKA_"):]))
+    if var.startswith("KAFKA_CFG_"):
+        return _bitnami_form(image.name, var, confluent_key(var[len("KAFKA_"):]))
     return VarReading(VarKind.SETTING, confluent_key(var[len("KAFKA_"):]))
 
 
