@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kcliff import yamlio
-from kcliff.configrepo.container_env import EnvVar, configures_broker, disagreements, image_version, load_rendered, \
-    not_a_broker, settings_of, template_mark
+from kcliff.configrepo.container_env import EnvVar, configures_broker, disagreements, image_version, is_yaml, \
+    load_rendered, not_a_broker, settings_of, template_mark
 from kcliff.configrepo.images import IMAGE_LINE, broker_image
 from kcliff.configrepo.kubernetes import line_of
 from kcliff.configrepo.model import RawEntry, ReadResult, Resource
@@ -32,24 +32,20 @@ from kcliff.configrepo.properties import read_text
 from kcliff.configrepo.reading import ResourceReading
 from kcliff.errors import InputError
 
-_SERVICES = re.compile(r"^services:[ \t]*(?:#.*)?$", re.MULTILINE)
+# a top-level `services:` whose first entry (after blank and comment lines) is a mapping key
+_SERVICES = re.compile(r"^services:[ \t]*(?:#.*)?\n(?:[ \t]*(?:#.*)?\n)*[ \t]+[\"']?[\w.\-]+[\"']?[ \t]*:", re.MULTILINE)
 _INTERPOLATION = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_]\w*)")
 _ENV_FILE_LINE = re.compile(r"(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:=(?P<value>.*))?")
 
 
 def holds_brokers(path: Path) -> bool:
-    """Whether a YAML file is a compose file with a service of a broker image: its text first (cheap), then,
-    only when the text names a broker image, its services (a CI file's `services:` list is not compose's)."""
+    """Whether a YAML file is a compose file with a service of a broker image, by its text: a top-level
+    `services:` mapping (a CI file's `services:` list is not compose's) and an `image:` of a broker image."""
     try:
         text = yamlio.read_text(path)
-        if _SERVICES.search(text) is None or IMAGE_LINE.search(text) is None:
-            return False
-        documents = yamlio.load_all(path)
-    except InputError:  # unreadable, or not YAML (a template): not a file this reader reads
+    except InputError:
         return False
-    services = documents[0].get("services") if documents and isinstance(documents[0], dict) else None
-    return isinstance(services, dict) and any(isinstance(s, dict) and broker_image(s.get("image"))
-                                              for s in services.values())
+    return _SERVICES.search(text) is not None and IMAGE_LINE.search(text) is not None and is_yaml(path, text)
 
 
 def unresolved(value: Any) -> str | None:

@@ -77,6 +77,18 @@ def not_a_broker(what: str, image: Any) -> str:
             "brokers; not read")
 
 
+def is_yaml(path: Path, text: str) -> bool:
+    """Whether a file whose text a sniffer matched is YAML: a template (Helm's templates/) is not until
+    rendered; only a text holding template marks is parsed to tell."""
+    if not any(mark in text for mark in TEMPLATE_MARKS):
+        return True
+    try:
+        yamlio.load_all(path)
+    except InputError:
+        return False
+    return True
+
+
 def load_rendered(path: Path, out: ResourceReading) -> list[Any] | None:
     """The file's YAML documents; None, with a note, when it is a template that is not YAML until rendered
     (a Helm chart's templates/), which kcliff does not render."""

@@ -16,12 +16,12 @@ from typing import Any
 
 from kcliff import yamlio
 from kcliff.configrepo import configmap_properties
-from kcliff.configrepo.container_env import disagreements, load_rendered
+from kcliff.configrepo.container_env import disagreements, is_yaml, load_rendered
 from kcliff.configrepo.images import IMAGE_LINE
 from kcliff.configrepo.kubernetes import api_of, claim_name
 from kcliff.configrepo.model import RawEntry, ReadResult
 from kcliff.configrepo.reading import ResourceReading
-from kcliff.configrepo.workloads import POD_SPEC, ConfigMaps, has_broker, read_workload
+from kcliff.configrepo.workloads import POD_SPEC, ConfigMaps, read_workload
 from kcliff.errors import InputError
 
 _WORKLOAD = re.compile(r"^kind:\s*[\"']?(?:" + "|".join(POD_SPEC) + r")\b", re.MULTILINE)
@@ -31,19 +31,20 @@ _PROPERTY_LINE = re.compile(r"^\s+([a-z][a-z0-9]*(?:\.[a-z0-9\-]+)+)\s*[=:]", re
 
 
 def holds_kafka(path: Path) -> bool:
-    """Whether a YAML file holds a workload of a broker image or a ConfigMap of Kafka .properties: the text
-    first (cheap); only a file whose text names a workload kind and a broker image, or a ConfigMap with a
-    `*.properties` key holding a key Kafka knows, is parsed to judge its resources."""
+    """Whether a YAML file holds a workload of a broker image (its text names a workload kind and a broker
+    image) or a ConfigMap of Kafka .properties (parsed to judge its content, only once its text has a
+    `*.properties` key and a key Kafka knows)."""
     try:
         text = yamlio.read_text(path)
-        workload = _WORKLOAD.search(text) is not None and IMAGE_LINE.search(text) is not None
+        if _WORKLOAD.search(text) and IMAGE_LINE.search(text):
+            return is_yaml(path, text)
         # a text of Kafka's holds at least one key of Kafka's: most ConfigMaps fail this before any parsing
-        properties = _CONFIGMAP.search(text) is not None and _PROPERTIES_KEY.search(text) is not None and \
-            any(configmap_properties.kafka_key(key) for key in _PROPERTY_LINE.findall(text))
-        documents = _resources(yamlio.load_all(path)) if workload or properties else []
+        if not (_CONFIGMAP.search(text) and _PROPERTIES_KEY.search(text)) or \
+                not any(configmap_properties.kafka_key(key) for key in _PROPERTY_LINE.findall(text)):
+            return False
+        return any(configmap_properties.holds_kafka(doc, str(path)) for doc in _resources(yamlio.load_all(path)))
     except InputError:  # unreadable, or not YAML (a template): not a file this reader reads
         return False
-    return any(has_broker(doc) or configmap_properties.holds_kafka(doc, str(path)) for doc in documents)
 
 
 def _resources(documents: list[Any]) -> list[Any]:

@@ -166,20 +166,6 @@ def _service_link(image: Image, pod: Any, namespace: Any, links: set[Any], label
                     "enableServiceLinks: false in the pod spec", line)
 
 
-def containers_of(doc: Any) -> list[Any]:
-    """A workload's containers (none when the document is not a workload or has no pod spec)."""
-    pod = doc
-    for step in POD_SPEC.get(str(doc.get("kind")), ()) if isinstance(doc, dict) else ():
-        pod = pod.get(step) if isinstance(pod, dict) else None
-    containers = pod.get("containers") if isinstance(pod, dict) and pod is not doc else None
-    return containers if isinstance(containers, list) else []
-
-
-def has_broker(doc: Any) -> bool:
-    """Whether a document is a workload with a container of a broker image."""
-    return any(isinstance(c, dict) and broker_image(c.get("image")) for c in containers_of(doc))
-
-
 def read_workload(doc: Any, kind: str, name: str, configmaps: ConfigMaps, links: set[Any],
                   out: ResourceReading) -> list[tuple[str, list[RawEntry]]]:
     """The settings of each broker container of a workload, with its label ("StatefulSet kafka"); `links` holds
