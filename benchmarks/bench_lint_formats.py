@@ -246,7 +246,8 @@ KAFKA_STATEFULSET = """\
 apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: kafka-config
+  name: kafka-broker-properties
+  labels: {app: kafka}
 data:
   server.properties: |
     num.network.threads=3
