@@ -81,7 +81,8 @@ def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str
         if old and new and old_value == new_value:
             continue
         if new:
-            changes += [SettingChange(*key, old_value, new_value, e.path, e.line) for e in new]
+            written = {(e.path, e.line): e for e in new}.values()  # brokers merging one compose anchor: one line
+            changes += [SettingChange(*key, old_value, new_value, e.path, e.line) for e in written]
         else:
             assert old  # the key is in before or after, and not in after
             changes.append(SettingChange(*key, old_value, None, *_removed_at(old[0], base_root, head_root, head_files)))

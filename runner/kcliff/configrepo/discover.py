@@ -19,10 +19,10 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import ansible, cfk, helm, spring_boot, strimzi, terraform
+from kcliff.configrepo import ansible, cfk, compose, helm, manifests, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -52,17 +52,30 @@ READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": T
                               "kafka-version": VersionFileReader(), "strimzi": strimzi.StrimziReader(),
                               "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
                               "spring-boot": spring_boot.SpringBootReader(), "helm-values": helm.HelmValuesReader(),
-                              "helm-gitops": helm.HelmGitOpsReader(), "ansible": ansible.AnsibleReader()}
+                              "helm-gitops": helm.HelmGitOpsReader(), "ansible": ansible.AnsibleReader(),
+                              "compose": compose.ComposeReader(), "kubernetes": manifests.ManifestsReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
                "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
                "spring-boot": "spring-boot", "bitnami-kafka": "helm-values", "cp-kafka": "helm-values",
-               "helm-gitops": "helm-gitops", "ansible": "ansible"}
+               "helm-gitops": "helm-gitops", "ansible": "ansible", "compose": "compose", "kubernetes": "kubernetes"}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
                  "topics": (".yaml", ".yml")}
 YAML_SUFFIXES = (".yaml", ".yml")
-CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (Strimzi, CFK, Terraform)
+CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (CONTENT_ROLES)
+# The roles a file's text says, tried in this order (the first that claims a file wins): (the file suffixes
+# it is looked for in, None for any; the role the file's text says it plays, or None). Each test reads the text and matches it
+# with a regular expression first, so a repo of hundreds of other YAML files is not parsed; a new format
+# that is found by content is one more line here.
+CONTENT_ROLES: tuple[tuple[tuple[str, ...] | None, Callable[[Path], str | None]], ...] = (
+    (YAML_SUFFIXES, lambda p: "strimzi" if strimzi.holds_resources(p) else None),
+    (YAML_SUFFIXES, lambda p: "cfk" if cfk.holds_resources(p) else None),
+    (YAML_SUFFIXES, helm.file_role),  # by the Chart.yaml beside the values, or a HelmRelease/Application
+    (None, lambda p: "ansible" if ansible.holds_settings(p) else None),  # group_vars files may have no suffix
+    ((".tf",), lambda p: "terraform" if terraform.holds_resources(p) else None),
+    (YAML_SUFFIXES, lambda p: "compose" if compose.holds_brokers(p) else None),
+    (YAML_SUFFIXES, lambda p: "kubernetes" if manifests.holds_kafka(p) else None))
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates", "profile")
@@ -117,19 +130,12 @@ def role_from_name(path: Path) -> str | None:
 
 
 def file_role(path: Path) -> str | None:
-    """A file's role: Strimzi resources by content (a topics.yaml may hold KafkaTopics), else by name.
+    """A file's role: by content (CONTENT_ROLES: a topics.yaml may hold KafkaTopics), else by name.
     Reads the file: call it only once the file is known not to lead out of the repo."""
-    if path.suffix.lower() in YAML_SUFFIXES and strimzi.holds_resources(path):
-        return "strimzi"
-    if path.suffix.lower() in YAML_SUFFIXES and cfk.holds_resources(path):
-        return "cfk"
-    if path.suffix.lower() in YAML_SUFFIXES and (chart_role := helm.file_role(path)):
-        return chart_role  # Helm values of a Kafka chart: by the Chart.yaml beside them, or a HelmRelease/Application
-    if ansible.holds_settings(path):  # cp-ansible's group_vars/, host_vars/ and YAML inventories
-        return "ansible"
-    if path.suffix.lower() == ".tf" and terraform.holds_resources(path):
-        return "terraform"
-    return role_from_name(path)
+    suffix = path.suffix.lower()
+    found = next((role for suffixes, sniff in CONTENT_ROLES
+                  if (suffixes is None or suffix in suffixes) and (role := sniff(path))), None)
+    return found or role_from_name(path)
 
 
 def checkout_root(path: Path) -> Path | None:
@@ -292,14 +298,16 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                                  "Aiven, Confluent Cloud and DigitalOcean Kafka settings, cp-ansible inventories, "
                                  "group_vars or host_vars, Spring Boot application files, Helm values of Bitnami's "
                                  "kafka chart or cp-kafka (beside a Chart.yaml naming it, or in a Flux HelmRelease or "
-                                 f"Argo CD Application), or a {MANIFEST} naming them", given)
+                                 "Argo CD Application), docker-compose files or Kubernetes manifests running a Kafka "
+                                 f"broker image, ConfigMaps of Kafka .properties (or a {MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)
             if role is None:
                 raise InputError("cannot tell what this file configures from its name: name it server.properties, "
                                  "producer.properties, consumer.properties, topics.yaml or application.yml (or write "
-                                 "Strimzi or CFK resources, or Terraform Kafka resources, in it), or pass its "
+                                 "Strimzi or CFK resources, Terraform Kafka resources, compose services or Kubernetes "
+                                 "workloads of a Kafka broker image in it), or pass its "
                                  f"directory with a {MANIFEST} mapping it", given)
             files.append(RepoFile(given, role, ROLE_FORMAT[role]))
         else:
@@ -368,6 +376,8 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
         problems.append(exc)
     release = read_at(version)
     entries, more_notes, invalid = validate(raw_entries, release)
-    raise_all(sorted(problems + invalid, key=lambda p: (p.path or "", p.line or 0)))
+    # one line read for several resources (a compose anchor all brokers merge) says its problem once
+    found = {(p.path, p.line, p.message): p for problem in problems + invalid for p in problem.problems}
+    raise_all(sorted(found.values(), key=lambda p: (p.path or "", p.line or 0)))
     notes = _release_notes(release, version) + _measurement_notes(release, version, entries) + notes + more_notes
-    return ConfigRepo(read, entries, topics, notes, measure, version, release)
+    return ConfigRepo(read, entries, topics, list(dict.fromkeys(notes)), measure, version, release)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Callable
 
 from kcliff.errors import InputError
 
@@ -36,6 +36,9 @@ class RawEntry:
     line: int | None
     topic: str | None = None  # set for scope "topic"
     resource: str | None = None  # the resource holding it, in a file that holds several ("Kafka my-cluster")
+    # How the file writes a Kafka key, where its format spells keys another way (a container's environment
+    # variable): messages name both. None: the file writes Kafka's own key.
+    spelled: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True)

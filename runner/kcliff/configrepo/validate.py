@@ -70,6 +70,11 @@ class Release:
         return f"Kafka {self.version}" + ("" if same else f" (read with {self.definitions}'s definitions)")
 
 
+def written(raw: RawEntry, key: str) -> str:
+    """` (KAFKA_NUM_IO_THREADS)`: how `raw`'s file writes `key`, where its format spells keys another way."""
+    return f" ({raw.spelled(key)})" if raw.spelled else ""
+
+
 def plugin_reader(scope: str, name: str) -> str | None:
     """Who reads a key Kafka's config does not define, when it is a known plugin's or vendor's."""
     return next((reader for prefix, reader in PLUGINS.get(scope, ()) if name.startswith(prefix)), None)
@@ -95,8 +100,8 @@ def _kafka_value(definition: kafka_configs.Definition, raw: RawEntry, release: R
     value, problem = definition.parse(raw.raw)
     problem = problem or definition.check(value)
     if problem:
-        raise InputError(f"{raw.scope} setting '{raw.name}': {problem} (Kafka {release.definitions})", raw.path,
-                         raw.line)
+        raise InputError(f"{raw.scope} setting '{raw.name}'{written(raw, raw.name)}: {problem} (Kafka "
+                         f"{release.definitions})", raw.path, raw.line)
     return value
 
 
@@ -120,8 +125,9 @@ def _elsewhere(raw: RawEntry, release: Release) -> Entry | Note:
     catalogue = kafka_configs.catalogue()
     has_it = catalogue.releases_of(raw.scope, raw.name)
     if has_it:
-        message = (f"{raw.scope} key '{raw.name}' is defined by Kafka {kafka_configs.span_text(has_it)}, not by "
-                   f"{release.describe()}, which this repo is read at ({release.why})")
+        message = (f"{raw.scope} key '{raw.name}'{written(raw, raw.name)} is defined by Kafka "
+                   f"{kafka_configs.span_text(has_it)}, not by {release.describe()}, which this repo is read at "
+                   f"({release.why})")
         if raw.scope == "topic":
             raise InputError(f"{message}: Kafka refuses to create a topic with a config it does not know",
                              raw.path, raw.line)
@@ -131,14 +137,15 @@ def _elsewhere(raw: RawEntry, release: Release) -> Entry | Note:
     if reader:
         return Note(raw.path, raw.line, f"{raw.scope} key '{raw.name}' is read by {reader}, not defined by Apache "
                                         "Kafka's config; not checked")
-    raise InputError(f"unknown {raw.scope} setting '{raw.name}': {_hint(raw, release)}", raw.path, raw.line)
+    raise InputError(f"unknown {raw.scope} setting '{raw.name}'{written(raw, raw.name)}: {_hint(raw, release)}",
+                     raw.path, raw.line)
 
 
 def _hint(raw: RawEntry, release: Release) -> str:
     catalogue = kafka_configs.catalogue()
-    if raw.scope == "broker" and catalogue.broker_synonym(raw.name, release.definitions):
-        broker = catalogue.broker_synonym(raw.name, release.definitions)
-        return f"'{raw.name}' is a topic config; a broker sets its default as '{broker}'"
+    broker = catalogue.broker_synonym(raw.name, release.definitions) if raw.scope == "broker" else None
+    if broker:
+        return f"'{raw.name}' is a topic config; a broker sets its default as '{broker}'{written(raw, broker)}"
     if raw.scope == "topic" and catalogue.topic_synonym(raw.name, release.definitions):
         return (f"'{raw.name}' is the broker-wide default; a topic sets "
                 f"'{catalogue.topic_synonym(raw.name, release.definitions)}'")
@@ -147,7 +154,7 @@ def _hint(raw: RawEntry, release: Release) -> str:
         return f"'{raw.name}' is a {other[0]} setting, not a {raw.scope} one"
     close = catalogue.suggest(raw.name, raw.scope)
     if close:
-        return f"did you mean '{close}'?"
+        return f"did you mean '{close}'{written(raw, close)}?"
     catalogue = kafka_configs.catalogue()
     return f"no Kafka release from {catalogue.releases[0]} to {catalogue.newest} defines it"
 
