@@ -143,4 +143,5 @@ def test_confirmed_factor_page_says_its_conclusion_in_the_first_screen(study_sit
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(1280, min(height + 100, 6000))
     shot = SCREENSHOT.with_name("report-factors-screenshot.png")
+    shot.parent.mkdir(parents=True, exist_ok=True)  # on its own xdist worker, no other test made it first
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
