@@ -86,7 +86,7 @@ class Fabric:
 
     @property
     def host_link(self) -> str:
-        return "kc" + self.tag.rsplit("-", 1)[1]  # this host's end: a name of at most 15 characters
+        return _host_link(self.tag)
 
     def exec_prefix(self, node: int) -> list[str]:
         """argv before a command that runs inside node `node`'s namespace (exec'd: the pid is the command's)."""
@@ -153,6 +153,11 @@ def new_fabric(nodes: int) -> Fabric:
     return Fabric(f"{PREFIX}{os.getpid()}-{secrets.token_hex(3)}", free, nodes)
 
 
+def _host_link(tag: str) -> str:
+    """This host's end of a fabric's switch link: a name of at most 15 characters."""
+    return "kc" + tag.rsplit("-", 1)[1]
+
+
 def _pids_inside(netns: str) -> bool:
     done = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True, timeout=TIMEOUT_S)
     return bool(done.stdout.strip())
@@ -175,6 +180,6 @@ def reap() -> list[str]:
             continue
         for name in names:
             subprocess.run(["ip", "netns", "delete", name], capture_output=True, timeout=TIMEOUT_S)
-        subprocess.run(["ip", "link", "delete", "kc" + tag.rsplit("-", 1)[1]], capture_output=True, timeout=TIMEOUT_S)
+        subprocess.run(["ip", "link", "delete", _host_link(tag)], capture_output=True, timeout=TIMEOUT_S)
         said.append(f"removed the network namespaces of a dead kcliff run ({tag})")
     return said
