@@ -212,3 +212,12 @@ def test_producers_and_record_size_are_measured_settings_and_a_lone_1_kib_produc
     assert lone.settings_hash() == "73015cf5e342"  # as before scenarios had either
     assert several.as_applied()["producers"] == 4 and several.as_applied()["record_size"] == 200
     assert several.settings_hash() != lone.settings_hash()
+
+
+def test_a_canary_bound_where_bytes_bind_must_be_a_ratio(tmp_path, kcliff):
+    path = tmp_path / "s.yaml"
+    path.write_text("scenarios:\n  - id: x\n    producer:\n      batch.size: 0\n    cliff:\n"
+                    "      stands_for: a request per record\n      max_ratio_where_bytes_bind: 1.5\n")
+    done = kcliff("run", "--suite", str(path), "--workdir", str(tmp_path / "w"), timeout=60)
+    assert done.returncode == 2 and f"{path}:7:" in done.stderr, done.stderr
+    assert "cliff.max_ratio_where_bytes_bind must be a number between 0 and 1 (exclusive), got 1.5" in done.stderr

@@ -125,6 +125,10 @@ class Cluster(ABC):
         """The least time each fsync of the brokers' data is held to (--fsync-delay-ms); 0: the disk's own."""
         return 0.0
 
+    def bytes_capped(self) -> bool:
+        """Whether this cluster's links or disks are capped, so bytes rather than CPU are meant to bind."""
+        return False
+
     def usage(self) -> Usage | None:
         """Each broker's link and disk counters now, when this backend caps them (None: nothing capped)."""
         return None

@@ -287,6 +287,9 @@ class LocalCluster(Restartable):
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms
 
+    def bytes_capped(self) -> bool:
+        return self.caps.link_mbit > 0 or self.caps.disk_mb_s > 0
+
     def usage(self) -> Usage | None:
         if self.fabric is None and self.caps.disk_mb_s <= 0:
             return None

@@ -25,9 +25,11 @@ def new_document(cluster: Cluster, opts: Options, suites: list[str], kafka_versi
                     "prime_s": opts.prime_s, "run_s": opts.run_s, **({"rate": str(opts.rate)} if opts.rate else {})})
 
 
-def new_entry(sc: Scenario) -> Entry:
+def new_entry(sc: Scenario, bytes_capped: bool = False) -> Entry:
+    """`bytes_capped`: the rig's links or disks are capped, so a canary is held to its bound for that."""
+    cliff = sc.cliff.on_rig(bytes_capped) if sc.cliff else None
     return Entry(id=sc.id, description=sc.description, source=sc.source, settings_hash=sc.settings_hash(),
-                 applied=sc.as_applied(), cliff=CliffSpec(**vars(sc.cliff)) if sc.cliff else None,
+                 applied=sc.as_applied(), cliff=CliffSpec(**vars(cliff)) if cliff else None,
                  workloads=list(sc.workloads) if sc.beyond_producer() else None, started=environment.now())
 
 

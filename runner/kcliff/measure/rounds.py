@@ -37,7 +37,7 @@ class Rounds:
         its topic's shape differs (shared_topics); broker and topic settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         rig = self.rig
-        entries = [new_entry(sc) for sc in scenarios]
+        entries = [new_entry(sc, rig.home.cluster.bytes_capped()) for sc in scenarios]
         for entry in entries:
             entry.kafka_version = rig.elsewhere[entry.id].kafka_version if entry.id in rig.elsewhere else None
         seed = random.SystemRandom().randrange(2**32)  # recorded, so the order can be drawn again

@@ -134,6 +134,7 @@ class CliffSpec(_Model):
     metric: MetricName = "throughput"
     max_ratio: float = 0.5
     min_client_rtt_ms: float = 0.0
+    max_ratio_where_bytes_bind: float | None = None  # max_ratio is already the one this run's rig applied
 
 
 def counted(group: Sequence[ToolRun]) -> list[ToolRun]:

@@ -13,7 +13,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer",
                  "record_size", "payload")
 MAX_PRODUCERS = settings.MAX_PRODUCERS
 MAX_RECORD_SIZE = settings.MAX_RECORD_SIZE
-CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "min_client_rtt_ms")
+CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "max_ratio_where_bytes_bind", "min_client_rtt_ms")
 CLIFF_METRICS = tuple(METRICS)
 WORKLOADS = tuple(Workload)  # in the order a scenario measures them
 
@@ -49,6 +49,15 @@ class Cliff:
     # the producer-broker round trip this cliff needs to show; a cluster known to have less (bare
     # loopback) skips the canary with that reason instead of reporting a blind rig
     min_client_rtt_ms: float = 0.0
+    # the bound where capped links or disks bind (a rig profile): a cliff that costs CPU per record is
+    # smaller where the CPU has room to spare, as on a byte-bound production cluster (docs/profiles.md)
+    max_ratio_where_bytes_bind: float | None = None
+
+    def on_rig(self, bytes_capped: bool) -> Cliff:
+        """This cliff with the bound that holds on a rig whose links or disks are capped, or not."""
+        if bytes_capped and self.max_ratio_where_bytes_bind is not None:
+            return replace(self, max_ratio=self.max_ratio_where_bytes_bind)
+        return self
 
 
 @dataclass(frozen=True)
@@ -191,15 +200,19 @@ def _cliff(raw: Any, path: str, parent: Any) -> Cliff | None:
     metric = raw.get("metric", "throughput")
     if metric not in CLIFF_METRICS:
         raise _fail(f"cliff.metric must be one of {', '.join(CLIFF_METRICS)}, got {metric!r}", path, raw, "metric")
-    ratio = raw.get("max_ratio", 0.5)
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio < 1:
-        raise _fail(f"cliff.max_ratio must be a number between 0 and 1 (exclusive), got {ratio!r}", path, raw,
-                    "max_ratio")
+    ratio, where_bytes = (_ratio(raw, key, path) for key in ("max_ratio", "max_ratio_where_bytes_bind"))
     rtt = raw.get("min_client_rtt_ms", 0.0)
     if isinstance(rtt, bool) or not isinstance(rtt, (int, float)) or not 0 <= rtt <= 1000:
         raise _fail(f"cliff.min_client_rtt_ms must be milliseconds between 0 and 1000, got {rtt!r}", path, raw,
                     "min_client_rtt_ms")
-    return Cliff(stands_for.strip(), metric, float(ratio), float(rtt))
+    return Cliff(stands_for.strip(), metric, ratio or 0.5, float(rtt), where_bytes)
+
+
+def _ratio(raw: dict[str, Any], key: str, path: str) -> float | None:
+    ratio = raw.get(key)
+    if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio < 1):
+        raise _fail(f"cliff.{key} must be a number between 0 and 1 (exclusive), got {ratio!r}", path, raw, key)
+    return None if ratio is None else float(ratio)
 
 
 def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -> Scenario:
