@@ -61,13 +61,14 @@ check() {
   mkdir -p "$work"
   local json=$work/verdict.json
   rm -f "$json"
-  local comment=() prime=() canaries=()
+  local comment=() prime=() canaries=() records=()
   [ -z "${COMMENT:-}" ] || comment=(--comment "$COMMENT")
   [ -z "${PRIME:-}" ] || prime=(--prime "$PRIME")  # empty: kcliff's own default
+  [ -z "${RECORDS:-}" ] || records=(--records "$RECORDS")  # empty: kcliff's, which a profile's caps size
   [ -z "${CANARIES:-}" ] || canaries=(--canaries "$CANARIES")  # empty: those the check's judged workloads need
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
-    --records "$RECORDS" --rounds "$ROUNDS" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" \
+    "${records[@]}" --rounds "$ROUNDS" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" \
     --format github --workdir "$work" --summary "$GITHUB_STEP_SUMMARY" "${comment[@]}" --json "$json" || code=$?
   {
     echo "code=$code"

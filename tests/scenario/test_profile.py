@@ -91,3 +91,11 @@ def test_the_settings_that_trade_cpu_for_bytes_are_known_kafka_keys():
     for kind, names in TRADES_CPU_FOR_BYTES.items():
         for name in names:
             assert catalogue.lookup(scopes[kind], name, newest) is not None, (kind, name)
+
+
+def test_a_run_at_a_profile_sends_what_its_tighter_cap_passes_in_a_runs_length():
+    caps = preset("aws-m5.xlarge-gp3").caps(6.4)  # disk 2.33 MB/s binds before the 2.78 MB/s link
+    assert caps.records_lasting(4.0) == int(caps.disk_mb_s * 1e6 * 4.0 / 1024)
+    assert 8_000 < caps.records_lasting(4.0) < 30_000  # the CPU-bound rig's floor would last 13 s here
+    tight = preset("aws-m5.large-gp3").caps(0.5)
+    assert tight.records_lasting(4.0) == 2_000

@@ -58,6 +58,7 @@ from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "
              "settings, so no cluster was started")
 DEFAULT_CANARIES = "batching-off,flush-1"
+CPU_RECORDS = 30_000  # a run's least records where CPU binds: a fast config sends them in about a second
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,7 +69,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="most interleaved base/head rounds; fewer when the verdict is certain sooner")
     parser.add_argument("--all-rounds", action="store_true",
                         help="measure every round even when the verdict is certain sooner")
-    parser.add_argument("--records", type=options.positive_int, default=30_000, help="least records per run")
+    parser.add_argument("--records", type=options.positive_int, help=f"least records per run (default {CPU_RECORDS:,}; "
+                        "where a profile caps bytes, what its binding cap passes in --run-seconds)")
     parser.add_argument("--run-seconds", type=options.seconds, default=GATE_RUN_S,
                         help="stretch each measured run to about this long, from the latest run's rate (default "
                              "%(default)s): a fast config's 30,000 records last under a second and scatter widely")
@@ -319,7 +321,8 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     config, rig = rig_capacity.capped(config, profile, run_dir, progress)
     # Latency at rate at a share of a peak measured here, in the self-test too: at a fixed 1 MB/s, half the
     # compose rig's peak, the reference's own p50 reached 209 ms and the latency canary read 0.73x of 0.3.
-    opts = Options(args.records, None, args.repeats, args.budget, True,
+    records = args.records or (rig.records_lasting(args.run_seconds) if rig else CPU_RECORDS)
+    opts = Options(records, None, args.repeats, args.budget, True,
                    prime_s=prime_seconds(config.backend, args.prime), run_s=args.run_seconds,
                    rate_share=args.rate_share)
     self_test_opts = dataclasses.replace(opts, rate_records=rate_side.SELF_TEST_RATE_RECORDS)

@@ -36,6 +36,7 @@ SHAPE_KEYS = ("nic_gbit", "disk_mb_s", "cores")
 PROFILE_KEYS = ("preset", *SHAPE_KEYS, "consumer_groups", "peak")
 PEAK_KEYS = ("bytes_in_mb_s", "cpu")
 CPU_BOUND = "cpu-bound"  # the name of no profile: today's rig, uncapped
+MIN_RECORDS = 2_000  # the fewest records a run at a profile sends, however tight its caps
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,12 @@ class RigCaps:
     disk_mb_s: float
     binds: str  # the resource meant to bind first
     rig_cpu_mb_s: float  # the rig's CPU-bound capacity the caps were scaled to
+
+    def records_lasting(self, seconds: float) -> int:
+        """Records of 1 KiB the tighter cap passes in `seconds`: a run's floor on this rig, where the CPU-bound
+        rig's 30,000 records would last several times the run's length."""
+        cap_mb_s = min(self.link_mbit / 8, self.disk_mb_s)
+        return max(MIN_RECORDS, int(cap_mb_s * 1e6 * seconds / 1024))
 
 
 def preset(name: str, path: str | None = None, line: int | None = None) -> Profile:
