@@ -111,6 +111,7 @@ def test_compose_file_validates_with_defaults(compose_base: list[str]) -> None:
 
 
 def test_compose_file_takes_image_caps_and_overrides_from_variables(compose_base: list[str], tmp_path: Path) -> None:
+    # the stand-in's name only as an explicit image (nothing runs): any image named here must reach every broker
     overrides = tmp_path / "overrides.env"
     overrides.write_text(f"{compose_file.env_name('socket.send.buffer.bytes')}=8192\n")
     config = _config(compose_base, {"KCLIFF_KAFKA_IMAGE": docker_cli.STANDIN_IMAGE, "KCLIFF_PULL_POLICY": "never",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from workflow_runner import GitHub
+from workflow_runner import STANDIN_IMAGE, GitHub
 
 pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]
 
@@ -26,7 +26,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory, docker_engine: str) -> Gi
 def _run(github: GitHub, matrix: list[str] = ()):
     work = github.root / "work" / "kcliff" / "kcliff"
     return github.act(work, ".github/workflows/campaign.yml", "workflow_dispatch", {"inputs": INPUTS},
-                      inputs=INPUTS, variables={"KCLIFF_KAFKA_IMAGE": "kcliff/kafka-standin"}, matrix=matrix)
+                      inputs=INPUTS, variables=STANDIN_IMAGE, matrix=matrix)
 
 
 def test_two_shards_merge_into_one_results_file_and_report(campaign: GitHub, tmp_path) -> None:

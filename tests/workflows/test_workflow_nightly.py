@@ -15,12 +15,11 @@ import re
 from pathlib import Path
 
 import pytest
-from workflow_runner import GitHub, git
+from workflow_runner import STANDIN_IMAGE, GitHub, git
 
 pytestmark = [pytest.mark.workflows, pytest.mark.docker, pytest.mark.kafka]
 
 SMALL = {"records": "4000", "repeats": "1", "prime": "5"}
-STANDIN_IMAGE = {"KCLIFF_KAFKA_IMAGE": "kcliff/kafka-standin"}
 
 
 def _night(github: GitHub, work: Path, event_name: str, suites: str) -> object:
