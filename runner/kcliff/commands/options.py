@@ -18,6 +18,7 @@ from kcliff.measure.runconfig import RunConfig
 from kcliff.scenario.rate import Rate, parse_rate
 
 DEFAULT_WORKDIR = Path(".kcliff")
+RUN_RECORDS = 100_000  # kcliff run's records per measured run where CPU binds
 
 
 def positive_int(text: str) -> int:
@@ -185,7 +186,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
 def run_config(args: argparse.Namespace) -> RunConfig:
     """`kcliff run`'s command line as a RunConfig."""
     cluster = cluster_config(args)
-    opts = Options(args.records, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
+    opts = Options(args.records or RUN_RECORDS, args.warmup_records, args.repeats, args.budget, not args.no_early_stop,
                    args.cliff_threshold, prime_seconds(cluster.backend, args.prime), rate=args.rate)
     return RunConfig(args.suite or ["canaries"], args.only, args.shard, opts, args.out, args.resume, args.quiet,
                      args.baselines, args.no_baselines, cluster, args.confirm, args.p99_bound_ms,

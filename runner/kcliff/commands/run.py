@@ -11,6 +11,7 @@ timed out; 2 bad input or no usable cluster; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -36,13 +37,17 @@ from kcliff.results import model
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
 from kcliff.scenario.suites import Scenario, load_suites
 
+RUN_S_AT_PROFILE = 5.0  # about what the default records last where CPU binds
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("run", help="measure scenarios on a real cluster")
     parser.add_argument("--suite", action="append", default=[],
                         help="suite name under scenarios/ (canaries, pairwise, ...) or a YAML path; repeatable")
     parser.add_argument("--only", help="comma-separated scenario ids to keep (the reference always runs)")
-    parser.add_argument("--records", type=options.positive_int, default=100_000, help="records per measured run")
+    parser.add_argument("--records", type=options.positive_int,
+                        help=f"records per measured run (default {options.RUN_RECORDS:,}; at a profile that caps bytes, "
+                             f"what its tighter cap passes in {RUN_S_AT_PROFILE:g} s)")
     parser.add_argument("--warmup-records", type=options.positive_int, help="records in the warm-up run "
                         "(default: half of --records)")
     parser.add_argument("--repeats", type=options.positive_int, default=3, help="measured runs per scenario")
@@ -158,6 +163,8 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(quiet=config.quiet)
     run_dir = config.cluster.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
     cluster_config, rig = rig_capacity.capped(config.cluster, options.profile(args), run_dir, progress)
+    if rig is not None and args.records is None and previous is None:  # 100,000 records lasted a minute at a profile
+        opts = dataclasses.replace(opts, records=rig.records_lasting(RUN_S_AT_PROFILE))
     # the heartbeat covers start-up to teardown and has stopped before the table is printed
     with Heartbeat(progress), open_cluster(cluster_config, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, config.suites, config.cluster.kafka_version)
