@@ -16,6 +16,7 @@ MB/s, and the wall time; --save appends each check to a JSON file as it ends.
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 import json
 import random
 import shutil
@@ -110,7 +111,11 @@ def _side(doc: dict[str, Any], side: str) -> dict[str, Any]:
     runs = [r for r in entry.get("runs", []) if r.get("mb_per_sec") is not None]
     mbps = sorted(r["mb_per_sec"] for r in runs)
     ratios = sorted(r["compression_ratio"] for r in runs if r.get("compression_ratio"))
-    return {"mb_per_sec_median": mbps[len(mbps) // 2] if mbps else None,
+    bounds = [r["bound"] for r in runs if r.get("bound")]  # issue #42: what held each run, at a profile's caps
+    disk = sorted(b["disk_mb_s"] for b in bounds if b.get("disk_mb_s") is not None)
+    return {"bound": Counter(b["resource"] for b in bounds).most_common(1)[0][0] if bounds else None,
+            "disk_mb_s_median": disk[len(disk) // 2] if disk else None,
+            "mb_per_sec_median": mbps[len(mbps) // 2] if mbps else None,
             "compression_ratio_median": ratios[len(ratios) // 2] if ratios else None,
             "payload": entry.get("applied", {}).get("payload"), "producers": entry.get("applied", {}).get("producers")}
 
@@ -151,6 +156,7 @@ def line(r: CaseResult) -> str:
     ratios = ", ".join(f"{m} {d['ratio']:.2f}x ({d['outcome']})" for m, d in r.decisions.items()
                        if d.get("ratio") is not None)
     sides = "; ".join(f"{s}: {v.get('mb_per_sec_median')} MB/s, compression {v.get('compression_ratio_median')}x"
+                      + (f", bound {v['bound']} (log {v.get('disk_mb_s_median')} MB/s)" if v.get("bound") else "")
                       for s, v in r.sides.items())
     return f"{r.case}: exit {r.exit_code}, {r.verdict} in {r.seconds:.0f} s; {ratios}; {sides}"
 
