@@ -16,7 +16,6 @@ MB/s, and the wall time; --save appends each check to a JSON file as it ends.
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 import json
 import random
 import shutil
@@ -25,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
