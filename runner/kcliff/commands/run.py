@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     procs.install_handlers()
     progress = Progress(quiet=config.quiet)
     run_dir = config.cluster.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    cluster_config, rig = rig_capacity.capped(config.cluster, profile, run_dir, progress)
+    cluster_config, rig = rig_capacity.capped(config.cluster, options.profile(args), run_dir, progress)
     # the heartbeat covers start-up to teardown and has stopped before the table is printed
     with Heartbeat(progress), open_cluster(cluster_config, run_dir, progress) as cluster:
         doc = new_document(cluster, opts, config.suites, config.cluster.kafka_version)
