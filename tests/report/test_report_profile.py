@@ -19,6 +19,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "results"
 AT_PROFILE = DATA / "profile-check-aws-m5.xlarge-gp3.json"   # 20261129T102831Z-4b6e, local-2c-24g@aws-m5.xlarge-gp3
 CPU_BOUND_RUN = DATA / "check-cpu-bound.json"                # 20261129T101015Z-74ef, local-2c-24g
 INTERRUPTED = DATA / "profile-run-interrupted-aws-m5.xlarge-gp3.json"
+# `kcliff run --profile aws-m5.xlarge-gp3 --only reference --repeats 2 --records 30000` at this branch's b556acc
+# (20261129T114300Z-e715): the reference held at its disk cap, 2.26 and 2.27 of 2.33 MB/s
+DISK_BOUND = DATA / "profile-run-aws-m5.xlarge-gp3.json"
 CAPS = "each broker&#39;s link 22.22 Mbit/s, disk 2.33 MB/s; disk meant to bind"
 
 
@@ -52,6 +55,18 @@ def test_trends_of_a_profile_say_its_caps_and_what_bound_each_scenario(hist: Pat
     runs = (site / "runs.html").read_text()
     assert "Runs in the history (local-2c-24g@aws-m5.xlarge-gp3, rig profile aws-m5.xlarge-gp3)" in runs
     assert "runs at other rig profiles, cpu-bound: local-2c-24g." in runs
+
+
+def test_a_series_says_what_bound_its_newest_run(tmp_path: Path) -> None:
+    history.add(DISK_BOUND, tmp_path / "hist")
+    history.add(AT_PROFILE, tmp_path / "hist")
+    site = build_site(tmp_path / "hist", tmp_path / "site").parent
+    trends = (site / "trends.html").read_text()
+    assert "Trends (local-2c-24g@aws-m5.xlarge-gp3, 2 runs)" in trends
+    # the reference's newest run held at the disk cap (the check's runs before it were bound by nothing)
+    assert "newest run 20261129T114300Z-e715: bound by disk 2.3/2.3 MB/s" in _section(trends, "reference")
+    # batching-off was not measured in it: its series' newest run is the check's
+    assert "newest run 20261129T102831Z-4b6e: bound by cpu (cpu 96%)" in _section(trends, "batching-off")
 
 
 def test_the_cpu_bound_report_names_the_profile_beside_it(hist: Path, tmp_path: Path) -> None:
