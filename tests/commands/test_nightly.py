@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ DATA = ROOT / "benchmarks" / "data"
 GOOD = DATA / "early-stop-100k-on.json"           # complete, every canary seen, in the committed baseline
 BLIND = DATA / "results-canaries-local-2c.json"   # flush-1 and inflight-1 did not show their cliffs
 AT_RATE = ROOT / "tests" / "data" / "results" / "run-linger500-at-rate.json"  # the reference and linger-500 at rate
+# a real check measured at aws-m5.xlarge-gp3 on this VM (see tests/results/test_rig.py)
+AT_PROFILE = ROOT / "tests" / "data" / "results" / "profile-check-aws-m5.xlarge-gp3.json"
 
 
 def kcliff(*args: str | Path) -> subprocess.CompletedProcess:
@@ -24,9 +27,9 @@ def kcliff(*args: str | Path) -> subprocess.CompletedProcess:
                           timeout=300)
 
 
-def publish(results: Path, site: Path, outcome: Path, measured: str = "success") -> dict:
+def publish(results: Path, site: Path, outcome: Path, measured: str = "success", *more: str) -> dict:
     done = kcliff("nightly", "publish", results, "--site", site, "--seed-baselines", ROOT / "baselines",
-                  "--measured", measured, "--summary", site.parent / "summary.md", "--outcome", outcome)
+                  "--measured", measured, "--summary", site.parent / "summary.md", "--outcome", outcome, *more)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(outcome.read_text())
 
@@ -120,3 +123,40 @@ def test_nights_at_a_fixed_rate_keep_publish_and_compare_latency_at_rate_and_ref
     report = (site / "report" / "index.html").read_text()
     assert "Latency at a fixed rate" in report and "2,048 records/s" in report
     assert "e2e_p99_at_rate (ms, lower is better)" in (site / "report" / "trends.html").read_text()
+
+
+def test_a_night_at_a_profile_keeps_its_own_history_and_baseline_and_says_its_rig(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    night = publish(AT_PROFILE, site, tmp_path / "night.json", "success", "--profile", "aws-m5.xlarge-gp3")
+    # the repository's baselines/4.2.0/local-2c-24g.json is the CPU-bound rig's: never this night's
+    assert night["baseline"] is None and night["comparison"] is None and not (site / "baselines" / "4.2.0" /
+                                                                               "local-2c-24g.json").exists()
+    assert night["profile"] == "aws-m5.xlarge-gp3" and "link 22.22 Mbit/s, disk 2.33 MB/s" in night["rig"]
+    assert [p.name for p in (site / "history").iterdir()] == ["local-2c-24g-aws-m5.xlarge-gp3"]
+    # its consumer canary, in a check's short runs, missed: the night starts no baseline of its profile either
+    assert night["canaries_missed"] == ["consumer-fetch-1"] and not night["baseline_updated"]
+    assert not (site / "baselines").exists()
+    front = (site / "index.html").read_text()
+    assert "Measured at rig profile <strong>aws-m5.xlarge-gp3</strong>: aws-m5.xlarge-gp3 (each broker" in front
+    # the CPU-bound night after it: compared with the CPU-bound baseline; the profile's series listed, not mixed
+    cpu = publish(GOOD, site, tmp_path / "cpu.json", "success", "--profile", "cpu-bound")
+    assert cpu["baseline"] == "baselines/4.2.0/local-2c-24g.json" and cpu["profile"] == "cpu-bound"
+    trends = (site / "report" / "trends.html").read_text()
+    assert "Runs at other rig profiles (aws-m5.xlarge-gp3: local-2c-24g@aws-m5.xlarge-gp3)" in trends
+    assert "Measured at rig profile <strong>cpu-bound</strong>: cpu-bound (no caps: CPU binds)" in (
+        site / "index.html").read_text()
+
+
+def test_a_night_measured_at_another_profile_than_asked_publishes_nothing(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    done = kcliff("nightly", "publish", AT_PROFILE, "--site", site, "--profile", "cpu-bound", "--outcome",
+                  tmp_path / "night.json")
+    assert done.returncode == 2 and "asked to measure at rig profile 'cpu-bound'" in done.stderr, done.stderr
+    assert "measured at 'aws-m5.xlarge-gp3'" in done.stderr and "Traceback" not in done.stderr
+    assert not any(site.iterdir()) and not (tmp_path / "night.json").exists()
+    # an outcome written before nights knew their profile still reads: a CPU-bound night
+    old = {k: v for k, v in asdict(NightOutcome("r", "success", "complete")).items() if k not in ("profile", "rig")}
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    assert kcliff("nightly", "verdict", tmp_path / "old.json").returncode == 0

@@ -90,3 +90,36 @@ def test_a_scenario_that_did_not_hold_its_rate_publishes_no_latency_at_rate():
     names = {e["name"] for m in METRICS.values() for e in export.entries(doc, m)}
     assert "linger-500 p99_at_rate" not in names and "linger-500 e2e_p99_at_rate" not in names
     assert {"linger-500 p99", "linger-500 throughput", "reference p99_at_rate"} <= names
+
+
+# Real checks of one host (tests/data/results/, see tests/results/test_rig.py): one measured at the rig
+# profile aws-m5.xlarge-gp3 (runner class local-2c-24g@aws-m5.xlarge-gp3), one CPU-bound (local-2c-24g).
+AT_PROFILE = Path(__file__).resolve().parents[1] / "data" / "results" / "profile-check-aws-m5.xlarge-gp3.json"
+CPU_BOUND_RUN = Path(__file__).resolve().parents[1] / "data" / "results" / "check-cpu-bound.json"
+
+
+def _published(results, tmp_path):
+    export.export(results, tmp_path)
+    return {e["name"]: e for f in export.FILES for e in json.loads((tmp_path / f).read_text())}
+
+
+def test_a_profiles_series_carry_its_name_so_two_profiles_trends_never_mix(tmp_path):
+    at_profile = _published(AT_PROFILE, tmp_path / "profile")
+    cpu_bound = _published(CPU_BOUND_RUN, tmp_path / "cpu")
+    assert {"reference throughput @aws-m5.xlarge-gp3", "reference p99 @aws-m5.xlarge-gp3",
+            "consumer-fetch-1 consumed @aws-m5.xlarge-gp3"} <= set(at_profile)
+    assert all(n.endswith(" @aws-m5.xlarge-gp3") for n in at_profile)
+    assert {"reference throughput", "batching-off p99"} <= set(cpu_bound)  # the names CPU-bound series always had
+    assert not set(at_profile) & set(cpu_bound)
+
+
+def test_extra_says_the_rig_and_what_bound_the_producer_runs(tmp_path):
+    at_profile = _published(AT_PROFILE, tmp_path)
+    batching = at_profile["batching-off throughput @aws-m5.xlarge-gp3"]["extra"]
+    assert ("rig aws-m5.xlarge-gp3 (each broker's link 22.22 Mbit/s, disk 2.33 MB/s; disk meant to bind); "
+            "bound by cpu (cpu 96%)") in batching
+    assert "bound by wait (cpu 46%)" in at_profile["reference p99 @aws-m5.xlarge-gp3"]["extra"]
+    # the bound is the producer runs': a consumer's figure does not claim it
+    consumed = at_profile["consumer-fetch-1 consumed @aws-m5.xlarge-gp3"]["extra"]
+    assert "rig aws-m5.xlarge-gp3" in consumed and "bound by" not in consumed
+    assert "rig cpu-bound (no caps: CPU binds)" in _published(CPU_BOUND_RUN, tmp_path / "cpu")["reference throughput"]["extra"]

@@ -82,3 +82,20 @@ def test_a_results_file_that_records_no_shard_is_refused(tmp_path):
     done = run_kcliff("results", "merge", str(first), str(second), "--out", str(out))
     assert done.returncode == 2 and not out.exists()
     assert f"{second}: does not record which shard it is" in done.stderr
+
+
+def test_shards_of_two_rig_profiles_never_merge(tmp_path):
+    # Real checks of one host (tests/data/results, see tests/results/test_rig.py), each made a shard of 2:
+    # one measured at aws-m5.xlarge-gp3, one CPU-bound.
+    data = Path(__file__).resolve().parents[1] / "data" / "results"
+    paths = []
+    for index, name in ((1, "profile-check-aws-m5.xlarge-gp3.json"), (2, "check-cpu-bound.json")):
+        doc = json.loads((data / name).read_text())
+        doc["parameters"]["shard"] = [index, 2]
+        paths.append(tmp_path / f"shard-{index}.json")
+        paths[-1].write_text(json.dumps(doc))
+    out = tmp_path / "merged.json"
+    done = run_kcliff("results", "merge", *map(str, paths), "--out", str(out))
+    assert done.returncode == 2 and not out.exists(), done.stderr
+    assert "measured at rig profile 'cpu-bound'" in done.stderr and "at 'aws-m5.xlarge-gp3'" in done.stderr
+    assert "shards of two profiles never merge" in done.stderr

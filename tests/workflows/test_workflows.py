@@ -365,3 +365,80 @@ def test_campaign_shard_list(tmp_path: Path) -> None:
     assert outputs.strip() == "shards=[1, 2, 3]"
     code, out, _, outputs = run_step("campaign.yml", "plan", "shard list", {"SHARDS": "3; rm -rf /"}, tmp_path)
     assert code != 0 and outputs == "" and "shards must be a number" in out
+
+
+# -- measuring at a rig profile (scripts/run-at-profile.sh, docs/profiles.md) --------------------------
+
+NIGHT = {"SUITES": "canaries consumer", "RECORDS": "1000", "REPEATS": "1", "PRIME": "", "CLIENT_RTT_MS": "20",
+         "KAFKA_VERSION": "4.2.0"}
+NIGHT_ARGS = ["--suite", "canaries", "--suite", "consumer", "--records", "1000", "--repeats", "1",
+              "--client-rtt-ms", "20", "--kafka-version", "4.2.0", "--out", "results/nightly.json"]
+
+
+def stub_kcliff(cwd: Path, exit_code: int = 0) -> Path:
+    """The step's working directory as a checkout with a kcliff that records its argv, one argument a line."""
+    (cwd / "scripts").symlink_to(ROOT / "scripts")
+    stub = cwd / ".venv" / "bin" / "kcliff"
+    stub.parent.mkdir(parents=True)
+    stub.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "$PWD/argv.txt"\nexit {exit_code}\n')
+    stub.chmod(0o755)
+    return cwd / "argv.txt"
+
+
+@pytest.mark.parametrize("profile", ["cpu-bound", ""])
+def test_the_nightly_measures_cpu_bound_on_the_compose_cluster(tmp_path: Path, profile: str) -> None:
+    argv = stub_kcliff(tmp_path)
+    code, out, _, _ = run_step("nightly.yml", "measure", "measure the suites and the reference",
+                               {**NIGHT, "PROFILE": profile}, tmp_path)
+    assert code == 0, out
+    assert argv.read_text().splitlines() == ["run", "--backend", "compose", "--profile", "cpu-bound", *NIGHT_ARGS]
+
+
+def test_the_nightly_measures_at_a_profile_on_the_capped_local_backend_one_argument_each(tmp_path: Path) -> None:
+    argv = stub_kcliff(tmp_path)
+    code, out, _, _ = run_step("nightly.yml", "measure", "measure the suites and the reference",
+                               {**NIGHT, "PROFILE": "aws-m5.xlarge-gp3"}, tmp_path)
+    assert code == 0, out
+    assert argv.read_text().splitlines() == ["run", "--backend", "local", "--profile", "aws-m5.xlarge-gp3", *NIGHT_ARGS]
+    # a value is an argument, never shell text: kcliff gets it whole (and refuses it: no such profile)
+    code, out, _, _ = run_step("nightly.yml", "measure", "measure the suites and the reference",
+                               {**NIGHT, "PROFILE": "x; touch pwned $(touch pwned2)"}, tmp_path)
+    assert code == 0, out
+    assert argv.read_text().splitlines()[:5] == ["run", "--backend", "local", "--profile", "x; touch pwned $(touch pwned2)"]
+    assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
+
+
+def test_a_runner_that_is_not_root_measures_under_sudo_and_gets_its_files_back(tmp_path: Path) -> None:
+    argv = stub_kcliff(tmp_path, exit_code=3)
+    bin_dir = tmp_path / "stub-bin"
+    bin_dir.mkdir()
+    (bin_dir / "id").write_text('#!/bin/sh\necho 1001\n')
+    (bin_dir / "sudo").write_text('#!/bin/sh\necho "$*" >> "$PWD/sudo.txt"\n'
+                                  '[ "$1" = -E ] || exit 0\nshift\nexec "$@"\n')
+    for stub in ("id", "sudo"):
+        (bin_dir / stub).chmod(0o755)
+    code, out, _, _ = run_step("campaign.yml", "measure", "measure this shard",
+                               {"SHARD": "2", "SHARDS": "3", "KAFKA_VERSION": "4.2.0", "RECORDS": "1000",
+                                "REPEATS": "1", "PRIME": "5", "PROFILE": "aws-m5.xlarge-gp3",
+                                "PATH": f"{bin_dir}:/usr/bin:/bin"}, tmp_path)
+    assert code == 3, out  # kcliff's own exit code
+    assert argv.read_text().splitlines() == [
+        "run", "--backend", "local", "--profile", "aws-m5.xlarge-gp3", "--suite", "campaign/suite.yaml", "--shard",
+        "2/3", "--kafka-version", "4.2.0", "--records", "1000", "--repeats", "1", "--prime", "5", "--out",
+        "results/shard-2.json"]
+    calls = (tmp_path / "sudo.txt").read_text().splitlines()
+    assert calls[0].startswith(f"-E env PATH={bin_dir}:/usr/bin:/bin .venv/bin/kcliff run --backend local")
+    assert calls[1] == f"chown -R 1001:1001 . {tmp_path}/.cache/kcliff"
+
+
+def test_the_nightly_and_the_campaign_take_a_profile_and_the_night_is_published_at_it() -> None:
+    nightly = load((ROOT / ".github/workflows/nightly.yml").read_text())
+    campaign = load((ROOT / ".github/workflows/campaign.yml").read_text())
+    for workflow in (nightly, campaign):
+        assert "profile" in workflow["on"]["workflow_dispatch"]["inputs"]
+        assert all("--backend compose" not in str(s.get("run", "")) for _, s in steps(workflow))  # the script decides
+    assert nightly["env"]["PROFILE"] == "${{ inputs.profile || vars.KCLIFF_NIGHTLY_PROFILE || 'cpu-bound' }}"
+    publish = next(s for _, s in steps(nightly) if s.get("name") == "history, baseline comparison and kcliff's report")
+    assert '--profile "$PROFILE"' in publish["run"]
+    shard = next(s for _, s in steps(campaign) if s.get("name") == "measure this shard")
+    assert shard["env"]["PROFILE"] == "${{ inputs.profile }}"

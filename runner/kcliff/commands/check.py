@@ -51,7 +51,8 @@ from kcliff.report import check_findings
 from kcliff.report import markdown as report_md
 from kcliff.results.metrics import METRICS, Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
-from kcliff.scenario.profile import CPU_BOUND, DEFAULT_BYTE_BOUND, Profile, preset
+from kcliff.results.rig import CPU_BOUND, Rig
+from kcliff.scenario.profile import DEFAULT_BYTE_BOUND, Profile, preset
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
@@ -175,10 +176,10 @@ def run(args: argparse.Namespace) -> int:
                                              notes)):
         doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc],
                       version, upgrade, profile, f"-{profile.name}" if k and profile else "")
-        rig = doc.environment.get("rig") or {}
+        rig = Rig.of(doc.environment)
         rig_notes = list(notes) + [n for n in [environment.busy_note(doc.environment)] if n]
         rig_notes += unvouched_canaries([scenarios[c] for c in canary_ids], doc, args.fsync_delay_ms)
-        rigs.append(tradeoff.RigVerdict(rig.get("profile", CPU_BOUND), rig.get("binds", "cpu"),
+        rigs.append(tradeoff.RigVerdict(rig.profile, rig.binds or "cpu",
                                         judge(doc, rule_matches, rig_notes, args.min_effect, family)))
     outcome = tradeoff.combine(rigs)
     said = tradeoff.disagreement(rigs)

@@ -1,7 +1,9 @@
 """`kcliff history add|list|regressions`: the append-only run history and its change points.
 
 `regressions` is a CI gate: exit 1 when the newest run starts a regression, i.e. some scenario x
-metric series has a change point at that run going the bad way by at least --min-change.
+metric series has a change point at that run going the bad way by at least --min-change. Series are
+one runner class's, and a runner class carries its rig profile: --profile picks the newest run measured
+at that profile, so its series are judged and no other profile's runs are mixed in.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from kcliff.judge import changepoint, regressions
 from kcliff.results import history
+from kcliff.results.rig import CPU_BOUND
 
 MIN_CHANGE = changepoint.MIN_MAGNITUDE
 
@@ -35,6 +38,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     for verb in (add, listing, regress):
         verb.add_argument("--dir", type=Path, default=history.DEFAULT_DIR, help="history directory (default history/)")
+    for verb in (listing, regress):
+        verb.add_argument("--profile", metavar="NAME",
+                          help=f"only the runs measured at this rig profile ({CPU_BOUND}: with no caps); a "
+                               "profile's runs are a runner class of their own, <class>@<profile>")
 
 
 def run_add(args: argparse.Namespace) -> int:
@@ -43,23 +50,32 @@ def run_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_list(args: argparse.Namespace) -> int:
+def _selected(args: argparse.Namespace) -> list[history.HistoryRun]:
     runs = history.load(args.dir)
-    print(f"{'started':<17} {'run id':<26} {'revision':<12} {'kafka':<8} {'runner class':<16} {'status':<11} scenarios")
+    return history.at_profile(runs, args.profile) if args.profile else runs
+
+
+def run_list(args: argparse.Namespace) -> int:
+    runs = _selected(args)
+    width = max([len("runner class"), *(len(r.key.runner_class) for r in runs)])
+    print(f"{'started':<16} {'run id':<26} {'revision':<12} {'kafka':<8} {'runner class':<{width}} {'status':<11} "
+          "scenarios")
     for run in runs:
         k = run.key
         print(f"{k.started:%Y-%m-%d %H:%M} {k.run_id:<26} {k.revision[:12]:<12} {k.kafka_version:<8} "
-              f"{k.runner_class:<16} {run.status:<11} {len(run.doc.scenarios)}")
-    print(f"{len(runs)} runs in {args.dir}")
+              f"{k.runner_class:<{width}} {run.status:<11} {len(run.doc.scenarios)}")
+    print(f"{len(runs)} runs in {args.dir}" + (f" at profile {args.profile}" if args.profile else ""))
     return 0
 
 
 def run_regressions(args: argparse.Namespace) -> int:
-    runs = history.load(args.dir)
+    runs = _selected(args)
     if args.runner_class:
         runs = [r for r in runs if r.key.runner_class == args.runner_class]
     if not runs:
-        print(f"no runs in {args.dir}" + (f" for runner class {args.runner_class}" if args.runner_class else ""))
+        which = [f"runner class {args.runner_class}" if args.runner_class else "",
+                 f"profile {args.profile}" if args.profile else ""]
+        print(f"no runs in {args.dir}" + (f" for {' at '.join(w for w in which if w)}" if any(which) else ""))
         return 0
     newest = runs[-1].key
     found = regressions.newest(runs, args.min_change)

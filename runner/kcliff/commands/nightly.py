@@ -10,6 +10,10 @@ verdict  reads that outcome after the site is published: exit 1 when the night m
          measuring job failed, a canary missed, a regression against the baseline), else 0.
 
 Publishing first and failing after means a bad night is still on the site, marked as such.
+
+A night measured at a rig profile (`kcliff run --profile`, the workflow's `profile`) has a runner class of
+its own, `<class>@<profile>`: its history, baseline, report series and trend are that profile's alone.
+--profile names the profile the night was asked for, and results measured at another are refused.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from kcliff.results import baseline as baselines
 from kcliff.results import baseline_host
 from kcliff.results import history
 from kcliff.results.model import ResultsDoc, RunStatus
+from kcliff.results.rig import CPU_BOUND, Rig, profile_of
+from kcliff.scenario.profile import PRESETS
 
 
 @dataclass
@@ -44,6 +50,8 @@ class NightOutcome:
     comparison_reasons: list[str] = field(default_factory=list)
     baseline_updated: bool = False
     change_points: list[str] = field(default_factory=list)  # regressions the history's change points start here
+    profile: str = CPU_BOUND          # the rig profile the night was measured at (its runner class's)
+    rig: str = ""                     # that profile and the caps it set, in words (results/rig.py)
 
     def failures(self) -> list[str]:
         """Why the night fails; empty when it passes."""
@@ -68,6 +76,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pub.add_argument("--measured", default="success", help="the measuring job's result (needs.measure.result)")
     pub.add_argument("--summary", type=Path, help="append the comparison's Markdown here ($GITHUB_STEP_SUMMARY)")
     pub.add_argument("--outcome", type=Path, required=True, help="write the night's outcome (JSON) here")
+    pub.add_argument("--profile", choices=[CPU_BOUND, *PRESETS],
+                     help="the rig profile the night was asked to measure at (the workflow's `profile`): results "
+                          "measured at another are refused, so a night never joins another profile's series, "
+                          "baseline or trend")
     pub.set_defaults(func=run_publish)
     ver = verbs.add_parser("verdict", help="exit 1 when the published night must fail")
     ver.add_argument("outcome", type=Path)
@@ -140,12 +152,24 @@ def write_front_page(site: Path, outcome: NightOutcome) -> Path:
     return page
 
 
+def check_profile(doc: ResultsDoc, asked: str | None, where: str) -> str:
+    """The rig profile the night was measured at; InputError when it is not the one asked for."""
+    measured = profile_of(doc.environment["runner_class"])
+    if asked is not None and asked != measured:
+        raise InputError(f"the night was asked to measure at rig profile '{asked}' but its results were measured "
+                         f"at '{measured}' (runner class '{doc.environment['runner_class']}'): published, they "
+                         f"would join the series, baseline and trend of '{measured}'", where)
+    return measured
+
+
 def run_publish(args: argparse.Namespace) -> int:
     from kcliff.report.site import build_site
 
     doc = history.read_results(args.results)
+    profile = check_profile(doc, args.profile, str(args.results))
     outcome = NightOutcome(run_id=doc.run_id, measured=args.measured, status=str(doc.status),
-                           canaries_missed=[e.id for e, _ in table.unseen_canaries(doc)])
+                           canaries_missed=[e.id for e, _ in table.unseen_canaries(doc)], profile=profile,
+                           rig=Rig.of(doc.environment, str(args.results)).describe())
     history.add(args.results, args.site / "history", allow_running=True)
     runs = [r for r in history.load(args.site / "history") if r.key.runner_class == doc.environment["runner_class"]]
     outcome.change_points = regressions.newest(runs)

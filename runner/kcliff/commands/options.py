@@ -9,7 +9,8 @@ from typing import Callable
 
 from kcliff.backends.local import Caps
 from kcliff.backends.open import ClusterConfig
-from kcliff.scenario.profile import CPU_BOUND, PRESETS, Profile, preset
+from kcliff.results.rig import CPU_BOUND
+from kcliff.scenario.profile import PRESETS, Profile, preset
 from kcliff.backends.storage import DEFAULT_FSYNC_DELAY_MS
 from kcliff.errors import InputError
 from kcliff.kafka import dist as kafka_dist

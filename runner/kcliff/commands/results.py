@@ -3,7 +3,8 @@
 Shards are `kcliff run --shard i/n` on runners of one class, each measuring the reference beside its
 own scenarios. The merged file keeps the first shard's reference as `reference`, and every other
 scenario keeps the reference median of its own shard (`shard_reference_mb_per_sec`), so ratios stay
-within the runner that measured them. Shards from different Kafka versions or runner classes, that
+within the runner that measured them. Shards from different Kafka versions, rig profiles (a campaign
+at `--profile`: its runner class carries the profile) or runner classes, that
 measured a scenario twice, or that do not cover shards 1..n of the campaign exactly once (each
 results file records its `parameters.shard` [i, n]) are refused (exit 2) and nothing is written.
 """
@@ -17,6 +18,7 @@ from kcliff.errors import InputError
 from kcliff.results import model
 from kcliff.results.metrics import THROUGHPUT
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
+from kcliff.results.rig import profile_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,6 +68,10 @@ def merge(docs: list[tuple[Path, ResultsDoc]]) -> ResultsDoc:
     shards: list[dict[str, object]] = []
     seen: dict[str, Path] = {}
     for path, doc in docs:
+        if _key(doc) != key and _profile(doc) != _profile(first):
+            raise InputError(f"shard was measured at rig profile '{_profile(doc)}', but {first_path} at "
+                             f"'{_profile(first)}': shards of two profiles never merge (each binds on another "
+                             "resource); measure every shard with the same --profile", str(path))
         if _key(doc) != key:
             raise InputError(f"shard is Kafka {_key(doc)[0]} on runner class {_key(doc)[1]}, but {first_path} is "
                              f"Kafka {key[0]} on {key[1]}: only shards of one campaign merge", str(path))
@@ -85,6 +91,10 @@ def merge(docs: list[tuple[Path, ResultsDoc]]) -> ResultsDoc:
     merged = first.model_copy(deep=True, update={"scenarios": scenarios, "shards": shards,
                                                  "status": RunStatus.COMPLETE if complete else RunStatus.INCOMPLETE})
     return ResultsDoc.model_validate(merged.to_json())
+
+
+def _profile(doc: ResultsDoc) -> str:
+    return profile_of(str(doc.environment.get("runner_class") or ""))
 
 
 def _key(doc: ResultsDoc) -> tuple[str | None, str | None]:

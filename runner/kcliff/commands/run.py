@@ -35,6 +35,7 @@ from kcliff.report import table
 from kcliff.results import baseline as baselines
 from kcliff.results import model
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
+from kcliff.results.rig import CPU_BOUND, RunnerClass
 from kcliff.scenario.suites import Scenario, load_suites
 
 RUN_S_AT_PROFILE = 5.0  # about what the default records last where CPU binds
@@ -101,9 +102,10 @@ def select(scenarios: list[Scenario], only: str | None, shard: tuple[int, int] |
     return scenarios
 
 
-def stored_baseline(config: RunConfig) -> tuple[Path, baselines.Baseline | None] | None:
-    """The stored baseline this run will be printed against (None: --no-baselines), read before
-    measuring so that an unreadable file stops the run at once instead of after it."""
+def stored_baseline(config: RunConfig, profile: str = CPU_BOUND) -> tuple[Path, baselines.Baseline | None] | None:
+    """The stored baseline this run will be printed against (None: --no-baselines): its runner class's at
+    the rig `profile` it measures at, read before measuring so that an unreadable file stops the run at
+    once instead of after it."""
     if config.no_baselines:
         return None
     if config.baselines is not None and not config.baselines.is_dir():
@@ -111,7 +113,7 @@ def stored_baseline(config: RunConfig) -> tuple[Path, baselines.Baseline | None]
                          str(config.baselines))
     directory = config.baselines or baselines.default_dir()
     return baselines.stored_for(directory, config.cluster.kafka_version,
-                                environment.runner_class(config.cluster.backend))
+                                str(RunnerClass(environment.runner_class(config.cluster.backend), profile)))
 
 
 def check_confirmable(config: RunConfig, loaded: list[Scenario]) -> None:
@@ -153,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_suites(config.suites)
     check_confirmable(config, loaded)
     scenarios = select(loaded, config.only, config.shard)
-    stored = stored_baseline(config)
+    profile = options.profile(args)
+    stored = stored_baseline(config, profile.name if profile else CPU_BOUND)
     if previous is not None:
         previous.scenarios = [e for e in previous.scenarios if not e.status.unfinished]
         done = {e.id for e in previous.scenarios}

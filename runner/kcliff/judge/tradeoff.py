@@ -14,7 +14,7 @@ ASK = "declare your cluster's shape in kcliff.yaml (profile:) to be judged where
 
 @dataclass(frozen=True)
 class RigVerdict:
-    rig: str  # the profile's name, or scenario.profile.CPU_BOUND
+    rig: str  # the profile's name, or results.rig.CPU_BOUND
     binds: str  # what binds on it: "cpu", "network", "disk"
     verdict: Verdict
 

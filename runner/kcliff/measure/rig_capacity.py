@@ -22,7 +22,8 @@ from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.results.metrics import THROUGHPUT
 from kcliff.results.model import REFERENCE_ID
-from kcliff.scenario.profile import CPU_BOUND, Profile, RigCaps
+from kcliff.results.rig import CPU_BOUND, RunnerClass
+from kcliff.scenario.profile import Profile, RigCaps
 from kcliff.scenario.suites import load_suites
 
 MAX_AGE_S = 7 * 86400
@@ -96,4 +97,4 @@ def record(environment: dict[str, Any], caps: RigCaps | None) -> None:
     history and the report's series, gains the profile: a baseline belongs to one profile."""
     environment["rig"] = dataclasses.asdict(caps) if caps else {"profile": CPU_BOUND}
     if caps is not None:
-        environment["runner_class"] = f"{environment['runner_class']}@{caps.profile}"
+        environment["runner_class"] = str(RunnerClass(environment["runner_class"], caps.profile))

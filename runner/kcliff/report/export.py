@@ -5,8 +5,11 @@ Two files, because the action takes one tool per file: throughput.json for `cust
 `customSmallerIsBetter` (ms: the producer's p99, the end-to-end p99, and where a scenario was measured
 at a fixed rate its p99 and end-to-end p99 at that rate). Names are "<scenario id> <metric>", one
 series per metric of results.metrics.METRICS (throughput, consumed, p99, e2e_p99, p99_at_rate,
-e2e_p99_at_rate): scenario ids are stable, so the action lines series up across runs. `range` and
-`extra` are strings, as the action shows them verbatim.
+e2e_p99_at_rate): scenario ids are stable, so the action lines series up across runs. A run at a rig
+profile (results/rig.py) names its series "<scenario id> <metric> @<profile>": the action charts each
+name on its own and alerts against the same name's previous figure, so the trends of two profiles
+never mix, and the CPU-bound series keep the names they always had. `range` and `extra` are strings,
+as the action shows them verbatim; `extra` says the rig and what bound the scenario's runs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from kcliff.results.history import read_results
 from kcliff.results.metrics import METRICS, Metric, Workload
 from kcliff.results.model import Entry, ResultsDoc
+from kcliff.results.rig import CPU_BOUND, Rig, profile_of
 
 FILES = {"throughput.json": True, "p99.json": False}  # the file of each direction: higher is better or not
 
@@ -28,7 +32,13 @@ def _fmt(value: float) -> str:
     return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
 
 
-def _entry(sc: Entry, metric: Metric, reference: float | None) -> dict[str, Any] | None:
+def series_name(sc: Entry, metric: Metric, runner_class: str) -> str:
+    """The action's name of a scenario's metric: the runner class's profile in it unless CPU-bound."""
+    profile = profile_of(runner_class)
+    return f"{sc.id} {metric.name}" + ("" if profile == CPU_BOUND else f" @{profile}")
+
+
+def _entry(sc: Entry, metric: Metric, reference: float | None, doc: ResultsDoc) -> dict[str, Any] | None:
     median = sc.median(metric)  # only an entry whose runs count has one
     stats = (sc.summary or {}).get(metric.key)
     # A run that could not hold its rate publishes no latency at rate: its figure is counted from due
@@ -44,7 +54,11 @@ def _entry(sc: Entry, metric: Metric, reference: float | None) -> dict[str, Any]
         extra.append(f"{median / reference:.2f}x reference")
     if sc.settings_hash:
         extra.append(f"settings {sc.settings_hash}")
-    return {"name": f"{sc.id} {metric.name}", "unit": metric.unit, "value": round(median, 4),
+    extra.append(f"rig {Rig.of(doc.environment).describe()}")
+    bound = sc.bound() if metric.workload is Workload.PRODUCE else None  # bounds are the producer runs'
+    if bound is not None:
+        extra.append(f"bound by {bound.describe()}")
+    return {"name": series_name(sc, metric, doc.environment["runner_class"]), "unit": metric.unit, "value": round(median, 4),
             "range": f"± {_fmt((stats.max - stats.min) / 2)}", "extra": "; ".join(extra)}
 
 
@@ -52,7 +66,7 @@ def entries(doc: ResultsDoc, metric: Metric) -> list[dict[str, Any]]:
     """One entry per measured scenario, in results order; unmeasured scenarios are left out."""
     ref = doc.reference()
     reference = ref.median(metric) if ref is not None else None
-    found = (_entry(sc, metric, reference) for sc in doc.scenarios)
+    found = (_entry(sc, metric, reference, doc) for sc in doc.scenarios)
     return [e for e in found if e is not None]
 
 

@@ -87,11 +87,13 @@ def _settings_text(applied: Any) -> str:
 
 
 def scenario_table(doc: ResultsDoc) -> pd.DataFrame:
-    """Every scenario of the run: measured ones by throughput, then the rest with their status."""
+    """Every scenario of the run: measured ones by throughput, then the rest with their status; and, for a
+    run that recorded it, the resource that bound most of each scenario's producer runs."""
     ref_mb = _reference_mb(doc)
     measured = _sorted_measured(doc)
     rest = [sc for sc in doc.scenarios if all(sc is not m for m in measured)]
     reads, at_rate = doc.has_read_side(), doc.measured(Workload.RATE)
+    bounds = {sc.id: sc.bound() for sc in doc.scenarios}  # what bound each one's producer runs, where recorded
     rows = []
     for sc in measured + rest:
         mb = sc.median(THROUGHPUT)
@@ -111,4 +113,7 @@ def scenario_table(doc: ResultsDoc) -> pd.DataFrame:
             rows[-1].update({"consumed MB/s": sc.median(CONSUMED), "e2e p99 ms": sc.median(E2E_P99)})
         if at_rate:
             rows[-1].update({column(m): sc.median(m) for m in AT_RATE} | {"rate": rate_text(sc)})
+        if any(bounds.values()):
+            bound = bounds[sc.id]
+            rows[-1]["bound"] = bound.describe() if bound is not None else ""
     return pd.DataFrame(rows)

@@ -8,6 +8,7 @@ reports/static and every raw results file, and returns the path of index.html.
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,9 @@ from kcliff.errors import InputError
 from kcliff.judge import canary, changepoint, regressions, tiers
 from kcliff.report import charts, factor_page, latest, pages
 from kcliff.results import history, metrics
+from kcliff.results.bottleneck import Bound
 from kcliff.results.model import REFERENCE_ID, ResultsDoc
+from kcliff.results.rig import Rig, RunnerClass
 
 
 def site_sources() -> Path:
@@ -49,20 +52,49 @@ def _scenario_order(series: list[changepoint.Series], doc: ResultsDoc, moved: se
     return [i for i in dict.fromkeys(ids) if i in present]
 
 
+@dataclass(frozen=True)
+class Beside:
+    """What the report says beside a scenario's trend charts: the rig of the series' newest run (its profile
+    and caps) and what bound that run's scenario (results/bottleneck.py, as recorded; None before kcliff
+    recorded it)."""
+
+    run_id: str
+    rig: Rig
+    bound: Bound | None
+
+
+def _beside(scenario: str, here: list[changepoint.Series], docs: dict[str, ResultsDoc]) -> Beside | None:
+    order = list(docs)
+    newest = max((s.points[-1].run_id for s in here if s.points[-1].run_id in docs), key=order.index, default=None)
+    if newest is None:
+        return None
+    doc = docs[newest]
+    entry = doc.entry(scenario)
+    return Beside(newest, Rig.of(doc.environment), entry.bound() if entry is not None else None)
+
+
 def _trends(series: list[changepoint.Series], found: dict[str, list[changepoint.ChangePoint]],
-            doc: ResultsDoc) -> list[dict[str, Any]]:
+            doc: ResultsDoc, docs: dict[str, ResultsDoc]) -> list[dict[str, Any]]:
     by_key = {s.key: s for s in series}
     sections = []
     moved = {s.scenario for s in series if found[s.key]}
     for scenario in _scenario_order(series, doc, moved):
-        charts_here = []
+        charts_here, here = [], []
         for metric in metrics.METRICS.values():
             s = by_key.get(f"{scenario} {metric.name}")
             if s is not None:
+                here.append(s)
                 charts_here.append({"metric": metric, "svg": charts.trend_chart(s, found[s.key]),
                                     "changes": found[s.key]})
-        sections.append({"scenario": scenario, "charts": charts_here})
+        sections.append({"scenario": scenario, "charts": charts_here, "beside": _beside(scenario, here, docs)})
     return sections
+
+
+def _other_classes(runs: list[history.HistoryRun], runner_class: str) -> tuple[list[RunnerClass], list[str]]:
+    """The history's other runner classes: this host class's at other rig profiles, and the rest."""
+    others = [RunnerClass.parse(c) for c in sorted({r.key.runner_class for r in runs} - {runner_class})]
+    host = RunnerClass.parse(runner_class).host
+    return [c for c in others if c.host == host], [str(c) for c in others if c.host != host]
 
 
 def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str | Path | None = None,
@@ -70,7 +102,9 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
     """Build the report site in OUT_DIR from a history directory and/or one results file.
 
     The latest run is RESULTS when given, else the newest run in the history; trends come from the
-    history runs of the latest run's runner class. The factor page's bounded prediction keeps p99
+    history runs of the latest run's runner class, which carries its rig profile: beside each scenario's
+    charts, the profile and caps of its series' newest run and what bound that run; the history's other
+    profiles and runner classes are named, never mixed in. The factor page's bounded prediction keeps p99
     under P99_BOUND_MS (default: the reference's p99). Returns the path of index.html."""
     runs = history.load(history_dir) if history_dir is not None else []
     results = Path(results) if results is not None else None
@@ -86,6 +120,8 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
     out.mkdir(parents=True, exist_ok=True)
     links = _copy_raw(runs, results, out)
     runner_class = doc.environment["runner_class"]
+    other_profiles, other_classes = _other_classes(runs, runner_class)
+    docs = {r.key.run_id: r.doc for r in runs if r.key.runner_class == runner_class} | {doc.run_id: doc}
     series = regressions.build_series(runs, runner_class)
     found = changepoint.detect_all(series)
     rate_bars = latest.rate_bars(doc)
@@ -95,7 +131,9 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "env": doc.environment,
         "raw_link": links.get(doc.run_id),
         "runs": [r for r in runs if r.key.runner_class == runner_class],
-        "other_classes": sorted({r.key.runner_class for r in runs} - {runner_class}),
+        "rig": Rig.of(doc.environment),
+        "other_profiles": other_profiles,
+        "other_classes": other_classes,
         "links": links,
         "tiers": tiers.TIERS,
         "tier_svg": charts.bar_chart(latest.tier_bars(doc), metrics.THROUGHPUT.unit,
@@ -107,7 +145,7 @@ def build_site(history_dir: str | Path | None, out_dir: str | Path, results: str
         "scenario_table": latest.scenario_table(doc),
         "at_latest": at_latest,
         "all_changes": sorted((cp for cps in found.values() for cp in cps), key=lambda c: (c.date, c.scenario)),
-        "trends": _trends(series, found, doc),
+        "trends": _trends(series, found, doc, docs),
         **factor_page.context(doc, p99_bound_ms),
         "units": {m.name: m.unit for m in metrics.METRICS.values()},
     }

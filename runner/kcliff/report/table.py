@@ -13,6 +13,7 @@ from kcliff.results import baseline_host
 from kcliff.results.baseline_host import Yardstick
 from kcliff.results.metrics import CONSUMED, E2E_P99, P99, RATE_E2E_P99, RATE_P99, THROUGHPUT, Metric, Workload
 from kcliff.results.model import REFERENCE_ID, Entry, ResultsDoc
+from kcliff.results.rig import Rig
 
 SEEN, NOT_SEEN = "cliff seen", "NOT SEEN"
 
@@ -147,10 +148,7 @@ def confirmation_lines(doc: ResultsDoc) -> list[str]:
 def bound_lines(doc: ResultsDoc) -> list[str]:
     """What bound each scenario's flat-out runs on this rig (results/bottleneck.py), one line each,
     after the rig's profile: so a reader knows which resource the ratios are about."""
-    rig = doc.environment.get("rig") or {}
-    lines = [f"rig: {rig.get('profile', 'cpu-bound')}" + (f" (each broker's link {rig['link_mbit']:g} Mbit/s, disk "
-                                                          f"{rig['disk_mb_s']:g} MB/s; {rig['binds']} meant to bind)"
-                                                          if rig.get("link_mbit") else " (no caps: CPU binds)")]
+    lines = [f"rig: {Rig.of(doc.environment).describe()}"]
     for entry in doc.scenarios:
         bounds = [r.bound for r in entry.runs if r.bound is not None and r.complete]
         if bounds:

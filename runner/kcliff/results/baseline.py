@@ -17,7 +17,9 @@ baseline measured at another rate is no baseline for latency at this one (rate_c
 that fell behind its rate keeps no latency at rate.
 
 Hardware differs between runner classes, so a file only ever holds one class: results from another
-class are refused unless --runner-class relabels them on purpose. A scenario whose settings hash
+class are refused unless --runner-class relabels them on purpose. A runner class carries the rig
+profile it was measured at (`local-2c-24g@aws-m5.xlarge-gp3`, results/rig.py): results of another
+profile are refused, saying so, and no --runner-class relabels a profile. A scenario whose settings hash
 changed starts a new history (asv does the same with benchmark definition hashes). The newest
 `window` runs per scenario are kept, so slow drift of a runner class ages out.
 """
@@ -37,6 +39,7 @@ from kcliff.results.documents import BASELINE
 from kcliff.results.field_types import ReadWorkload
 from kcliff.results.metrics import METRICS, Metric, Workload
 from kcliff.results.model import Entry, ReadRun, ResultsDoc, Run, Status
+from kcliff.results.rig import RunnerClass
 
 DEFAULT_DIR = "baselines"
 DEFAULT_WINDOW = 30
@@ -196,10 +199,21 @@ class Refused(Exception):
 
 def check_compatible(results: ResultsDoc, baseline: Baseline, runner_class: str | None,
                      upgrade: bool = False) -> str:
-    """The runner class the results count as; Refused (2) when class or Kafka version differ (the
-    version may differ when `upgrade`: the comparison is then of one Kafka release with another)."""
+    """The runner class the results count as; Refused (2) when the rig profile, the class or the Kafka
+    version differ (the version may differ when `upgrade`: the comparison is then of one Kafka release with
+    another). The profile is refused first, and --runner-class cannot relabel it (results/rig.py)."""
     env = results.environment
     claimed = runner_class or env["runner_class"]
+    measured, held = RunnerClass.parse(env["runner_class"]), RunnerClass.parse(baseline.runner_class)
+    if RunnerClass.parse(claimed).profile != measured.profile:
+        raise Refused(f"--runner-class {claimed} names rig profile '{RunnerClass.parse(claimed).profile}' but the "
+                      f"results were measured at '{measured.profile}': --runner-class may say two hosts are the "
+                      "same hardware, never that two profiles are one", 2)
+    if held.profile != measured.profile:
+        raise Refused(f"results were measured at rig profile '{measured.profile}' (runner class "
+                      f"'{env['runner_class']}') but the baseline holds profile '{held.profile}' (runner class "
+                      f"'{baseline.runner_class}'); a baseline belongs to one profile: the resource that binds "
+                      "differs between profiles, so their figures are never compared", 2)
     if baseline.runner_class != claimed:
         raise Refused(f"results come from runner class '{env['runner_class']}' but the baseline holds "
                       f"'{baseline.runner_class}'; runner classes are never mixed silently "

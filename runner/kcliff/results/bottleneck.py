@@ -4,7 +4,10 @@ run table, the results, the report and the trade-off verdicts."""
 
 from __future__ import annotations
 
+import statistics
+from collections import Counter
 from enum import StrEnum
+from typing import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -53,3 +56,21 @@ def binding(link: float | None, link_cap: float | None, disk: float | None, disk
     if shares[nearest] >= AT_CAP:
         return nearest
     return Resource.CPU if cpu_busy >= CPU_BUSY else Resource.WAIT
+
+
+def prevailing(bounds: Sequence[Bound]) -> Bound | None:
+    """What bound a scenario's runs: the resource that bound most of them (a tie goes to the one that bound
+    the earliest run), with the median of each figure over the runs it bound; None without a bound run."""
+    if not bounds:
+        return None
+    counts = Counter(b.resource for b in bounds)
+    resource = max(counts, key=lambda r: counts[r])  # max keeps the first of equals: the earliest run's
+    bound = [b for b in bounds if b.resource is resource]
+
+    def median(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return statistics.median(known) if known else None
+    return Bound(resource=resource, link_mb_s=median([b.link_mb_s for b in bound]),
+                 link_cap_mb_s=median([b.link_cap_mb_s for b in bound]), disk_mb_s=median([b.disk_mb_s for b in bound]),
+                 disk_cap_mb_s=median([b.disk_cap_mb_s for b in bound]),
+                 cpu_busy=statistics.median(b.cpu_busy for b in bound))

@@ -1,7 +1,9 @@
 """Append-only history of suite results: one results file per run, filed under its runner class.
 
 Layout: HISTORY_DIR/<runner_class>/<started>_<revision>_kafka-<version>_<run_id>.json, each file the
-results document exactly as `kcliff run` wrote it. One file per run (as asv does with one file per
+results document exactly as `kcliff run` wrote it. A runner class carries the rig profile its runs were
+measured at (`local-2c-24g@aws-m5.xlarge-gp3`, results/rig.py), so each profile's runs are a series of
+their own. One file per run (as asv does with one file per
 machine and commit) means histories from several machines or branches merge by copying files, git
 never has to merge inside a file, and the report can link each run's raw results as they are.
 Nothing here rewrites or deletes a file that is already in the history.
@@ -19,6 +21,7 @@ from pathlib import Path
 from kcliff.errors import InputError
 from kcliff.results import model
 from kcliff.results.model import ResultsDoc, RunStatus
+from kcliff.results.rig import profile_of
 
 DEFAULT_DIR = Path("history")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -39,6 +42,11 @@ class RunKey:
         parts = (stamp, self.revision[:12], f"kafka-{self.kafka_version}", self.run_id)
         return "_".join(_UNSAFE.sub("-", p) for p in parts) + ".json"
 
+    @property
+    def profile(self) -> str:
+        """The rig profile the run was measured at: its runner class's (results/rig.py)."""
+        return profile_of(self.runner_class)
+
 
 @dataclass(frozen=True)
 class HistoryRun:
@@ -49,6 +57,11 @@ class HistoryRun:
     @property
     def status(self) -> RunStatus:
         return self.doc.status
+
+
+def at_profile(runs: list[HistoryRun], profile: str) -> list[HistoryRun]:
+    """The runs measured at one rig profile, in their order."""
+    return [r for r in runs if r.key.profile == profile]
 
 
 def read_results(path: str | Path) -> ResultsDoc:

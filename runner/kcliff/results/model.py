@@ -17,7 +17,7 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kcliff.errors import InputError
-from kcliff.results.bottleneck import Bound
+from kcliff.results.bottleneck import Bound, prevailing
 from kcliff.results.documents import RESULTS
 from kcliff.results.field_types import MetricName, ReadWorkload
 from kcliff.results.metrics import METRICS, READ_SIDE, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
@@ -222,6 +222,10 @@ class Entry(_Model):
         latency *at that rate*: the table marks it, the export and the history's series leave it out."""
         return metric.workload is Workload.RATE and any(r.workload is Workload.RATE and r.rate_held is False
                                                         for r in self.read_runs)
+
+    def bound(self) -> Bound | None:
+        """What bound its finished producer runs (results/bottleneck.py `prevailing`); None: none recorded."""
+        return prevailing([r.bound for r in self.runs if r.bound is not None and r.complete])
 
     def rate_targets(self) -> tuple[float, ...]:
         """The rates (records/s) its runs at a fixed rate aimed at, each once; () when none did."""

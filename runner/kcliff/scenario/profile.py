@@ -35,7 +35,6 @@ CORE_MB_S = 30.0
 SHAPE_KEYS = ("nic_gbit", "disk_mb_s", "cores")
 PROFILE_KEYS = ("preset", *SHAPE_KEYS, "consumer_groups", "peak")
 PEAK_KEYS = ("bytes_in_mb_s", "cpu")
-CPU_BOUND = "cpu-bound"  # the name of no profile: today's rig, uncapped
 MIN_RECORDS = 2_000  # the fewest records a run at a profile sends, however tight its caps
 
 
