@@ -176,7 +176,7 @@ class ComposeCluster(Restartable):
         """Cap the links of the brokers just started: a new container has new links (compose_caps.py)."""
         if self.capped is None:
             self.capped = CappedBrokers(self.caps)
-        if launched:
+        if launched and self.capped.capped:  # uncapped: no compose call
             self.capped.started(self.compose("ps", "--quiet", *launched, timeout=60).stdout.split())
 
     def _started(self, service: str, since: str) -> bool:
@@ -373,4 +373,3 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     procs.on_death(compose_projects.removal_argv(cluster.project))
     cluster.start(timeout_s)
     return cluster
-
