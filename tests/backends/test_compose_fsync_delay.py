@@ -13,7 +13,7 @@ import sys
 
 import pytest
 from conftest import ROOT, make_run_fsync_ms
-from kcliff.backends import compose, compose_file, docker_cli, storage
+from kcliff.backends import compose_caps, compose_file, docker_cli, storage
 from kcliff.errors import InputError
 
 from tests.backends.test_compose import _config
@@ -69,22 +69,24 @@ def test_an_image_without_the_preload_hook_gets_the_musl_build_or_refuses_the_de
     """apache/kafka's entry point has no preload hook and its loader is Alpine's musl: any local image without
     kcliff's label stands in for it here (the stand-in base: scripts/setup-docker.sh builds it first), since
     no image can be pulled. It gets the musl build preloaded into every process of its containers; with no
-    musl-gcc to build it an explicit --fsync-delay-ms is refused and kcliff's default dropped."""
+    musl-gcc to build it an explicit --fsync-delay-ms or a disk cap is refused and kcliff's default dropped."""
     base = "kcliff/standin-base:bookworm-jre17"
     if not docker_cli.image_present(base):
         pytest.skip(f"{base} is not built (scripts/setup-docker.sh)")
     asked = compose_file.ComposeCaps(fsync_delay_ms=20.0, fsync_delay_given=True)
-    assert compose.emulation_caps(asked, base).shim_libc == storage.Libc.MUSL
+    assert compose_caps.emulation_caps(asked, base).shim_libc == storage.Libc.MUSL
     monkeypatch.setenv("KCLIFF_CACHE", str(tmp_path))  # nothing built yet, and no musl-gcc to build it
     real_which = storage.shutil.which
     monkeypatch.setattr(storage.shutil, "which", lambda name: None if name == "musl-gcc" else real_which(name))
     with pytest.raises(InputError, match="musl-tools"):
-        compose.emulation_caps(asked, base)
+        compose_caps.emulation_caps(asked, base)
     default = dataclasses.replace(asked, fsync_delay_given=False)
-    assert compose.emulation_caps(default, base).fsync_delay_ms == 0.0
+    assert compose_caps.emulation_caps(default, base).fsync_delay_ms == 0.0
+    with pytest.raises(InputError, match="disk-mb-s"):  # a disk cap is never dropped: the run would not be capped
+        compose_caps.emulation_caps(dataclasses.replace(default, disk_mb_s=3.0), base)
     standin = f"{docker_cli.STANDIN_IMAGE}:4.2.0"
     if docker_cli.image_present(standin):
-        assert compose.emulation_caps(asked, standin) == asked
+        assert compose_caps.emulation_caps(asked, standin) == asked
 
 
 def test_the_musl_build_is_preloaded_into_every_process_of_an_image_without_the_hook(compose_base, tmp_path):

@@ -64,11 +64,12 @@ def test_an_incomplete_shape_names_what_is_missing():
     assert problems and "disk_mb_s, cores" in problems[0][1]
 
 
-def test_profile_is_refused_beside_explicit_caps_and_off_the_local_backend(tmp_path):
+def test_profile_is_refused_beside_explicit_caps_and_on_a_cluster_kcliff_did_not_start(tmp_path):
     done = run_kcliff("run", "--profile", "aws-m5.large-gp3", "--link-mbit", "10", "--workdir", str(tmp_path))
     assert done.returncode == 2 and "not both" in done.stderr and "Traceback" not in done.stderr
-    done = run_kcliff("run", "--profile", "aws-m5.large-gp3", "--backend", "compose", "--workdir", str(tmp_path))
-    assert done.returncode == 2 and "local backend" in done.stderr
+    done = run_kcliff("run", "--profile", "aws-m5.large-gp3", "--bootstrap-servers", "127.0.0.1:9",
+                      "--workdir", str(tmp_path))
+    assert done.returncode == 2 and "not external" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_profile_keys_its_own_baselines_history_and_series():

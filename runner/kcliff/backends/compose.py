@@ -12,7 +12,6 @@ volumes survive, so a restart keeps the topics.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -24,13 +23,13 @@ from typing import Any
 
 from kcliff.backends import compose_projects, latency, storage
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Restartable, free_ports, new_cluster_id
+from kcliff.backends.base import STARTED_LINE, Restartable, Usage, free_ports, new_cluster_id
+from kcliff.backends.compose_caps import CappedBrokers, emulation_caps, require_root, shim_variables
 from kcliff.backends.compose_file import (
     BROKERS,
     CLIENT_PORT,
     COMPOSE_VARIABLES,
     INTERNAL_PORT,
-    PRELOAD_LABEL,
     PROXY_SERVICE,
     SHIM_IN_CONTAINER,
     ComposeCaps,
@@ -71,6 +70,7 @@ class ComposeCluster(Restartable):
     _base: list[str] = field(default_factory=list)
     _down: bool = False
     proxy: latency.LatencyProxy | None = None
+    capped: CappedBrokers | None = None  # the brokers' capped links and disks, noted at every start
 
     @property
     def admin_bootstrap(self) -> str:
@@ -117,7 +117,7 @@ class ComposeCluster(Restartable):
             "KCLIFF_PULL_POLICY": self.pull_policy, "KCLIFF_CLUSTER_ID": self.cluster_id,
             "KCLIFF_BROKER_ENV_FILE": str(self.broker_env_file), **self.caps.variables(),
             **{f"KCLIFF_HOST_PORT_{i}": str(p) for i, p in enumerate(self.ports, start=1)},
-            **self._client_proxy_variables(), **self._fsync_shim_variables(),
+            **self._client_proxy_variables(), **shim_variables(self.caps),
         }
         self.env_file.write_text("".join(f"{k}={env_value(v)}\n" for k, v in variables.items()))
         self.write_overrides(self.overrides)
@@ -142,21 +142,10 @@ class ComposeCluster(Restartable):
             raise
         self.bringup_s = round(time.monotonic() - began, 2)
 
-    def _fsync_shim_variables(self) -> dict[str, str]:
-        if self.caps.fsync_delay_ms <= 0:
-            return {}
-        libc = storage.Libc(self.caps.shim_libc)
-        # the stand-in's entry point preloads the shim into the broker JVM alone; apache/kafka's has no such
-        # hook, so every process of its containers preloads the musl build (it acts on the data dir's files only)
-        preload = {"KCLIFF_BROKER_PRELOAD": SHIM_IN_CONTAINER} if libc is storage.Libc.GLIBC else {
-            "KCLIFF_LD_PRELOAD": SHIM_IN_CONTAINER}
-        return {"KCLIFF_FSYNC_DELAY_LIB": str(storage.find_library(libc)),
-                "KCLIFF_FSYNC_DELAY_MS": f"{self.caps.fsync_delay_ms:g}", **preload}
-
     def _check_fsync_shim(self, launched: tuple[str, ...]) -> None:
         """Every broker JVM just started has the shim mapped: a library the container's loader cannot
         load (another libc) is skipped with one line on stderr, and the disk would silently be its own."""
-        if self.caps.fsync_delay_ms <= 0:
+        if not self.caps.shim:
             return
         for name in launched:
             done = self.compose("exec", "-T", name, "grep", "-c", SHIM_IN_CONTAINER, "/proc/1/maps", timeout=60,
@@ -168,8 +157,8 @@ class ComposeCluster(Restartable):
                                    f"({storage.library_path(storage.Libc(self.caps.shim_libc))}), so "
                                    f"its disk would not be emulated: {' '.join(said[-2:]) or 'no loader message'}; "
                                    f"the shim is built with this host's C library, which {self.image} must share "
-                                   "(kcliff's stand-in is Debian bookworm's); --fsync-delay-ms 0 measures on the "
-                                   "containers' own disk")
+                                   "(kcliff's stand-in is Debian bookworm's); --fsync-delay-ms 0 and no disk cap "
+                                   "measure on the containers' own disk")
 
     def _up(self, timeout: float, *extra: str, launching: tuple[str, ...] = BROKERS) -> None:
         """`compose up` and wait until ready; `launching` are the brokers whose containers this starts."""
@@ -179,8 +168,16 @@ class ComposeCluster(Restartable):
         if done.returncode != 0:
             raise ClusterError(f"the compose cluster did not become healthy (project {self.project}): "
                                f"{tail(done.stderr, 5)}\n{self._logtail()}")
+        self._cap(launching)
         self.wait_ready(timeout, launching, since)
         self._check_fsync_shim(launching)
+
+    def _cap(self, launched: tuple[str, ...]) -> None:
+        """Cap the links of the brokers just started: a new container has new links (compose_caps.py)."""
+        if self.capped is None:
+            self.capped = CappedBrokers(self.caps)
+        if launched and self.capped.capped:  # uncapped: no compose call
+            self.capped.started(self.compose("ps", "--quiet", *launched, timeout=60).stdout.split())
 
     def _started(self, service: str, since: str) -> bool:
         done = self.compose("logs", "--no-color", "--since", since, service, timeout=60, check=False)
@@ -299,6 +296,9 @@ class ComposeCluster(Restartable):
     def emulated_fsync_ms(self) -> float:
         return self.caps.fsync_delay_ms
 
+    def usage(self) -> Usage | None:
+        return self.capped.usage() if self.capped is not None else None
+
     def client_rtt_ms(self) -> float | None:
         return self.caps.client_rtt_ms  # plus one host's bridge network: microseconds
 
@@ -355,6 +355,7 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
         raise InputError(f"Kafka {kafka_version}: the compose backend runs Kafka 4.x only (its stand-in image's "
                          "scripts and logging are 4.x's, and no 3.x image was tried); use --backend local")
     caps = caps or ComposeCaps.from_env()
+    require_root(caps)
     if caps.client_rtt_ms > 0:
         static_toxiproxy()  # before anything starts
     base = compose_base_command()
@@ -372,23 +373,3 @@ def start_compose_cluster(workdir: Path, kafka_version: str = kafka_dist.DEFAULT
     procs.on_death(compose_projects.removal_argv(cluster.project))
     cluster.start(timeout_s)
     return cluster
-
-
-def emulation_caps(caps: ComposeCaps, image: str) -> ComposeCaps:
-    """`caps` with the disk emulated on `image`: an image whose entry point preloads the shim into its broker
-    JVM (KCLIFF_BROKER_PRELOAD: kcliff's stand-in, glibc) gets this host's build; any other (apache/kafka:
-    Alpine) the musl build, preloaded into every process of its containers. Without musl-gcc an explicit
-    --fsync-delay-ms is refused there (exit 2) and kcliff's default is dropped (the check then says which
-    canaries it cannot vouch for)."""
-    if caps.fsync_delay_ms <= 0:
-        return caps
-    labels = docker("image", "inspect", "-f", "{{json .Config.Labels}}", image, check=False).stdout.strip()
-    libc = storage.Libc.GLIBC if PRELOAD_LABEL in (json.loads(labels or "null") or {}) else storage.Libc.MUSL
-    try:
-        storage.find_library(libc)  # a missing compiler fails before anything starts
-    except ClusterError as exc:
-        if libc is storage.Libc.GLIBC or caps.fsync_delay_given:
-            raise InputError(f"--fsync-delay-ms on the compose backend with {image}: {exc}; or give "
-                             "--fsync-delay-ms 0 to measure on the containers' own disk") from None
-        return dataclasses.replace(caps, fsync_delay_ms=0.0)
-    return dataclasses.replace(caps, shim_libc=libc.value)

@@ -27,8 +27,10 @@ COMPOSE_VARIABLES = (
     "KCLIFF_CLIENT_ADDRESS_1", "KCLIFF_CLIENT_ADDRESS_2", "KCLIFF_CLIENT_ADDRESS_3",
     "KCLIFF_TOXIPROXY_BIN", "KCLIFF_TOXIPROXY_CONFIG", "KCLIFF_TOXIPROXY_API_PORT",
     "KCLIFF_FSYNC_DELAY_LIB", "KCLIFF_FSYNC_DELAY_MS", "KCLIFF_BROKER_PRELOAD", "KCLIFF_LD_PRELOAD",
+    "KCLIFF_WRITE_BYTES_PER_S",
 )
 SHIM_IN_CONTAINER = "/opt/kcliff/libkcliff-fsync-delay.so"  # where the compose file mounts the fsync shim
+DATA_IN_CONTAINER = "/var/lib/kafka/data"  # each broker's data volume (KAFKA_LOG_DIRS)
 PRELOAD_LABEL = "kcliff.broker-preload"  # an image whose entry point honours KCLIFF_BROKER_PRELOAD
 # Where a tool run's own jars (kcliff's load generator) are mounted: not at their host paths, as the
 # files a tool reads are, since kcliff's cache is often in a home directory (/root: mode 700) that
@@ -50,6 +52,13 @@ class ComposeCaps:
     fsync_delay_ms: float = 0.0  # least time of each fsync of the brokers' data (backends/storage.py)
     fsync_delay_given: bool = True  # False: kcliff's default, which an image that cannot preload skips
     shim_libc: str = "glibc"  # the C library the brokers' image loads the shim with (storage.Libc)
+    link_mbit: float = 0.0  # each broker container's link, each way (compose_caps.py; 0: uncapped)
+    disk_mb_s: float = 0.0  # each broker's writes to its data volume, MB/s (the shim's pacing; 0: uncapped)
+
+    @property
+    def shim(self) -> bool:
+        """Whether the brokers load the emulated disk's shim: for a slower fsync or a capped disk."""
+        return self.fsync_delay_ms > 0 or self.disk_mb_s > 0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ComposeCaps:

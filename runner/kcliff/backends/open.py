@@ -67,7 +67,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
         from kcliff.backends.compose_file import ComposeCaps
         caps = dataclasses.replace(ComposeCaps.from_env(), client_rtt_ms=config.caps.client_rtt_ms,
                                    fsync_delay_ms=config.caps.fsync_delay_ms,
-                                   fsync_delay_given=config.caps.fsync_delay_given)
+                                   fsync_delay_given=config.caps.fsync_delay_given,
+                                   link_mbit=config.caps.link_mbit, disk_mb_s=config.caps.disk_mb_s)
         progress.phase(f"starting a 3-broker compose cluster (Kafka {config.kafka_version})")
         started: Cluster = start_compose_cluster(run_dir / name.replace("cluster", "compose"), config.kafka_version,
                                                  caps=caps)

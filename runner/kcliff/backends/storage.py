@@ -37,6 +37,7 @@ METADATA_LOG = "__cluster_metadata-0"  # KRaft's metadata log partition, inside 
 # measured flush-1 at 0.02-0.04x of the reference against its 0.65 bound, where this machine's own
 # ~1 ms disk gave 0.29-0.65x (docs/gate.md: The rig; benchmarks/data/self-test-*.txt).
 DEFAULT_FSYNC_DELAY_MS = 20.0
+WRITE_RATE_VAR = "KCLIFF_WRITE_BYTES_PER_S"  # the shim's write cap, bytes per second (0 or unset: none)
 
 
 def cache_dir() -> Path:
@@ -102,7 +103,13 @@ def broker_env(delay_ms: float, data_dir: Path, library: Path, write_mb_s: float
     preload = " ".join(p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p)
     env = {"LD_PRELOAD": preload, "KCLIFF_FSYNC_DELAY_MS": f"{delay_ms:g}",
            "KCLIFF_FSYNC_DELAY_DIRS": str(data), "KCLIFF_FSYNC_DELAY_EXCEPT": str(data / METADATA_LOG)}
-    return env | ({"KCLIFF_WRITE_BYTES_PER_S": f"{write_mb_s * 1e6:.0f}"} if write_mb_s > 0 else {})
+    return env | write_pacing(write_mb_s)
+
+
+def write_pacing(write_mb_s: float) -> dict[str, str]:
+    """The shim's variable that holds writes under the data directory to `write_mb_s` MB/s (10^6 bytes):
+    the local brokers' environment and the compose brokers' alike; none when uncapped."""
+    return {WRITE_RATE_VAR: f"{write_mb_s * 1e6:.0f}"} if write_mb_s > 0 else {}
 
 
 def log_bytes(data_dir: Path) -> int:

@@ -107,13 +107,14 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                              "backend's brokers always use their own)")
     parser.add_argument("--link-mbit", type=non_negative_float, default=0.0,
                         help="each broker's NIC, Mbit/s each way: brokers in network namespaces of their own behind "
-                             "capped links, so bytes bind as on a real network (local backend, root; default 0: "
-                             "loopback, CPU binds)")
+                             "capped links (compose: each broker container's veth), so bytes bind as on a real "
+                             "network (local and compose backends, root; default 0: uncapped, CPU binds)")
     parser.add_argument("--disk-mb-s", type=non_negative_float, default=0.0,
-                        help="each broker's disk write throughput, MB/s (local backend; default 0: uncapped)")
+                        help="each broker's disk write throughput, MB/s (local backend; compose as root; default 0: "
+                             "uncapped)")
     parser.add_argument("--profile", choices=[CPU_BOUND, *PRESETS],
                         help="measure where a cluster of this broker class binds: caps each broker's link and disk "
-                             "at the class's ratio to this rig's CPU-bound capacity (local backend, root; "
+                             "at the class's ratio to this rig's CPU-bound capacity (local and compose backends, root; "
                              "docs/profiles.md); a config repo's kcliff.yaml `profile:` says the same for check")
 
 
@@ -176,8 +177,9 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
     require(backend != "external" or not args.client_rtt_ms,
             "--client-rtt-ms is for the local and compose backends, not external")
     require(backend != "external" or not args.fsync_delay_ms, FSYNC_DELAY_EXTERNAL)
-    require(backend == "local" or not (args.link_mbit or args.disk_mb_s or profile(args)),
-            f"--link-mbit, --disk-mb-s and --profile are for the local backend, not {backend}")
+    require(backend != "external" or not (args.link_mbit or args.disk_mb_s or profile(args)),
+            "--link-mbit, --disk-mb-s and --profile are for the local and compose backends, not external: kcliff "
+            "cannot cap the links and disks of brokers it did not start")
     require(not profile(args) or not (args.link_mbit or args.disk_mb_s),
             "--profile sets the link and disk caps itself: give it or --link-mbit/--disk-mb-s, not both")
     return ClusterConfig(backend, args.bootstrap_servers, args.workdir, args.kafka_version, args.kafka_home,

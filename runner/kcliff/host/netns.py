@@ -38,24 +38,26 @@ QUEUE_LATENCY_MS = 50
 
 def _ip(*args: str, netns: str | None = None) -> str:
     argv = ["ip", *(["-n", netns] if netns else []), *args]
-    return _run(argv)
+    return run(argv)
 
 
-def _run(argv: list[str]) -> str:
+def run(argv: list[str]) -> str:
+    """Run one ip, tc or nsenter argv (never a shell): its stdout, or a ClusterError with its stderr."""
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S)
     except FileNotFoundError:
-        raise ClusterError(f"{argv[0]} not found: capped links need iproute2 (ip, tc)") from None
+        raise ClusterError(f"{argv[0]} not found: capped links need iproute2 (ip, tc) and util-linux "
+                           "(nsenter)") from None
     if done.returncode != 0:
         raise ClusterError(f"{' '.join(argv)} failed: {done.stderr.strip()[-300:]}")
     return done.stdout
 
 
-def require_root() -> None:
-    """Capped links make namespaces and links: root only (a ClusterError, exit 2, otherwise)."""
+def require_root(how: str = "put each broker in a network namespace of its own") -> None:
+    """Capped links make namespaces and shape links: root only (a ClusterError, exit 2, otherwise)."""
     if os.geteuid() != 0:
-        raise ClusterError("capped links (--profile, --link-mbit) put each broker in a network namespace of its "
-                           "own: that needs root (CAP_NET_ADMIN); run kcliff as root or drop the caps")
+        raise ClusterError(f"capped links (--profile, --link-mbit) {how}: that needs root (CAP_NET_ADMIN); "
+                           "run kcliff as root or drop the caps")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,13 @@ class LinkCap:
 
     def burst_bytes(self) -> int:
         return max(MIN_BURST_BYTES, int(self.mbit * 1e6 / 8 * 0.010))
+
+
+def tbf_qdisc(dev: str, cap: LinkCap) -> list[str]:
+    """`tc` arguments (after any namespace option) that hold what leaves `dev` to `cap`: the one rule for
+    every capped link kcliff makes, the fabric's and the compose backend's containers' alike."""
+    return ["qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{cap.mbit:g}mbit", "burst",
+            str(cap.burst_bytes()), "latency", f"{QUEUE_LATENCY_MS}ms"]
 
 
 @dataclass
@@ -125,13 +134,12 @@ class Fabric:
         for netns, dev in ((self.switch, f"b{node}"), (self.netns(node), "eth0")):
             if cap.mbit <= 0:
                 continue
-            _run(["tc", "-n", netns, "qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{cap.mbit:g}mbit",
-                  "burst", str(cap.burst_bytes()), "latency", f"{QUEUE_LATENCY_MS}ms"])
+            run(["tc", "-n", netns, *tbf_qdisc(dev, cap)])
 
     def counters(self, node: int) -> tuple[int, int]:
         """Bytes node `node` has received and sent on its link (its eth0's rx and tx counters)."""
-        out = _run(["ip", "netns", "exec", self.netns(node), "cat", "/sys/class/net/eth0/statistics/rx_bytes",
-                    "/sys/class/net/eth0/statistics/tx_bytes"])
+        out = run(["ip", "netns", "exec", self.netns(node), "cat", "/sys/class/net/eth0/statistics/rx_bytes",
+                   "/sys/class/net/eth0/statistics/tx_bytes"])
         rx, tx = (int(v) for v in out.split())
         return rx, tx
 

@@ -1,6 +1,6 @@
 """This rig's CPU-bound capacity: the reference's MB/s flat out on an uncapped cluster, which a rig
-profile's caps are scaled to (scenario/profile.py). Measured once per host and Kafka version and kept
-a week in kcliff's cache, so a check at a profile does not pay for it each time."""
+profile's caps are scaled to (scenario/profile.py). Measured once per host, Kafka version and backend
+and kept a week in kcliff's cache, so a check at a profile does not pay for it each time."""
 
 from __future__ import annotations
 
@@ -35,10 +35,16 @@ def _path() -> Path:
     return cache_dir() / "rig-capacity.json"
 
 
-def cached(version: str) -> float | None:
-    """The capacity measured on this host for `version` within MAX_AGE_S, MB/s."""
+def _key(version: str, backend: str) -> str:
+    """One capacity per host, Kafka version and backend: the compose brokers' containers and one-off
+    producer containers reach another rate than the local JVMs on the same cores."""
+    return f"{socket.gethostname()}/{version}" + ("" if backend == "local" else f"/{backend}")
+
+
+def cached(version: str, backend: str = "local") -> float | None:
+    """The capacity measured on this host for `version` on `backend` within MAX_AGE_S, MB/s."""
     try:
-        known = json.loads(_path().read_text()).get(f"{socket.gethostname()}/{version}")
+        known = json.loads(_path().read_text()).get(_key(version, backend))
     except (OSError, ValueError):
         return None
     if not isinstance(known, dict) or time.time() - float(known.get("at", 0)) > MAX_AGE_S:
@@ -46,12 +52,12 @@ def cached(version: str) -> float | None:
     return float(known["mb_s"])
 
 
-def remember(version: str, mb_s: float) -> None:
+def remember(version: str, mb_s: float, backend: str = "local") -> None:
     try:
         known = json.loads(_path().read_text())
     except (OSError, ValueError):
         known = {}
-    known[f"{socket.gethostname()}/{version}"] = {"mb_s": mb_s, "at": time.time()}
+    known[_key(version, backend)] = {"mb_s": mb_s, "at": time.time()}
     _path().parent.mkdir(parents=True, exist_ok=True)
     _path().write_text(json.dumps(known, indent=1))
 
@@ -75,7 +81,7 @@ def measure(config: ClusterConfig, run_dir: Path, progress: Progress) -> float:
     if (doc.environment.get("load") or {}).get("warning"):
         progress.warn("the rig's capacity was measured on a busy machine: used for this run only, not kept")
     else:
-        remember(config.kafka_version, mb_s)
+        remember(config.kafka_version, mb_s, config.backend)
     return mb_s
 
 
@@ -84,7 +90,7 @@ def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progre
     no profile: `config` as it is, CPU binding."""
     if profile is None:
         return config, None
-    capacity = cached(config.kafka_version) or measure(config, run_dir, progress)
+    capacity = cached(config.kafka_version, config.backend) or measure(config, run_dir, progress)
     caps = profile.caps(capacity)
     progress.note(f"rig profile {profile.describe()}; this rig: {capacity:.1f} MB/s CPU-bound, so each broker's "
                   f"link is capped at {caps.link_mbit:g} Mbit/s and its disk at {caps.disk_mb_s:g} MB/s")
