@@ -55,7 +55,7 @@ Inter-|   Receive                                                |  Transmit
 def test_a_container_link_is_capped_each_way_by_the_fabrics_own_tbf_rule(monkeypatch):
     link = ContainerLink(4242, "veth9b0f3a1")
     cap = netns.LinkCap(40)
-    tbf = ["qdisc", "replace", "dev", "eth0", "root", "tbf", "rate", "40mbit", "burst", "65536", "latency", "50ms"]
+    tbf = ["qdisc", "replace", "dev", "eth0", "root", "tbf", "rate", "40mbit", "burst", "1048576", "latency", "50ms"]
     out, into = link.cap_argvs(cap)
     assert out == ["nsenter", "--target", "4242", "--net", "tc", *tbf]  # what it sends: its own end, inside
     assert into == ["tc", *tbf[:3], "veth9b0f3a1", *tbf[4:]]           # what it takes in: the host's end
@@ -147,7 +147,7 @@ def test_a_processs_link_is_capped_each_way_and_counted_and_goes_with_its_namesp
             before = link.counters()[counted]
             server = subprocess.Popen(server_ns + [sys.executable, "-c", SERVER, address])
             time.sleep(0.5)
-            done = subprocess.run(client_ns + [sys.executable, "-c", CLIENT, address, "3"], capture_output=True,
+            done = subprocess.run(client_ns + [sys.executable, "-c", CLIENT, address, "4"], capture_output=True,
                                   text=True, timeout=30)
             server.wait(timeout=10)
             assert done.returncode == 0, done.stderr
