@@ -151,6 +151,9 @@ def bound_lines(doc: ResultsDoc) -> list[str]:
     lines = [f"rig: {rig.get('profile', 'cpu-bound')}" + (f" (each broker's link {rig['link_mbit']:g} Mbit/s, disk "
                                                           f"{rig['disk_mb_s']:g} MB/s; {rig['binds']} meant to bind)"
                                                           if rig.get("link_mbit") else " (no caps: CPU binds)")]
+    rtt = (doc.environment.get("caps") or {}).get("replication_rtt_ms")
+    if rtt:
+        lines[0] += f"; followers fetch across a {rtt:g} ms round trip"
     for entry in doc.scenarios:
         bounds = [r.bound for r in entry.runs if r.bound is not None and r.complete]
         if bounds:
