@@ -98,3 +98,15 @@ def test_whole_milliseconds_from_0_to_1000_are_valid_and_nothing_else():
     for bad in ("0.5", "-1", "1001", "nan", "inf", "", "2ms"):
         with pytest.raises(argparse.ArgumentTypeError, match="milliseconds between 0 and 1000"):
             options.whole_milliseconds(bad)
+
+
+def test_the_run_tables_rig_line_names_the_round_trip_only_when_there_is_one():
+    from kcliff.report.table import bound_lines
+    from kcliff.results.model import ResultsDoc
+    crossed = ResultsDoc(run_id="r", environment={"rig": {"profile": "cpu-bound"}, "caps": {"replication_rtt_ms": 20}})
+    assert bound_lines(crossed)[0] == ("rig: cpu-bound (no caps: CPU binds); followers fetch across a 20 ms "
+                                       "round trip")
+    plain = ResultsDoc(run_id="r", environment={"rig": {"profile": "cpu-bound"}, "caps": {"replication_rtt_ms": 0}})
+    assert bound_lines(plain)[0] == "rig: cpu-bound (no caps: CPU binds)"
+    older = ResultsDoc(run_id="r", environment={})  # results written before the option: no caps field
+    assert bound_lines(older)[0] == "rig: cpu-bound (no caps: CPU binds)"
