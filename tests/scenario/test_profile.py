@@ -100,3 +100,55 @@ def test_a_run_at_a_profile_sends_what_its_tighter_cap_passes_in_a_runs_length()
     assert 8_000 < caps.records_lasting(4.0) < 30_000  # the CPU-bound rig's floor would last 13 s here
     tight = preset("aws-m5.large-gp3").caps(0.5)
     assert tight.records_lasting(4.0) == 2_000
+
+
+def test_a_replication_round_trip_is_read_passed_to_the_caps_unscaled_and_recorded():
+    declared, problems = read("profile:\n  preset: aws-m5.xlarge-gp3\n  replication_rtt_ms: 2\n")
+    assert not problems and declared is not None and declared.replication_rtt_ms == 2
+    assert declared.shape == PRESETS["aws-m5.xlarge-gp3"]  # the preset's figures, the round trip beside them
+    caps = declared.caps(rig_mb_s=6.0)
+    assert caps.replication_rtt_ms == 2  # a round trip is no resource: not scaled to the rig
+    from kcliff.measure import rig_capacity
+    env = {"runner_class": "local-2c-24g"}
+    rig_capacity.record(env, caps)
+    assert env["rig"]["replication_rtt_ms"] == 2
+    assert all(preset(name).replication_rtt_ms == 0 for name in PRESETS)  # no published figure to give them
+
+
+@pytest.mark.parametrize("value", ["1.5", "-1", "1001", "'2'", "true", ".nan"])
+def test_a_bad_replication_round_trip_is_refused_on_its_line_with_what_is_valid(value):
+    _, problems = read(f"profile:\n  preset: aws-m5.xlarge-gp3\n  replication_rtt_ms: {value}\n")
+    assert len(problems) == 1 and problems[0][0] == 3, problems
+    assert "replication_rtt_ms: expected whole milliseconds from 0 to 1000" in problems[0][1]
+
+
+def test_the_command_lines_round_trip_wins_over_the_profiles_and_only_the_local_backend_takes_one(
+        tmp_path, monkeypatch):
+    from kcliff.backends.local import Caps
+    from kcliff.backends.open import ClusterConfig
+    from kcliff.errors import InputError
+    from kcliff.measure import rig_capacity
+    monkeypatch.setattr(rig_capacity, "cached", lambda *_: 6.0)  # no calibration run
+
+    class Quiet:
+        def note(self, text):
+            pass
+    declared, _ = read("profile:\n  preset: aws-m5.xlarge-gp3\n  replication_rtt_ms: 2\n")
+    config = ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps())
+    capped, caps = rig_capacity.capped(config, declared, tmp_path, Quiet())  # type: ignore[arg-type]
+    assert capped.caps.replication_rtt_ms == 2 and caps is not None and caps.replication_rtt_ms == 2
+    given = ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps(replication_rtt_ms=20))
+    capped, caps = rig_capacity.capped(given, declared, tmp_path, Quiet())  # type: ignore[arg-type]
+    assert capped.caps.replication_rtt_ms == 20 and caps is not None and caps.replication_rtt_ms == 20
+    compose = ClusterConfig("compose", None, tmp_path, "4.2.0", None, Caps())
+    with pytest.raises(InputError, match="replication_rtt_ms is for the local backend") as refused:
+        rig_capacity.capped(compose, declared, tmp_path, Quiet())  # type: ignore[arg-type]
+    assert (refused.value.path, refused.value.line) == ("kcliff.yaml", 1)
+
+
+def test_a_bad_round_trip_in_kcliff_yaml_stops_the_command_on_its_line(tmp_path):
+    (tmp_path / "producer.properties").write_text("linger.ms=5\n")
+    (tmp_path / "kcliff.yaml").write_text("profile:\n  preset: aws-m5.xlarge-gp3\n  replication_rtt_ms: 1.5\n")
+    done = run_kcliff("lint", str(tmp_path), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"{tmp_path / 'kcliff.yaml'}:3: profile replication_rtt_ms: expected whole milliseconds" in done.stderr

@@ -54,13 +54,16 @@ class LatencyProxy:
     api_port: int = 0
     pid: int | None = None
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    # where the proxies listen: loopback for clients; the host's end of a capped-link fabric when brokers
+    # in namespaces of their own must reach it (replication_rtt.py). Its API stays on loopback.
+    listen_host: str = "127.0.0.1"
 
     def start(self, routes: dict[int, str]) -> None:
-        """Run toxiproxy-server on loopback, each listen port proxying to the broker address ("host:port")
+        """Run toxiproxy-server here, each port on listen_host proxying to the broker address ("host:port")
         behind it."""
         self.api_port = free_ports(1)[0]
         config = self.log.with_suffix(".json")  # also marks the process as this cluster's in its command line
-        names = write_config(config, {f"127.0.0.1:{listen}": upstream
+        names = write_config(config, {f"{self.listen_host}:{listen}": upstream
                                       for listen, upstream in routes.items()})
         self.proc = procs.spawn([find_binary(), "-host", "127.0.0.1", "-port", str(self.api_port),
                                  "-config", str(config)], log=self.log, register=self.register,
@@ -93,10 +96,10 @@ class LatencyProxy:
                            f"see {self.log}")
 
     def _add_latency(self, name: str) -> None:
-        for stream in ("upstream", "downstream"):
+        for stream, ms in zip(("upstream", "downstream"), one_way_ms(self.rtt_ms)):
             self._call("POST", f"/proxies/{name}/toxics",
                        {"name": f"rtt-{stream}", "type": "latency", "stream": stream, "toxicity": 1.0,
-                        "attributes": {"latency": int(round(self.rtt_ms / 2)), "jitter": 0}})
+                        "attributes": {"latency": ms, "jitter": 0}})
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> bytes:
         data = json.dumps(body).encode() if body is not None else None
@@ -114,6 +117,14 @@ class LatencyProxy:
         elif self.pid is not None and procs.started_with(self.pid, self.log.with_suffix(".json")):
             procs.stop_pid(self.pid, grace_s=3.0)
         self.proc = self.pid = None
+
+
+def one_way_ms(rtt_ms: float) -> tuple[int, int]:
+    """The delays (upstream: requests, downstream: responses) that add up to the round trip in whole
+    ms, toxiproxy's unit: an odd round trip puts the spare millisecond on the requests (rounding each
+    half alone made 5 ms a round trip of 4, and 1 ms one of 0)."""
+    total = int(round(rtt_ms))
+    return total - total // 2, total // 2
 
 
 def write_config(path: Path, routes: dict[str, str]) -> list[str]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kcliff.backends import replication_rtt
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import STARTED_LINE, Restartable, Usage, free_ports, new_cluster_id
 from kcliff.backends.latency import LatencyProxy
@@ -40,6 +41,7 @@ class Caps:
     fsync_delay_given: bool = True  # False: the default; a backend that cannot emulate it says so and goes on
     link_mbit: float = 0.0  # each broker's NIC, each way: brokers in namespaces of their own (host/netns.py)
     disk_mb_s: float = 0.0  # each broker's disk write throughput, MB/s (storage.py)
+    replication_rtt_ms: int = 0  # follower <-> leader round trip (cross-zone) added by a proxy (replication_rtt.py)
 
     @property
     def shim(self) -> bool:
@@ -59,6 +61,8 @@ class Node:
     client_port: int | None = None  # the listener behind the latency proxy, when there is one
     proxy_port: int | None = None   # where producers reach this broker through the proxy
     log_mark: int = 0               # broker.log's size when this process was launched
+    replication_port: int | None = None  # its replication listener, when followers fetch through a proxy
+    replication_proxy: str | None = None  # host:port of that proxy, which other brokers are told
 
     @property
     def log(self) -> Path:
@@ -75,18 +79,20 @@ def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str
     listeners = [f"PLAINTEXT://{node.host}:{node.broker_port}", f"CONTROLLER://{node.host}:{node.controller_port}"]
     advertised = [f"PLAINTEXT://{node.host}:{node.broker_port}"]
     if node.proxy_port:
-        # producers bootstrap on CLIENT and are told the proxy's address; admin and replication stay direct
+        # producers bootstrap on CLIENT and are told the proxy's address; admin calls stay direct
         listeners.append(f"CLIENT://{node.host}:{node.client_port}")
         advertised.append(f"CLIENT://127.0.0.1:{node.proxy_port}")
+    replication, replication_advertised, inter_broker = replication_rtt.listeners(node)
     props = {
         "process.roles": "broker,controller",
         "node.id": node.node_id,
         "controller.quorum.voters": voters,
-        "listeners": ",".join(listeners),
-        "advertised.listeners": ",".join(advertised),
+        "listeners": ",".join(listeners + replication),
+        "advertised.listeners": ",".join(advertised + replication_advertised),
         "controller.listener.names": "CONTROLLER",
-        "inter.broker.listener.name": "PLAINTEXT",
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,CLIENT:PLAINTEXT",
+        "inter.broker.listener.name": inter_broker,
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,CLIENT:PLAINTEXT,"
+                                          f"{replication_rtt.LISTENER}:PLAINTEXT",
         "log.dirs": str(node.directory / "data"),
         "offsets.topic.replication.factor": 3,
         "transaction.state.log.replication.factor": 3,
@@ -110,6 +116,7 @@ class LocalCluster(Restartable):
     backend: str = "local"
     owned: bool = True  # False for a cluster `kcliff cluster up` left running: it must outlive this process
     proxy: LatencyProxy | None = None
+    replication_proxy: LatencyProxy | None = None  # followers' fetches cross it (replication_rtt.py)
     fabric: Fabric | None = None  # the brokers' namespaces and capped links, when links are capped
     mark: str = ""  # procs.MARK_VAR of its processes: this run's, or the `cluster up` cluster's own
 
@@ -132,7 +139,7 @@ class LocalCluster(Restartable):
         began = time.monotonic()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.mark = procs.run_mark() if self.owned else procs.cluster_mark(self.workdir)
-        ports = free_ports(4 * len(NODES))
+        ports = free_ports(6 * len(NODES))  # the last two per node for a replication round trip
         self.cluster_id = new_cluster_id()
         self.nodes = [Node(i, ports[4 * k], ports[4 * k + 1], self.workdir / f"node-{i}")
                       for k, i in enumerate(NODES)]
@@ -148,6 +155,10 @@ class LocalCluster(Restartable):
                                           mark=self.mark)
                 self.proxy.start({n.proxy_port: f"{n.host}:{n.client_port}" for n in self.nodes
                                   if n.proxy_port and n.client_port})
+            if self.caps.replication_rtt_ms > 0:
+                self.replication_proxy = replication_rtt.start(
+                    self.nodes, ports[4 * len(NODES):], self.fabric.host_address if self.fabric else "127.0.0.1",
+                    self.caps.replication_rtt_ms, self.workdir, self.owned, self.mark)
             self._write_configs()
             self._format()
             self._launch()
@@ -270,8 +281,9 @@ class LocalCluster(Restartable):
         # The data is removed below, so a graceful shutdown would protect nothing; it cost 9-15 s,
         # the last broker waiting out its raft client's timeout once the quorum had gone.
         self._stop_nodes(grace_s=0.0)
-        if self.proxy is not None:
-            self.proxy.stop()
+        for proxy in (self.proxy, self.replication_proxy):
+            if proxy is not None:
+                proxy.stop()
         if self.fabric is not None:
             self.fabric.delete()
         (self.workdir / STATE_FILE).unlink(missing_ok=True)
@@ -309,10 +321,12 @@ class LocalCluster(Restartable):
         state = {"backend": "local", "cluster_id": self.cluster_id, "libs": str(self.libs), "caps": vars(self.caps),
                  "overrides": self.overrides, "bringup_s": self.bringup_s, "mark": self.mark,
                  "proxy": {"api_port": self.proxy.api_port, "pid": self.proxy.pid} if self.proxy else None,
+                 "replication_proxy": replication_rtt.saved(self.replication_proxy),
                  "fabric": vars(self.fabric) if self.fabric else None,
                  "nodes": [{"node_id": n.node_id, "broker_port": n.broker_port, "controller_port": n.controller_port,
                             "host": n.host,
                             "client_port": n.client_port, "proxy_port": n.proxy_port,
+                            "replication_port": n.replication_port, "replication_proxy": n.replication_proxy,
                             "directory": str(n.directory), "pid": n.pid} for n in self.nodes]}
         (self.workdir / STATE_FILE).write_text(json.dumps(state, indent=2))
 
@@ -325,13 +339,16 @@ class LocalCluster(Restartable):
         state = json.loads(path.read_text())
         cluster = cls(workdir, Path(state["libs"]), Caps(**state["caps"]), state["overrides"],
                       [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]),
-                            n.get("host", "127.0.0.1"), None, n["pid"], n.get("client_port"), n.get("proxy_port"))
+                            n.get("host", "127.0.0.1"), None, n["pid"], n.get("client_port"), n.get("proxy_port"),
+                            replication_port=n.get("replication_port"), replication_proxy=n.get("replication_proxy"))
                        for n in state["nodes"]], state["cluster_id"], owned=False,
                       mark=state.get("mark") or procs.cluster_mark(workdir))
         if state.get("proxy"):
             cluster.proxy = LatencyProxy(cluster.caps.client_rtt_ms, workdir / "toxiproxy.log", register=False,
                                          mark=cluster.mark, api_port=state["proxy"]["api_port"],
                                          pid=state["proxy"]["pid"])
+        cluster.replication_proxy = replication_rtt.restored(state.get("replication_proxy"),
+                                                             cluster.caps.replication_rtt_ms, workdir, cluster.mark)
         if state.get("fabric"):
             cluster.fabric = Fabric(**state["fabric"])
         cluster.bringup_s = state.get("bringup_s")

@@ -79,9 +79,12 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
             progress.note(f"the cluster left running by `kcliff cluster up` runs the jars in {running.libs}, not "
                           f"Kafka {config.kafka_version}'s: starting one of that release")
             running = None
-        if running is not None and (running.caps.link_mbit, running.caps.disk_mb_s) != (config.caps.link_mbit,
-                                                                                      config.caps.disk_mb_s):
-            running = None  # capped links and disks are set at start: a rig profile needs a cluster of its own
+        set_at_start = ("link_mbit", "disk_mb_s", "replication_rtt_ms")
+        differ = [k for k in set_at_start if running is not None and getattr(running.caps, k) != getattr(config.caps, k)]
+        if differ:  # caps and listeners are set at start: a rig profile needs a cluster of its own
+            progress.note(f"the cluster left running by `kcliff cluster up` was started with other "
+                          f"{', '.join(differ)}: starting one for this command")
+            running = None
         if running is not None and not running.dead_nodes():
             progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")
             if running.emulated_fsync_ms() != config.caps.fsync_delay_ms:

@@ -75,6 +75,15 @@ seconds = bounded(0, 600, "seconds")
 milliseconds = bounded(0, 1000, "milliseconds")
 
 
+def whole_milliseconds(text: str) -> int:
+    """--replication-rtt-ms: toxiproxy delays in whole ms, so a fraction is refused rather than rounded."""
+    value = milliseconds(text)
+    if value != int(value):
+        raise argparse.ArgumentTypeError(f"expected whole milliseconds between 0 and 1000 (toxiproxy delays in "
+                                         f"whole ms), got {text!r}")
+    return int(value)
+
+
 def add_prime_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prime", type=seconds, default=None, metavar="SECONDS",
                         help="unmeasured load on the brokers before the first measurement, so their JIT is warm "
@@ -100,6 +109,10 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-rtt-ms", type=milliseconds, default=0.0,
                         help="round trip added between producer and brokers (local and compose backends, "
                              "via toxiproxy); on loopback in-flight limits cost nothing (default 0: direct)")
+    parser.add_argument("--replication-rtt-ms", type=whole_milliseconds, default=0, metavar="MS",
+                        help="round trip added between brokers: followers fetch from their leaders through toxiproxy, "
+                             "as brokers in different availability zones do (local backend; clients keep "
+                             "--client-rtt-ms; default 0: direct; a rig profile's replication_rtt_ms when not given)")
     parser.add_argument("--fsync-delay-ms", type=milliseconds, default=None,
                         help="every fsync of the brokers' data takes at least this long, standing in for a "
                              "slower disk (local and compose backends); a fast disk hides flush cliffs such "
@@ -145,7 +158,7 @@ def fsync_delay_ms(args: argparse.Namespace, backend: str = "local") -> float:
 def caps(args: argparse.Namespace, backend: str = "local") -> Caps:
     return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus,
                 args.client_rtt_ms, fsync_delay_ms(args, backend), args.fsync_delay_ms is not None,
-                args.link_mbit, args.disk_mb_s)
+                args.link_mbit, args.disk_mb_s, args.replication_rtt_ms)
 
 
 def shard(text: str) -> tuple[int, int]:
@@ -177,6 +190,9 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
     require(backend != "external" or not args.client_rtt_ms,
             "--client-rtt-ms is for the local and compose backends, not external")
     require(backend != "external" or not args.fsync_delay_ms, FSYNC_DELAY_EXTERNAL)
+    require(backend == "local" or not args.replication_rtt_ms,
+            f"--replication-rtt-ms is for the local backend, not {backend}: kcliff puts a proxy between brokers "
+            "it starts as JVMs on this host")
     require(backend != "external" or not (args.link_mbit or args.disk_mb_s or profile(args)),
             "--link-mbit, --disk-mb-s and --profile are for the local and compose backends, not external: kcliff "
             "cannot cap the links and disks of brokers it did not start")

@@ -96,6 +96,11 @@ class Fabric:
         return f"{SUBNET}.{self.subnet}.{10 + node}"
 
     @property
+    def host_address(self) -> str:
+        """This host's address on the fabric: where brokers reach a process of the host's namespace."""
+        return f"{SUBNET}.{self.subnet}.1"
+
+    @property
     def host_link(self) -> str:
         return _host_link(self.tag)
 
@@ -112,7 +117,7 @@ class Fabric:
             _ip("link", "set", "br0", "up", netns=self.switch)
             _ip("link", "add", self.host_link, "type", "veth", "peer", "name", "up0", "netns", self.switch)
             _ip("link", "set", "up0", "master", "br0", "up", netns=self.switch)
-            _ip("addr", "add", f"{SUBNET}.{self.subnet}.1/24", "dev", self.host_link)
+            _ip("addr", "add", f"{self.host_address}/24", "dev", self.host_link)
             _ip("link", "set", self.host_link, "up")
             for node in range(1, self.nodes + 1):
                 self._add_node(node)

@@ -15,7 +15,7 @@ from typing import Any
 from kcliff.backends.admin import Admin
 from kcliff.backends.open import ClusterConfig, open_cluster
 from kcliff.backends.storage import cache_dir
-from kcliff.errors import ClusterError
+from kcliff.errors import ClusterError, InputError
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options
 from kcliff.measure.progress import Progress
@@ -64,7 +64,9 @@ def remember(version: str, mb_s: float, backend: str = "local") -> None:
 
 def measure(config: ClusterConfig, run_dir: Path, progress: Progress) -> float:
     """The reference flat out, three runs, on a cluster with no caps of bytes: their median in MB/s."""
-    uncapped = dataclasses.replace(config, caps=dataclasses.replace(config.caps, link_mbit=0.0, disk_mb_s=0.0))
+    # no replication round trip either: its proxy's CPU and waits are no part of the rig's capacity
+    uncapped = dataclasses.replace(config, caps=dataclasses.replace(config.caps, link_mbit=0.0, disk_mb_s=0.0,
+                                                                    replication_rtt_ms=0))
     progress.note("measuring this rig's CPU-bound capacity (the reference flat out, uncapped), once a week")
     reference = next(s for s in load_suites(["canaries"]) if s.id == REFERENCE_ID)
     with open_cluster(uncapped, run_dir, progress, "calibration") as cluster:
@@ -86,16 +88,23 @@ def measure(config: ClusterConfig, run_dir: Path, progress: Progress) -> float:
 
 
 def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progress: Progress) -> tuple[ClusterConfig, RigCaps | None]:
-    """`config` with the caps `profile` sets on this rig (the rig's capacity cached or measured now);
-    no profile: `config` as it is, CPU binding."""
+    """`config` with the caps `profile` sets on this rig (the rig's capacity cached or measured now) and
+    its replication round trip, unless --replication-rtt-ms gave one; no profile: `config` as it is."""
     if profile is None:
         return config, None
+    if profile.replication_rtt_ms and config.backend != "local":
+        raise InputError(f"profile replication_rtt_ms is for the local backend, not {config.backend}: kcliff puts a "
+                         "proxy between brokers it starts as JVMs on this host", profile.path, profile.line)
     capacity = cached(config.kafka_version, config.backend) or measure(config, run_dir, progress)
     caps = profile.caps(capacity)
+    rtt = config.caps.replication_rtt_ms or caps.replication_rtt_ms  # the command line's wins
+    caps = dataclasses.replace(caps, replication_rtt_ms=rtt)
     progress.note(f"rig profile {profile.describe()}; this rig: {capacity:.1f} MB/s CPU-bound, so each broker's "
-                  f"link is capped at {caps.link_mbit:g} Mbit/s and its disk at {caps.disk_mb_s:g} MB/s")
+                  f"link is capped at {caps.link_mbit:g} Mbit/s and its disk at {caps.disk_mb_s:g} MB/s"
+                  + (f"; followers fetch across a {rtt} ms round trip" if rtt else ""))
     return dataclasses.replace(config, caps=dataclasses.replace(config.caps, link_mbit=caps.link_mbit,
-                                                                disk_mb_s=caps.disk_mb_s)), caps
+                                                                disk_mb_s=caps.disk_mb_s,
+                                                                replication_rtt_ms=rtt)), caps
 
 
 def record(environment: dict[str, Any], caps: RigCaps | None) -> None:

@@ -149,6 +149,9 @@ def bound_lines(doc: ResultsDoc) -> list[str]:
     """What bound each scenario's flat-out runs on this rig (results/bottleneck.py), one line each,
     after the rig's profile: so a reader knows which resource the ratios are about."""
     lines = [f"rig: {Rig.of(doc.environment).describe()}"]
+    rtt = (doc.environment.get("caps") or {}).get("replication_rtt_ms")
+    if rtt:
+        lines[0] += f"; followers fetch across a {rtt:g} ms round trip"
     for entry in doc.scenarios:
         bounds = [r.bound for r in entry.runs if r.bound is not None and r.complete]
         if bounds:

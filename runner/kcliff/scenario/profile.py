@@ -7,6 +7,7 @@ the resource binding first there bind first on this rig, at production's ratio b
       disk_mb_s: 131              #   each broker's disk write throughput (MB/s, 10^6 bytes)
       cores: 4                    #   each broker's cores
       consumer_groups: 2          # groups reading every record at once (default 1)
+      replication_rtt_ms: 2       # round trip between brokers' zones, whole ms (default 0: one zone)
       peak:                       # optional: your own metrics, per broker, at peak
         bytes_in_mb_s: 40         #   kafka.server BytesInPerSec
         cpu: 0.35                 #   share of the broker's cores busy then
@@ -17,7 +18,9 @@ Equation 1): a broker stores and takes in `r` copies of what it leads and sends 
 The CPU's limit is the peak's bytes in over its CPU share when metrics are given, else the cores
 times CORE_MB_S, an assumption (the sizing post finds network and storage the common bottlenecks,
 so the assumption only has to put CPU above them). On the rig, scaled by the rig's own CPU-bound
-capacity, the same limits give the caps: a link each way and a disk per broker.
+capacity, the same limits give the caps: a link each way and a disk per broker. A replication round
+trip is no limit: it passes to the rig as it is (backends/replication_rtt.py). No preset declares
+one: AWS publishes no figure between its zones beyond "single-digit millisecond" (docs/profiles.md).
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ REPLICATION = 3  # the invariant: every record is stored and taken in by three b
 # see the module's docstring; declare `peak:` to replace it with your own)
 CORE_MB_S = 30.0
 SHAPE_KEYS = ("nic_gbit", "disk_mb_s", "cores")
-PROFILE_KEYS = ("preset", *SHAPE_KEYS, "consumer_groups", "peak")
+PROFILE_KEYS = ("preset", *SHAPE_KEYS, "consumer_groups", "replication_rtt_ms", "peak")
+MAX_RTT_MS = 1000
 PEAK_KEYS = ("bytes_in_mb_s", "cpu")
 MIN_RECORDS = 2_000  # the fewest records a run at a profile sends, however tight its caps
 
@@ -68,6 +72,7 @@ class Profile:
     peak_cpu: float | None = None
     path: str | None = None  # where it was declared
     line: int | None = None
+    replication_rtt_ms: int = 0  # between brokers (followers' fetches): brokers in different zones
 
     def limits(self) -> dict[str, float]:
         """Each resource's limit as produce MB/s into one broker."""
@@ -90,7 +95,7 @@ class Profile:
         # on the rig a producer run has no consumer beside it, so a link binds on what a broker takes in
         link_mb_s = limits["network"] * scale * REPLICATION
         return RigCaps(self.name, round(link_mb_s * 8, 2), round(limits["disk"] * scale * REPLICATION, 2),
-                       self.binding(), rig_mb_s)
+                       self.binding(), rig_mb_s, self.replication_rtt_ms)
 
     def describe(self) -> str:
         limits = self.limits()
@@ -107,6 +112,7 @@ class RigCaps:
     disk_mb_s: float
     binds: str  # the resource meant to bind first
     rig_cpu_mb_s: float  # the rig's CPU-bound capacity the caps were scaled to
+    replication_rtt_ms: int = 0  # the profile's round trip between brokers, as it is: no scaling
 
     def records_lasting(self, seconds: float) -> int:
         """Records of 1 KiB the tighter cap passes in `seconds`: a run's floor on this rig, where the CPU-bound
@@ -132,6 +138,17 @@ def _number(data: dict[str, Any], key: str, where: str, found: Problems, upper: 
     return float(value)
 
 
+def _rtt(data: dict[str, Any], where: str, found: Problems) -> int:
+    value = data.get("replication_rtt_ms", 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_RTT_MS \
+            or value != int(value):
+        found.add(InputError(f"profile replication_rtt_ms: expected whole milliseconds from 0 to {MAX_RTT_MS} (a "
+                             f"round trip between the brokers' zones; toxiproxy delays in whole ms), got {value!r}",
+                             where, yamlio.key_line(data, "replication_rtt_ms")))
+        return 0
+    return int(value)
+
+
 def read_profile(data: Any, where: str, line: int | None, found: Problems) -> Profile | None:
     """kcliff.yaml's `profile:` (a preset's name, or a mapping); every bad entry goes to `found`."""
     if isinstance(data, str):
@@ -152,6 +169,7 @@ def read_profile(data: Any, where: str, line: int | None, found: Problems) -> Pr
             base = preset(str(data["preset"]), where, yamlio.key_line(data, "preset"))
     figures = {k: _number(data, k, where, found) for k in SHAPE_KEYS}
     groups = _number(data, "consumer_groups", where, found)
+    rtt = _rtt(data, where, found)
     peak = data.get("peak") or {}
     if not isinstance(peak, dict):
         found.add(InputError(f"profile peak: expected a mapping of {', '.join(PEAK_KEYS)}", where,
@@ -170,4 +188,4 @@ def read_profile(data: Any, where: str, line: int | None, found: Problems) -> Pr
     shape = BrokerShape(figures["nic_gbit"] or shape.nic_gbit, figures["disk_mb_s"] or shape.disk_mb_s,
                         figures["cores"] or shape.cores,
                         shape.source if base and not any(figures.values()) else "declared in kcliff.yaml")
-    return Profile(base.name if base else "declared", shape, int(groups or 1), peak_in, peak_cpu, where, line)
+    return Profile(base.name if base else "declared", shape, int(groups or 1), peak_in, peak_cpu, where, line, rtt)
