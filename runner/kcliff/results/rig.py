@@ -29,6 +29,7 @@ class Rig(BaseModel):
     disk_mb_s: float | None = None  # each broker's disk writes
     binds: str | None = None  # the resource the profile's shape runs out of first
     rig_cpu_mb_s: float | None = None  # the rig's CPU-bound capacity the caps were scaled to
+    replication_rtt_ms: int = 0  # followers' round trip to their leaders (0 where none was recorded)
 
     @classmethod
     def of(cls, environment: Mapping[str, Any], where: str | None = None) -> Rig:
