@@ -14,7 +14,7 @@ import time
 
 import pytest
 from conftest import run_kcliff
-from kcliff.backends import compose_caps, compose_file, docker_cli, storage
+from kcliff.backends import compose, compose_caps, compose_file, docker_cli, storage
 from kcliff.commands import options
 from kcliff.errors import ClusterError, InputError
 from kcliff.host import container_link, netns
@@ -203,3 +203,12 @@ def test_a_link_capped_compose_run_is_bound_by_its_link_near_the_cap_and_leaves_
     after = _ours()
     assert not after[0] - before[0] and not after[1] - before[1], (after, before)
     assert " tbf " not in subprocess.run(["tc", "qdisc", "show"], capture_output=True, text=True).stdout
+
+
+def test_a_compose_cluster_with_capped_links_or_disk_holds_its_canaries_to_their_byte_bound_bounds(tmp_path):
+    for caps, capped in ((compose_file.ComposeCaps(link_mbit=10), True), (compose_file.ComposeCaps(disk_mb_s=1), True),
+                         (compose_file.ComposeCaps(), False)):
+        cluster = compose.ComposeCluster(tmp_path, "4.2.0", docker_cli.STANDIN_IMAGE, "never", caps,
+                                         project="kcliff-caps", ports=[1, 2, 3])
+        cluster.capped = compose_caps.CappedBrokers(caps)  # as its first start leaves it
+        assert cluster.bytes_capped() is capped, caps

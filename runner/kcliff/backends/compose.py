@@ -296,6 +296,9 @@ class ComposeCluster(Restartable):
     def emulated_fsync_ms(self) -> float:
         return self.caps.fsync_delay_ms
 
+    def bytes_capped(self) -> bool:
+        return self.capped is not None and self.capped.capped
+
     def usage(self) -> Usage | None:
         return self.capped.usage() if self.capped is not None else None
 
