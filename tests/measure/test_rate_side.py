@@ -12,6 +12,7 @@ from kcliff.measure.rate_side import (
     MAX_RUN_S,
     MIN_RUN_S,
     PEAK_SHARE,
+    RATE_LEAST_RECORDS,
     RATE_RECORDS,
     SELF_TEST_RATE_RECORDS,
     rate_of,
@@ -111,11 +112,20 @@ def test_the_read_round_measures_at_rate_the_records_its_options_ask_for(monkeyp
     from kcliff.measure.options import Options
     from kcliff.measure.read_round import ReadRound
 
-    asked: list[int] = []
-    monkeypatch.setattr(rate_side, "rate_run", lambda *a, **k: asked.append(a[7]) or ReadRun(workload=Workload.RATE, records=0))
+    asked: list[tuple[int, float | None]] = []
+    monkeypatch.setattr(rate_side, "rate_run",
+                        lambda *a, **k: asked.append((a[7], a[8])) or ReadRun(workload=Workload.RATE, records=0))
     rig = SimpleNamespace(progress=SimpleNamespace(run_started=lambda *a: None), log_path=lambda *a: tmp_path / "x")
     site = SimpleNamespace(cluster=None)
     sc = Scenario(id="reference", description="the reference")
-    for opts in (Options(), Options(rate_records=SELF_TEST_RATE_RECORDS)):
+    for opts in (Options(), Options(rate_records=SELF_TEST_RATE_RECORDS, rate_run_s=3.0)):
         ReadRound(rig, opts)._read(site, sc, "t", Workload.RATE, Entry(id="reference"), 1000, "rate 1/3", 1e12)
-    assert asked == [RATE_RECORDS, SELF_TEST_RATE_RECORDS]
+    assert asked == [(RATE_RECORDS, None), (SELF_TEST_RATE_RECORDS, 3.0)]
+
+
+def test_a_checks_run_at_a_slow_rate_lasts_about_its_seconds_but_keeps_2000_records():
+    at_profile = 788.0  # records/s: a tenth of aws-m5.xlarge-gp3's capped peak, where 5,000 lasted 6.3 s
+    assert run_seconds(at_profile, about_s=3.0) == 3.0
+    assert run_seconds(2300.0, about_s=3.0) == run_seconds(2300.0)  # CPU-bound: 5,000 in 2.2 s, as before
+    assert run_seconds(400.0, about_s=3.0) == RATE_LEAST_RECORDS / 400.0  # never fewer than 2,000
+    assert run_seconds(100.0, about_s=3.0) == MAX_RUN_S

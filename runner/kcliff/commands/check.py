@@ -43,7 +43,7 @@ from kcliff.lint.github import add_repo_root_option, annotation, github_path
 from kcliff.measure import environment, rate_side, rig_capacity
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options, prime_seconds
-from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
+from kcliff.measure.plan import GATE_RATE_RUN_S, GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
@@ -325,7 +325,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     records = args.records or (rig.records_lasting(args.run_seconds) if rig else CPU_RECORDS)
     opts = Options(records, None, args.repeats, args.budget, True,
                    prime_s=prime_seconds(config.backend, args.prime), run_s=args.run_seconds,
-                   rate_share=args.rate_share)
+                   rate_share=args.rate_share, rate_run_s=GATE_RATE_RUN_S)
     self_test_opts = dataclasses.replace(opts, rate_records=rate_side.SELF_TEST_RATE_RECORDS)
     with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
@@ -335,7 +335,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         out = out.with_name(f"{out.stem}{suffix}{out.suffix}")  # a second rig's results beside the first's
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_opts, doc, out, run_dir / "perf",
                              progress)
-        runner.run(self_test, settled=stopping.settled(opts.repeats), read_baseline=False)
+        runner.run(self_test, settled=stopping.settled(opts.repeats, cluster.bytes_capped()), read_baseline=False)
         if upgrade is not None:
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
                                                        run_dir, progress, "cluster-head", reuse=False))

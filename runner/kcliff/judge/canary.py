@@ -82,11 +82,20 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
 # scatter by 15-25% a run, and the 46 A/A campaign checks measured batching-off, flush-1 and linger-500
 # at 0.02-0.12x, 4-15 times below their bounds (docs/gate.md, "Stopping early").
 DECISIVE = 3.0
+# Where a rig's links or disks are capped, runs hold to the cap and scatter far less: within one check at
+# aws-m5.xlarge-gp3 a side's runs differed by 1-6% (docs/profiles.md), so the runs left would have to
+# raise a canary's ratio by half to hide a cliff at two thirds of its bound.
+DECISIVE_WHERE_BYTES_BIND = 1.5
 
 
-def canary_decisive(canary: Entry, reference: Entry, canary_left: int) -> bool:
-    """Whether the runs measured so far put the canary at a DECISIVE fraction of its bound or below: it
-    shows its cliff, and the runs left would have to triple its ratio to hide it. Only the cliff showing
+def decisive_factor(bytes_capped: bool) -> float:
+    """How far below its bound a canary's runs so far must put it to have shown its cliff, on this rig."""
+    return DECISIVE_WHERE_BYTES_BIND if bytes_capped else DECISIVE
+
+
+def canary_decisive(canary: Entry, reference: Entry, canary_left: int, factor: float = DECISIVE) -> bool:
+    """Whether the runs measured so far put the canary at `factor` times below its bound or further: it
+    shows its cliff, and the runs left would have to multiply its ratio by that to hide it. Only the cliff showing
     is decided this way; a canary near its bound measures its rounds (canary_settled). A stopped run
     counts only where no run is left (a canary decided on its cliff): else a finished one would replace it."""
     assert canary.cliff is not None, f"{canary.id} is not a canary"
@@ -97,7 +106,7 @@ def canary_decisive(canary: Entry, reference: Entry, canary_left: int) -> bool:
         if values is None:
             return False
         medians.append(statistics.median(values))
-    return ratio_to_reference(medians[0], medians[1], metric) <= canary.cliff.max_ratio / DECISIVE
+    return ratio_to_reference(medians[0], medians[1], metric) <= canary.cliff.max_ratio / factor
 
 
 def _values_so_far(entry: Entry, metric: Metric, left: int) -> list[float] | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from kcliff.judge import sequential, verdict
-from kcliff.judge.canary import canary_decisive, canary_settled
+from kcliff.judge.canary import canary_decisive, canary_settled, decisive_factor
 from kcliff.judge.family import Family
 from kcliff.judge.verdict import ScenarioVerdict
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
@@ -28,15 +28,18 @@ from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import REFERENCE_ID, Entry
 
 
-def settled(rounds: int) -> Decided:
+def settled(rounds: int, bytes_capped: bool = False) -> Decided:
     """The self-test's stop: every canary in the group has the verdict beside the reference that it
-    will have after all `rounds` (canary_settled), whatever the rounds left measure, or is at a third
-    of its bound or below (canary_decisive)."""
+    will have after all `rounds` (canary_settled), whatever the rounds left measure, or is far enough
+    below its bound on this rig (canary_decisive, decisive_factor: `bytes_capped`, the rig's links or
+    disks are capped)."""
+    factor = decisive_factor(bytes_capped)
+
     def done(entries: list[Entry]) -> bool:
         reference = next((e for e in entries if e.id == REFERENCE_ID), None)
         canaries = [e for e in entries if e.is_canary]
         return reference is not None and bool(canaries) and all(
-            canary_decisive(c, reference, runs_left(c, c.cliff.metric, rounds))
+            canary_decisive(c, reference, runs_left(c, c.cliff.metric, rounds), factor)
             or canary_settled(c, reference, runs_left(c, c.cliff.metric, rounds),
                               runs_left(reference, c.cliff.metric, rounds))
             for c in canaries if c.cliff is not None)

@@ -20,6 +20,7 @@ from kcliff.scenario.suites import Scenario, reading_reference
 # every time on the gate benchmark (docs/gate.md).
 GATE_ROUNDS = 18
 GATE_RUN_S = 4.0
+GATE_RATE_RUN_S = 3.0  # a run at rate, where its records would take longer (rate_side.run_seconds)
 
 # Whether a group's outcome is already certain, so the rounds left can be skipped: the caller's stop
 # rule (kcliff check's come from judge/stopping.py), looked at after every round.
