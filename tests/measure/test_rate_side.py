@@ -7,6 +7,7 @@ from pathlib import Path
 from kcliff.judge.at_rate import held_rate
 from kcliff.measure import rate_output
 from kcliff.measure.at_rate import RateRun
+from kcliff.measure.plan import GATE_RATE_RUN_S
 from kcliff.measure.rate_side import (
     DEFAULT_RATE,
     MAX_RUN_S,
@@ -123,9 +124,10 @@ def test_the_read_round_measures_at_rate_the_records_its_options_ask_for(monkeyp
     assert asked == [(RATE_RECORDS, None), (SELF_TEST_RATE_RECORDS, 3.0)]
 
 
-def test_a_checks_run_at_a_slow_rate_lasts_about_its_seconds_but_keeps_2000_records():
+def test_a_checks_run_at_a_slow_rate_lasts_about_its_seconds_but_keeps_1500_records():
     at_profile = 788.0  # records/s: a tenth of aws-m5.xlarge-gp3's capped peak, where 5,000 lasted 6.3 s
-    assert run_seconds(at_profile, about_s=3.0) == 3.0
-    assert run_seconds(2300.0, about_s=3.0) == run_seconds(2300.0)  # CPU-bound: 5,000 in 2.2 s, as before
-    assert run_seconds(400.0, about_s=3.0) == RATE_LEAST_RECORDS / 400.0  # never fewer than 2,000
-    assert run_seconds(100.0, about_s=3.0) == MAX_RUN_S
+    assert run_seconds(at_profile, about_s=GATE_RATE_RUN_S) == GATE_RATE_RUN_S
+    # CPU-bound: 5,000 in 2.2 s, as before
+    assert run_seconds(2300.0, about_s=GATE_RATE_RUN_S) == run_seconds(2300.0)
+    assert run_seconds(400.0, about_s=GATE_RATE_RUN_S) == RATE_LEAST_RECORDS / 400.0  # never fewer than 1,500
+    assert run_seconds(100.0, about_s=GATE_RATE_RUN_S) == MAX_RUN_S

@@ -30,8 +30,8 @@ SELF_TEST_RATE_RECORDS = 500
 MIN_RUN_S, MAX_RUN_S = 2.0, 15.0
 # A check's run at rate lasts about GATE_RATE_RUN_S where its records would take longer, but measures at
 # least this many: at a byte-bound profile the rate is a tenth of a capped peak (0.6 MB/s here), where
-# 5,000 records lasted 6.3 s, a third of every round; 2,000 keep the p99 the 20th-slowest.
-RATE_LEAST_RECORDS = 2_000
+# 5,000 records lasted 6.3 s, a third of every round; 1,500 keep the p99 the 15th-slowest.
+RATE_LEAST_RECORDS = 1_500
 WARMUP_S = 1.0  # the clients' connections, first metadata and the JIT's first compiles, not measured
 # kcliff check's rate where the config repo gives none: a service with headroom runs well below its
 # peak, and at a tenth of it batches fill slowly enough that a setting that waits (linger.ms,
