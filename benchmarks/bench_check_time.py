@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from kcliff.host import procs
+from kcliff.results.metrics import METRICS
 from kcliff.results.model import Entry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,6 +80,9 @@ class CheckTime:
     # metric -> [base's values, head's values], round by round: what stopping.replay needs to ask what
     # another plan or resolution would have said of the same rounds (not recorded before November 28)
     rounds: dict[str, list[list[float | None]]] = field(default_factory=dict)
+    # self-test entry id -> its runs' figures of its own metric (the reference's throughput): how far one
+    # run is from the next within a check, which the self-test's early stop relies on (from November 29)
+    self_test_runs: dict[str, list[float | None]] = field(default_factory=dict)
 
 
 def _stamp(text: str) -> float:
@@ -117,7 +121,7 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
     return CheckTime(kind, round(took, 1), done.returncode, verdict, pair_rounds(pair) if pair else 0,
                      len(reference["runs"]) if reference else 0, round(before, 1), round(self_test, 1),
                      round(pair_s, 1), round(after, 1), _decisions(said), _canaries(said), revision(), started,
-                     _rounds(doc))
+                     _rounds(doc), _self_test_runs(doc))
 
 
 def pair_rounds(entry: dict[str, Any]) -> int:
@@ -148,6 +152,11 @@ def _decisions(said: dict[str, Any]) -> dict[str, dict[str, Any]]:
     # the interval, p and spreads too (from November 25): a latency metric's resolution is read from them
     kept = ("outcome", "ratio", "n_pairs", "low", "high", "p_value", "alpha", "cv_base", "cv_head")
     return {d["metric"]: {k: d.get(k) for k in kept} for sv in said.get("scenarios", []) for d in sv["decisions"]}
+
+
+def _self_test_runs(doc: dict[str, Any]) -> dict[str, list[float | None]]:
+    entries = [Entry.model_validate(e) for e in doc.get("scenarios", []) if e["id"] not in ("base", "head")]
+    return {e.id: e.values(METRICS[e.cliff.metric if e.cliff else "throughput"]) for e in entries}
 
 
 def _rounds(doc: dict[str, Any]) -> dict[str, list[list[float | None]]]:
