@@ -137,9 +137,12 @@ def test_the_command_lines_round_trip_wins_over_the_profiles_and_only_the_local_
     config = ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps())
     capped, caps = rig_capacity.capped(config, declared, tmp_path, Quiet())  # type: ignore[arg-type]
     assert capped.caps.replication_rtt_ms == 2 and caps is not None and caps.replication_rtt_ms == 2
-    given = ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps(replication_rtt_ms=20))
+    given = ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps(replication_rtt_ms=20, replication_rtt_given=True))
     capped, caps = rig_capacity.capped(given, declared, tmp_path, Quiet())  # type: ignore[arg-type]
     assert capped.caps.replication_rtt_ms == 20 and caps is not None and caps.replication_rtt_ms == 20
+    off = ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps(replication_rtt_ms=0, replication_rtt_given=True))
+    capped, caps = rig_capacity.capped(off, declared, tmp_path, Quiet())  # type: ignore[arg-type]
+    assert capped.caps.replication_rtt_ms == 0 and caps is not None and caps.replication_rtt_ms == 0  # 0 wins too
     compose = ClusterConfig("compose", None, tmp_path, "4.2.0", None, Caps())
     with pytest.raises(InputError, match="replication_rtt_ms is for the local backend") as refused:
         rig_capacity.capped(compose, declared, tmp_path, Quiet())  # type: ignore[arg-type]
@@ -152,3 +155,14 @@ def test_a_bad_round_trip_in_kcliff_yaml_stops_the_command_on_its_line(tmp_path)
     done = run_kcliff("lint", str(tmp_path), timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert f"{tmp_path / 'kcliff.yaml'}:3: profile replication_rtt_ms: expected whole milliseconds" in done.stderr
+
+
+def test_a_round_trip_of_0_on_the_command_line_is_given_and_none_is_not():
+    import argparse
+
+    from kcliff.commands import options
+    parser = argparse.ArgumentParser()
+    options.add_cluster_options(parser)
+    assert options.caps(parser.parse_args([])).replication_rtt_given is False
+    zero = options.caps(parser.parse_args(["--replication-rtt-ms", "0"]))
+    assert zero.replication_rtt_given is True and zero.replication_rtt_ms == 0

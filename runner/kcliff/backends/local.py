@@ -42,6 +42,7 @@ class Caps:
     link_mbit: float = 0.0  # each broker's NIC, each way: brokers in namespaces of their own (host/netns.py)
     disk_mb_s: float = 0.0  # each broker's disk write throughput, MB/s (storage.py)
     replication_rtt_ms: int = 0  # follower <-> leader round trip (cross-zone) added by a proxy (replication_rtt.py)
+    replication_rtt_given: bool = False  # given on the command line: it wins over a rig profile's, 0 too
 
     @property
     def shim(self) -> bool:

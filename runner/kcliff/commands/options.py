@@ -109,10 +109,11 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-rtt-ms", type=milliseconds, default=0.0,
                         help="round trip added between producer and brokers (local and compose backends, "
                              "via toxiproxy); on loopback in-flight limits cost nothing (default 0: direct)")
-    parser.add_argument("--replication-rtt-ms", type=whole_milliseconds, default=0, metavar="MS",
+    parser.add_argument("--replication-rtt-ms", type=whole_milliseconds, metavar="MS",
                         help="round trip added between brokers: followers fetch from their leaders through toxiproxy, "
                              "as brokers in different availability zones do (local backend; clients keep "
-                             "--client-rtt-ms; default 0: direct; a rig profile's replication_rtt_ms when not given)")
+                             "--client-rtt-ms; default 0: direct, or a rig profile's replication_rtt_ms; 0 switches "
+                             "the profile's off)")
     parser.add_argument("--fsync-delay-ms", type=milliseconds, default=None,
                         help="every fsync of the brokers' data takes at least this long, standing in for a "
                              "slower disk (local and compose backends); a fast disk hides flush cliffs such "
@@ -158,7 +159,7 @@ def fsync_delay_ms(args: argparse.Namespace, backend: str = "local") -> float:
 def caps(args: argparse.Namespace, backend: str = "local") -> Caps:
     return Caps(args.broker_heap_mb, args.broker_cpus, args.producer_heap_mb, args.producer_cpus,
                 args.client_rtt_ms, fsync_delay_ms(args, backend), args.fsync_delay_ms is not None,
-                args.link_mbit, args.disk_mb_s, args.replication_rtt_ms)
+                args.link_mbit, args.disk_mb_s, args.replication_rtt_ms or 0, args.replication_rtt_ms is not None)
 
 
 def shard(text: str) -> tuple[int, int]:

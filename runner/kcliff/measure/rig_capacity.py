@@ -97,7 +97,7 @@ def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progre
                          "proxy between brokers it starts as JVMs on this host", profile.path, profile.line)
     capacity = cached(config.kafka_version, config.backend) or measure(config, run_dir, progress)
     caps = profile.caps(capacity)
-    rtt = config.caps.replication_rtt_ms or caps.replication_rtt_ms  # the command line's wins
+    rtt = config.caps.replication_rtt_ms if config.caps.replication_rtt_given else caps.replication_rtt_ms
     caps = dataclasses.replace(caps, replication_rtt_ms=rtt)
     progress.note(f"rig profile {profile.describe()}; this rig: {capacity:.1f} MB/s CPU-bound, so each broker's "
                   f"link is capped at {caps.link_mbit:g} Mbit/s and its disk at {caps.disk_mb_s:g} MB/s"
