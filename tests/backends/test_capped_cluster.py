@@ -30,4 +30,8 @@ def test_a_disk_capped_run_is_bound_by_its_disk_at_the_cap_with_cpu_left_over(tm
         assert abs(run["bound"]["disk_mb_s"] / DISK_MB_S - 1) <= WITHIN, run["bound"]
         assert run["bound"]["cpu_busy"] < 0.9, run["bound"]  # what is left over when bytes bind
     assert "reference: bound by disk" in done.stdout
+    # caps given by hand are a rig of their own, never the CPU-bound rig's baselines and series
+    named = f"link-200mbit-disk-{DISK_MB_S:g}mbs"
+    assert doc["environment"]["rig"]["profile"] == named and doc["environment"]["runner_class"].endswith("@" + named)
+    assert f"rig: {named} (each broker's link 200 Mbit/s, disk {DISK_MB_S:g} MB/s; disk meant to bind)" in done.stdout
     assert "kcliff-" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout

@@ -5,7 +5,7 @@ ratio, and a bad profile in kcliff.yaml is refused on its line with every proble
 import pytest
 from conftest import run_kcliff
 from kcliff.errors import Problems
-from kcliff.scenario.profile import PRESETS, REPLICATION, Profile, BrokerShape, preset, read_profile
+from kcliff.scenario.profile import PRESETS, REPLICATION, BrokerShape, Profile, RigCaps, preset, read_profile
 
 
 def test_every_preset_names_its_source_and_binds_on_bytes_before_cpu():
@@ -166,3 +166,24 @@ def test_a_round_trip_of_0_on_the_command_line_is_given_and_none_is_not():
     assert options.caps(parser.parse_args([])).replication_rtt_given is False
     zero = options.caps(parser.parse_args(["--replication-rtt-ms", "0"]))
     assert zero.replication_rtt_given is True and zero.replication_rtt_ms == 0
+
+
+def test_caps_given_by_hand_are_a_rig_of_their_own_named_after_them(tmp_path):
+    from kcliff.backends.local import Caps
+    from kcliff.backends.open import ClusterConfig
+    from kcliff.measure import rig_capacity
+    from kcliff.results.rig import Rig, RunnerClass
+    link = RigCaps.by_hand(80.0, 0.0)
+    assert link is not None and (link.profile, link.binds) == ("link-80mbit", "link")
+    assert link.records_lasting(5) == int(10e6 * 5 / 1024)  # 80 Mbit/s is 10 MB/s
+    both = RigCaps.by_hand(80.0, 1.0)
+    assert both is not None and (both.profile, both.binds) == ("link-80mbit-disk-1mbs", "disk")
+    assert RigCaps.by_hand(0.0, 0.0) is None
+    config = ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps(disk_mb_s=1.0))
+    same, caps = rig_capacity.capped(config, None, tmp_path, None)  # type: ignore[arg-type]
+    assert same is config and caps is not None and caps.profile == "disk-1mbs"
+    env = {"runner_class": "local-2c-24g"}
+    rig_capacity.record(env, caps)
+    # kept apart from the CPU-bound rig's baselines and series, and said as what it is
+    assert env["runner_class"] == str(RunnerClass("local-2c-24g", "disk-1mbs"))
+    assert Rig.of(env).describe() == "disk-1mbs (each broker's disk 1 MB/s; disk meant to bind)"

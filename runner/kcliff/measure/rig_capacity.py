@@ -89,9 +89,10 @@ def measure(config: ClusterConfig, run_dir: Path, progress: Progress) -> float:
 
 def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progress: Progress) -> tuple[ClusterConfig, RigCaps | None]:
     """`config` with the caps `profile` sets on this rig (the rig's capacity cached or measured now) and
-    its replication round trip, unless --replication-rtt-ms gave one; no profile: `config` as it is."""
+    its replication round trip, unless --replication-rtt-ms gave one; no profile: `config` as it is, with
+    the caps given by hand as a rig of their own (RigCaps.by_hand), else none."""
     if profile is None:
-        return config, None
+        return config, RigCaps.by_hand(config.caps.link_mbit, config.caps.disk_mb_s, config.caps.replication_rtt_ms)
     if profile.replication_rtt_ms and config.backend != "local":
         raise InputError(f"profile replication_rtt_ms is for the local backend, not {config.backend}: kcliff puts a "
                          "proxy between brokers it starts as JVMs on this host", profile.path, profile.line)
