@@ -150,3 +150,21 @@ def test_kcliff_accepts_and_refuses_what_the_installed_librdkafka_does() -> None
                        ("compression.codec", "ZSTD"), ("debug", "broker, topic"), ("linger.ms", "0.5")):
         assert _library_accepts(name, good) and rdk.catalogue().lookup(name, release).parse(good)[1] is None  # type: ignore[union-attr]
     assert checked > 100
+
+
+def test_where_the_java_default_differs() -> None:
+    cat = rdk.catalogue()
+
+    def differs(name: str, kafka: str) -> object:
+        prop = cat.lookup(name, cat.newest)
+        assert prop is not None, name
+        return rdk.java_default(prop, kafka)
+
+    assert differs("batch.size", "4.2.0") == ("batch.size", 16384)
+    assert differs("enable.idempotence", "4.2.0") == ("enable.idempotence", True)
+    assert differs("message.timeout.ms", "4.2.0") == ("delivery.timeout.ms", 120000)
+    assert differs("queue.buffering.max.ms", "4.2.0") is None  # 5 ms both, from Kafka 4.0
+    assert differs("queue.buffering.max.ms", "3.9.0") == ("linger.ms", 0)
+    assert differs("auto.offset.reset", "4.2.0") is None  # librdkafka's largest is Java's latest
+    assert differs("request.required.acks", "4.2.0") is None  # -1 is all
+    assert differs("batch.num.messages", "4.2.0") is None  # no Java key means the same

@@ -23,6 +23,7 @@ from kcliff.configrepo.model import Entry, EntryKind, Note, NoteLevel, RawEntry,
 from kcliff.configrepo.properties import parse_text, read_text
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
+from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka import librdkafka_configs as rdk
 
 FORMAT = "librdkafka"
@@ -137,5 +138,9 @@ def unmeasured_note(entry: Entry) -> Note:
     prop = cat.lookup(entry.name, cat.newest)
     java = rdk.java_name(prop) if prop else None
     same = f" (the Java client's '{java}')" if java and java != entry.name else ""
+    differs = rdk.java_default(prop, kafka_configs.catalogue().release_for(kafka_dist.DEFAULT_VERSION)) if prop else None
+    if prop and differs:
+        same += (f" (librdkafka's default {prop.default}, the Java client's {differs[1]!r} at Kafka "
+                 f"{kafka_dist.DEFAULT_VERSION})")
     return Note(entry.path, entry.line, f"librdkafka key '{entry.name}'{same}: checked, not measured (kcliff does not "
                                         "measure librdkafka clients yet)")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from kcliff.kafka import configs as kafka_configs
 from kcliff.kafka.configs import release_key
 from kcliff.resources import DATA
 
@@ -245,6 +246,41 @@ class Catalogue:
 def java_name(prop: Property) -> str | None:
     """The Java client's key that means the same, where there is one (JAVA_NAMES)."""
     return JAVA_NAMES.get(prop.canonical)
+
+
+# librdkafka's words for what Java calls latest and earliest (auto.offset.reset)
+_SAME_WORDS = {"largest": "latest", "end": "latest", "smallest": "earliest", "beginning": "earliest"}
+
+
+def _same_default(ours: str | None, theirs: Any) -> bool:
+    ours, theirs = (None if v in ("", None) else v for v in (ours, theirs))  # unset either way
+    if ours is None or theirs is None:
+        return ours is None and theirs is None
+    ours = _SAME_WORDS.get(ours.lower(), ours)
+    if isinstance(theirs, bool):
+        return ours.lower() == str(theirs).lower()
+    if isinstance(theirs, (int, float)):
+        try:
+            return float(ours) == float(theirs)
+        except ValueError:
+            return False
+    if isinstance(theirs, list):
+        theirs = ",".join(theirs)
+    return ours.strip().lower() in (str(theirs).strip().lower(), "-1" if str(theirs).lower() == "all" else "")
+
+
+def java_default(prop: Property, kafka_release: str) -> tuple[str, Any] | None:
+    """(the Java key, its default at `kafka_release`) when the Java client's default differs from
+    librdkafka's; None when they agree, or when no Java key means the same (JAVA_NAMES)."""
+    java = java_name(prop)
+    if java is None:
+        return None
+    scopes = {"producer": ("producer",), "consumer": ("consumer",)}.get(prop.client, ("producer", "consumer"))
+    kafka = kafka_configs.catalogue()
+    definition = next((d for s in scopes if (d := kafka.lookup(s, java, kafka_release)) is not None), None)
+    if definition is None or not definition.has_default or _same_default(prop.default, definition.default):
+        return None
+    return java, definition.default
 
 
 @cache
