@@ -140,3 +140,14 @@ def test_lint_of_a_librdkafka_repo_exits_0_and_of_a_typo_exits_2_naming_the_line
     assert "capture/fastcapa.conf:7: unknown librdkafka property 'batch.num.mesages': did you mean " \
            "'batch.num.messages'?" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_check_says_what_a_head_changes_in_librdkafka_files(tmp_path: Path) -> None:
+    _write(tmp_path, "base/capture/fastcapa.conf", PRODUCER)
+    _write(tmp_path, "head/capture/fastcapa.conf", PRODUCER.replace("queue.buffering.max.ms = 50",
+                                                                    "queue.buffering.max.ms = 100"))
+    base, head = (configrepo.load([str(tmp_path / side)]) for side in ("base", "head"))
+    said = librdkafka.unmeasured_changes(base.entries, head.entries, str(tmp_path / "base"), str(tmp_path / "head"))
+    assert said == ["head changes librdkafka settings, which kcliff does not measure yet: librdkafka "
+                    f"queue.buffering.max.ms 50 -> 100 at {tmp_path}/head/capture/fastcapa.conf:6"]
+    assert librdkafka.unmeasured_changes(base.entries, base.entries, str(tmp_path / "base"), str(tmp_path / "base")) == []

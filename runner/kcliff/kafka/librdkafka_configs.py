@@ -150,6 +150,7 @@ class Property:
             except ValueError:
                 value = None
             value = None if value is None or not math.isfinite(value) else value
+            value = int(value) if value is not None and value.is_integer() else value  # 200, as written
         if value is None:
             return None, f"expected {self.describe_valid()}, got {text!r}"
         if self.range and not self.range[0] <= value <= self.range[1]:
