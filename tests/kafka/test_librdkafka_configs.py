@@ -75,8 +75,11 @@ def test_facts_of_librdkafka_configuration_md() -> None:
     acks = cat.lookup("topic.acks", "2.16.0")
     assert acks is not None and acks.scope == "topic" and acks.alias_of == "request.required.acks"
     assert cat.lookup("auto.offset.reset", "2.16.0").client == "consumer"  # type: ignore[union-attr]
-    assert cat.lookup("metadata.recovery.strategy", "2.0.2") is None  # added in 2.7 (KIP-899)
-    assert "2.16.0" in cat.releases_of("metadata.recovery.strategy")
+    buffering = cat.lookup("queue.buffering.max.ms", "2.16.0")
+    assert buffering is not None and cat.aliases(buffering, "2.16.0") == ["linger.ms"]
+    assert cat.aliases(linger, "2.16.0") == ["queue.buffering.max.ms"]
+    assert cat.lookup("metadata.recovery.strategy", "2.8.0") is None  # new in the catalogue at 2.10.1
+    assert cat.releases_of("metadata.recovery.strategy")[0] == "2.10.1"
 
 
 def test_every_java_name_is_a_java_client_key_and_every_mapped_property_exists() -> None:

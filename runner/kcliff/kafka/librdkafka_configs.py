@@ -218,6 +218,11 @@ class Catalogue:
         a global property of the release also has (compression.codec)."""
         return prop.name if self.lookup(prop.name, release) == prop else TOPIC_PREFIX + prop.name
 
+    def aliases(self, prop: Property, release: str) -> list[str]:
+        """The other names librdkafka takes for `prop` at `release` (its "Alias for" entries), sorted."""
+        return sorted(p.name for p in self.properties(release)
+                      if p.scope == prop.scope and p.canonical == prop.canonical and p.name != prop.name)
+
     def properties(self, release: str) -> list[Property]:
         """Every property the release defines, global ones first, each scope sorted by name."""
         return [p for key in sorted(self._props) for p in self._props[key] if release in p.releases]
