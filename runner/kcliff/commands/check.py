@@ -31,6 +31,7 @@ from kcliff import configrepo
 from kcliff.backends.admin import Admin
 from kcliff.backends.open import BACKENDS, open_cluster
 from kcliff.commands import options
+from kcliff.configrepo import librdkafka
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
@@ -135,6 +136,7 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
 def run(args: argparse.Namespace) -> int:
     (base_repo, head_repo), new, kept = static_findings(args.base, args.head, args.format, args.repo_root)
     notes = [f"already on the base branch: {m.condition()} at {m.path}:{m.line}" for m in kept]
+    notes += librdkafka.unmeasured_changes(base_repo.entries, head_repo.entries, args.base, args.head)
     upgrade = configrepo.version_change(base_repo.kafka_version, head_repo.kafka_version, args.kafka_version)
     if upgrade is not None:
         notes.append(f"Kafka version changed: {upgrade.base} -> {upgrade.head}; base and head each measured on a "

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import ansible, cfk, compose, helm, manifests, spring_boot, strimzi, terraform
+from kcliff.configrepo import ansible, cfk, compose, helm, librdkafka, manifests, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -53,17 +53,19 @@ READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": T
                               "terraform": terraform.TerraformReader(), "cfk": cfk.CfkReader(),
                               "spring-boot": spring_boot.SpringBootReader(), "helm-values": helm.HelmValuesReader(),
                               "helm-gitops": helm.HelmGitOpsReader(), "ansible": ansible.AnsibleReader(),
-                              "compose": compose.ComposeReader(), "kubernetes": manifests.ManifestsReader()}
+                              "compose": compose.ComposeReader(), "kubernetes": manifests.ManifestsReader(),
+                              "librdkafka": librdkafka.LibrdkafkaReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
                "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
                "spring-boot": "spring-boot", "bitnami-kafka": "helm-values", "cp-kafka": "helm-values",
-               "helm-gitops": "helm-gitops", "ansible": "ansible", "compose": "compose", "kubernetes": "kubernetes"}
+               "helm-gitops": "helm-gitops", "ansible": "ansible", "compose": "compose", "kubernetes": "kubernetes",
+               **{role: "librdkafka" for role in librdkafka.ROLES}}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
                  "topics": (".yaml", ".yml")}
 YAML_SUFFIXES = (".yaml", ".yml")
-CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf")  # files whose role their text says (CONTENT_ROLES)
+CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf", *librdkafka.SUFFIXES)  # files whose role their text says (CONTENT_ROLES)
 # The roles a file's text says, tried in this order (the first that claims a file wins): (the file suffixes
 # it is looked for in, None for any; the role the file's text says it plays, or None). Each test reads the text and matches it
 # with a regular expression first, so a repo of hundreds of other YAML files is not parsed; a new format
@@ -75,7 +77,8 @@ CONTENT_ROLES: tuple[tuple[tuple[str, ...] | None, Callable[[Path], str | None]]
     (None, lambda p: "ansible" if ansible.holds_settings(p) else None),  # group_vars files may have no suffix
     ((".tf",), lambda p: "terraform" if terraform.holds_resources(p) else None),
     (YAML_SUFFIXES, lambda p: "compose" if compose.holds_brokers(p) else None),
-    (YAML_SUFFIXES, lambda p: "kubernetes" if manifests.holds_kafka(p) else None))
+    (YAML_SUFFIXES, lambda p: "kubernetes" if manifests.holds_kafka(p) else None),
+    (librdkafka.SUFFIXES, librdkafka.file_role))  # a librdkafka client's file, by a key only librdkafka has
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates", "profile")
@@ -299,7 +302,8 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                                  "group_vars or host_vars, Spring Boot application files, Helm values of Bitnami's "
                                  "kafka chart or cp-kafka (beside a Chart.yaml naming it, or in a Flux HelmRelease or "
                                  "Argo CD Application), docker-compose files or Kubernetes manifests running a Kafka "
-                                 f"broker image, ConfigMaps of Kafka .properties (or a {MANIFEST} naming them)", given)
+                                 "broker image, ConfigMaps of Kafka .properties, librdkafka client files "
+                                 f"(or a {MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():
             role = file_role(path)

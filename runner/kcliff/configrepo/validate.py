@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kcliff.configrepo import librdkafka
 from kcliff.configrepo.model import Entry, EntryKind, Note, NoteLevel, RawEntry
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
@@ -152,6 +153,9 @@ def _hint(raw: RawEntry, release: Release) -> str:
     other = [s for s in catalogue.scopes_of(raw.name) if s != raw.scope]
     if other:
         return f"'{raw.name}' is a {other[0]} setting, not a {raw.scope} one"
+    if raw.scope in ("producer", "consumer") and raw.name in librdkafka.distinctive():
+        return (f"'{raw.name}' is a librdkafka property: give this file the role librdkafka-{raw.scope} in "
+                "kcliff.yaml to check it with librdkafka's definitions")
     close = catalogue.suggest(raw.name, raw.scope)
     if close:
         return f"did you mean '{close}'{written(raw, close)}?"
@@ -161,6 +165,8 @@ def _hint(raw: RawEntry, release: Release) -> str:
 
 def validate_entry(raw: RawEntry, release: Release) -> Entry | Note:
     """The typed Entry for a key, a Note when kcliff only notes it; InputError for what Kafka refuses."""
+    if raw.scope in librdkafka.ROLES:  # a librdkafka client's file: librdkafka's definitions, not Kafka's
+        return librdkafka.validate_entry(raw)
     if raw.scope == "topic" and raw.name in TOPIC_FIELDS:
         return _topic_field(raw)
     definition = kafka_configs.catalogue().lookup(raw.scope, raw.name, release.definitions)
@@ -192,7 +198,8 @@ def validate(raw_entries: list[RawEntry], release: Release) -> tuple[list[Entry]
             notes.append(result)
             continue
         if result.kind is EntryKind.UNMEASURED:
-            notes.append(Note(result.path, result.line, f"{result.scope} key '{result.name}' does not change what "
+            notes.append(librdkafka.unmeasured_note(result) if result.scope in librdkafka.ROLES else
+                         Note(result.path, result.line, f"{result.scope} key '{result.name}' does not change what "
                                                         "kcliff measures; checked, not measured"))
         key = (result.path, result.resource, result.scope, result.topic, result.name)
         if key in entries:
