@@ -7,13 +7,11 @@ from pathlib import Path
 from kcliff.judge.at_rate import held_rate
 from kcliff.measure import rate_output
 from kcliff.measure.at_rate import RateRun
-from kcliff.measure.plan import GATE_RATE_RUN_S
 from kcliff.measure.rate_side import (
     DEFAULT_RATE,
     MAX_RUN_S,
     MIN_RUN_S,
     PEAK_SHARE,
-    RATE_LEAST_RECORDS,
     RATE_RECORDS,
     SELF_TEST_RATE_RECORDS,
     rate_of,
@@ -113,21 +111,12 @@ def test_the_read_round_measures_at_rate_the_records_its_options_ask_for(monkeyp
     from kcliff.measure.options import Options
     from kcliff.measure.read_round import ReadRound
 
-    asked: list[tuple[int, float | None]] = []
-    monkeypatch.setattr(rate_side, "rate_run",
-                        lambda *a, **k: asked.append((a[7], a[8])) or ReadRun(workload=Workload.RATE, records=0))
+    asked: list[int] = []
+    monkeypatch.setattr(rate_side, "rate_run", lambda *a, **k: asked.append(a[7]) or ReadRun(workload=Workload.RATE, records=0))
     rig = SimpleNamespace(progress=SimpleNamespace(run_started=lambda *a: None), log_path=lambda *a: tmp_path / "x")
     site = SimpleNamespace(cluster=None)
     sc = Scenario(id="reference", description="the reference")
-    for opts in (Options(), Options(rate_records=SELF_TEST_RATE_RECORDS, rate_run_s=3.0)):
+    for opts in (Options(), Options(rate_records=SELF_TEST_RATE_RECORDS)):
         ReadRound(rig, opts)._read(site, sc, "t", Workload.RATE, Entry(id="reference"), 1000, "rate 1/3", 1e12)
-    assert asked == [(RATE_RECORDS, None), (SELF_TEST_RATE_RECORDS, 3.0)]
+    assert asked == [RATE_RECORDS, SELF_TEST_RATE_RECORDS]
 
-
-def test_a_checks_run_at_a_slow_rate_lasts_about_its_seconds_but_keeps_1500_records():
-    at_profile = 788.0  # records/s: a tenth of aws-m5.xlarge-gp3's capped peak, where 5,000 lasted 6.3 s
-    assert run_seconds(at_profile, about_s=GATE_RATE_RUN_S) == GATE_RATE_RUN_S
-    # CPU-bound: 5,000 in 2.2 s, as before
-    assert run_seconds(2300.0, about_s=GATE_RATE_RUN_S) == run_seconds(2300.0)
-    assert run_seconds(400.0, about_s=GATE_RATE_RUN_S) == RATE_LEAST_RECORDS / 400.0  # never fewer than 1,500
-    assert run_seconds(100.0, about_s=GATE_RATE_RUN_S) == MAX_RUN_S

@@ -44,7 +44,7 @@ from kcliff.lint.github import add_repo_root_option, annotation, github_path
 from kcliff.measure import environment, rate_side, rig_capacity
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options, prime_seconds
-from kcliff.measure.plan import GATE_RATE_RUN_S, GATE_ROUNDS, GATE_RUN_S
+from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
@@ -325,11 +325,9 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     # Latency at rate at a share of a peak measured here, in the self-test too: at a fixed 1 MB/s, half the
     # compose rig's peak, the reference's own p50 reached 209 ms and the latency canary read 0.73x of 0.3.
     records = args.records or (rig.records_lasting(args.run_seconds) if rig else CPU_RECORDS)
-    # Where bytes are capped a run at rate is cut to about GATE_RATE_RUN_S: at a tenth of a capped peak its 5,000
-    # records lasted 6.3 s. Where CPU binds they last 2.2-4.4 s, and the linger check's margins were measured so.
     opts = Options(records, None, args.repeats, args.budget, True,
                    prime_s=prime_seconds(config.backend, args.prime), run_s=args.run_seconds,
-                   rate_share=args.rate_share, rate_run_s=GATE_RATE_RUN_S if rig else None)
+                   rate_share=args.rate_share)
     self_test_opts = dataclasses.replace(opts, rate_records=rate_side.SELF_TEST_RATE_RECORDS)
     with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))

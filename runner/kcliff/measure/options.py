@@ -42,7 +42,6 @@ class Options:
     # from its warm-up, for every side of the group (rate_side.share_of_peak); None: rate_side.DEFAULT_RATE
     rate_share: float | None = None
     rate_records: int = RATE_RECORDS  # records a run at rate measures (rate_side.run_seconds)
-    rate_run_s: float | None = None  # where they would take longer, a run at rate lasts about this long
     # False where nothing judged comes from the producer's flat-out runs (a consumer-only check): they
     # only fill the topic, and stop once it holds what the reads read (read_round.topic_holds_reads)
     flat_out_judged: bool = True

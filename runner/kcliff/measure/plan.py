@@ -20,8 +20,6 @@ from kcliff.scenario.suites import Scenario, reading_reference
 # every time on the gate benchmark (docs/gate.md).
 GATE_ROUNDS = 18
 GATE_RUN_S = 4.0
-# a check's run at rate where bytes are capped, if its records would take longer (rate_side.run_seconds)
-GATE_RATE_RUN_S = 2.5
 
 # Whether a group's outcome is already certain, so the rounds left can be skipped: the caller's stop
 # rule (kcliff check's come from judge/stopping.py), looked at after every round.

@@ -28,10 +28,6 @@ RATE_RECORDS = 5_000
 # tenth of a cold warm-up's peak (0.2 MB/s here) 5,000 records were capped at 15 s a run, 60 s a check.
 SELF_TEST_RATE_RECORDS = 500
 MIN_RUN_S, MAX_RUN_S = 2.0, 15.0
-# A check's run at rate lasts about GATE_RATE_RUN_S where its records would take longer, but measures at
-# least this many: at a byte-bound profile the rate is a tenth of a capped peak (0.6 MB/s here), where
-# 5,000 records lasted 6.3 s, a third of every round; 1,500 keep the p99 the 15th-slowest.
-RATE_LEAST_RECORDS = 1_500
 WARMUP_S = 1.0  # the clients' connections, first metadata and the JIT's first compiles, not measured
 # kcliff check's rate where the config repo gives none: a service with headroom runs well below its
 # peak, and at a tenth of it batches fill slowly enough that a setting that waits (linger.ms,
@@ -53,22 +49,18 @@ def share_of_peak(entry: Entry, share: float) -> Rate | None:
     return Rate(float(f"{share * peak:.2g}"), RateUnit.MB_PER_S)
 
 
-def run_seconds(target: float, records: int = RATE_RECORDS, about_s: float | None = None) -> float:
-    """How long a run at `target` records/s measures: `records` of them, or, where they would take longer
-    than `about_s`, about_s but never fewer than RATE_LEAST_RECORDS; within MIN_RUN_S and MAX_RUN_S."""
-    wanted = records / target
-    if about_s is not None:
-        wanted = min(wanted, max(about_s, RATE_LEAST_RECORDS / target))
-    return min(MAX_RUN_S, max(MIN_RUN_S, wanted))
+def run_seconds(target: float, records: int = RATE_RECORDS) -> float:
+    """How long a run at `target` records/s measures: `records` of them, within MIN_RUN_S and MAX_RUN_S."""
+    return min(MAX_RUN_S, max(MIN_RUN_S, records / target))
 
 
 def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path, cap_s: float,
-             watch: Watch | None = None, records: int = RATE_RECORDS, about_s: float | None = None) -> ReadRun:
+             watch: Watch | None = None, records: int = RATE_RECORDS) -> ReadRun:
     """One fixed-rate run of `sc` at `rate`, as long as run_seconds says for `records`; one that could
     not finish within cap_s is cut there."""
     target = rate.records_per_s(sc.bytes_per_record())  # a payload's records: their mean bytes
     consumer: dict[str, Any] = dict(sc.consumer)
-    duration = min(run_seconds(target, records, about_s), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
+    duration = min(run_seconds(target, records), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
                            log_path, watch, record_size=sc.record_size, payload=sc.prepared_payload(),
                            producers=sc.producers)

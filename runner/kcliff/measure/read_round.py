@@ -58,7 +58,7 @@ class ReadRound:
         if workload == Workload.RATE:
             rate = rate_side.rate_of(sc, self.opts.rate, self.group_rate)
             return rate_side.rate_run(site.cluster, sc, topic, rate, log, min(left, RATE_CAP_S), watch,
-                                      self.opts.rate_records, self.opts.rate_run_s)
+                                      self.opts.rate_records)
         return read_side.latency_run(site.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)
 
