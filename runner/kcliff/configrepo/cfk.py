@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kcliff import yamlio
+from kcliff.configrepo import connect_k8s
 from kcliff.configrepo.kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
 from kcliff.configrepo.model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
 from kcliff.configrepo.properties import parse_text
@@ -178,7 +179,8 @@ def _topic(doc: Any, name: str, out: ResourceReading) -> None:
         _setting("topic", key, value, line, label, out, topic)
 
 
-KINDS: dict[str, Callable[[Any, str, ResourceReading], None]] = {"Kafka": _kafka, "KafkaTopic": _topic}
+KINDS: dict[str, Callable[[Any, str, ResourceReading], None]] = {"Kafka": _kafka, "KafkaTopic": _topic,
+                                                                 "Connector": connect_k8s.cfk_connector}
 
 
 def _document(doc: Any, out: ResourceReading) -> None:
