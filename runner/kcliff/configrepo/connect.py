@@ -35,7 +35,9 @@ CONNECTOR_SCOPE, WORKER_SCOPE = "connector", "connect-worker"  # Connect's own k
 SCOPES = (CONNECTOR_SCOPE, WORKER_SCOPE)
 # Connect's own settings for a task's producer, under the worker's and the connector's (Worker.java).
 CONNECT_PRODUCER: dict[str, Any] = {"acks": "all", "max.in.flight.requests.per.connection": 1,
-                                    "enable.idempotence": False}
+                                    "enable.idempotence": False, "delivery.timeout.ms": 2**31 - 1}
+CONNECT_CONSUMER: dict[str, Any] = {"enable.auto.commit": False}  # the task commits offsets itself
+CONNECT_CLIENTS = {"producer": CONNECT_PRODUCER, "consumer": CONNECT_CONSUMER}
 # Labels: a worker resource is "<worker kind> <name>"; a connector names its worker "(cluster <name>)".
 WORKER_KINDS = ("KafkaConnect", "Connect worker", "KafkaMirrorMaker2")
 _CLUSTER = re.compile(r"\(cluster (?P<name>[^)]+)\)$")
@@ -122,11 +124,13 @@ def validate_entry(raw: RawEntry) -> Entry | Note:
 
 def worker_of(connector: str, workers: list[str]) -> str | None:
     """The worker a connector runs on: the one its label names (Strimzi's strimzi.io/cluster), else the
-    repo's only worker; None when the repo holds none, or several and the connector names none of them."""
+    repo's only worker, else its only worker run from a .properties file (a connector sent to the REST API
+    runs on a worker of its own configuration; an operator's takes its resources); None when unsure."""
     named = _CLUSTER.search(connector)
     if named is not None:
         return next((w for w in workers if w.split(" ", 1)[-1] == named["name"]), None)
-    return workers[0] if len(workers) == 1 else None
+    files = [w for w in workers if w.startswith("Connect worker ")]
+    return workers[0] if len(workers) == 1 else files[0] if len(files) == 1 else None
 
 
 def workers(entries: list[Entry]) -> list[str]:
@@ -170,15 +174,13 @@ def task_clients(repo_entries: list[Entry], chosen: list[Entry], scope: str,
     own = [e for e in chosen if connector is not None and e.resource == connector]
     worker = worker_of(connector, workers(repo_entries)) if connector is not None else named[0]
     base = [e for e in repo_entries if e.scope == scope and worker is not None and e.resource == worker]
-    defaults: list[Entry] = []
-    if scope == "producer":
-        kinds = {"acks": EntryKind.DURABILITY}
-        defaults = [Entry(scope, name, value, chosen[0].path, None, kinds.get(name, EntryKind.MEASURED),
-                          resource="Kafka Connect's own producer setting") for name, value in CONNECT_PRODUCER.items()]
-        notes.append(f"{connector or worker}: its tasks' producer starts from Connect's own "
-                     f"{', '.join(f'{k}={v}' for k, v in CONNECT_PRODUCER.items())}, then "
-                     f"{'the producer.* keys of ' + worker if worker else 'no worker config in the repo'}, then "
-                     f"{'its producer.override.* keys' if connector else 'no connector overrides'}")
+    kinds = {"acks": EntryKind.DURABILITY}
+    defaults = [Entry(scope, name, value, chosen[0].path, None, kinds.get(name, EntryKind.MEASURED),
+                      resource=f"Kafka Connect's own {scope} setting") for name, value in CONNECT_CLIENTS[scope].items()]
+    notes.append(f"{connector or worker}: its tasks' {scope} starts from Connect's own "
+                 f"{', '.join(f'{k}={v}' for k, v in CONNECT_CLIENTS[scope].items())}, then "
+                 f"{f'the {scope}.* keys of ' + worker if worker else 'no worker config of the repo'}, then "
+                 f"{f'its {scope}.override.* keys' if connector else 'no connector overrides'}")
     merged = {e.name: e for e in (*defaults, *base, *own)}
     tasks = next((e.value for e in repo_entries
                   if e.scope == CONNECTOR_SCOPE and e.name == TASKS and e.resource == connector), None)
