@@ -17,6 +17,7 @@ from kcliff.configrepo import connect_files
 from kcliff.configrepo.discover import file_role
 from kcliff.errors import InputError
 from kcliff.lint import cliffs
+from kcliff.results.metrics import ChangeKind
 from repo_files import line_of, write
 
 CORPUS = ROOT / "tests" / "data" / "real-repos" / "connect-platform"
@@ -193,3 +194,31 @@ def test_discovery_by_content(tmp_path: Path):
     assert [connect_files.file_role(p) for p in (flat, other, worker, standalone, connector)] == [
         "connector", None, "connect-worker", "connect-worker", "connector"]
     assert file_role(worker) == "connect-worker"
+
+
+def _head(tmp_path: Path, old: str, new: str) -> tuple[Path, Path]:
+    base, head = _copy(tmp_path / "base"), _copy(tmp_path / "head")
+    _replace(head / STRIMZI, old, new)
+    return base, head
+
+
+def test_check_sees_an_override_change_on_its_line(tmp_path: Path):
+    """What `check` decides from (configrepo.diff): the head's override is a producer change on its line."""
+    base, head = _head(tmp_path, "producer.override.linger.ms: 25", "producer.override.linger.ms: 500")
+    sides = [configrepo.load([str(side)]) for side in (base, head)]
+    scenarios = [configrepo.to_scenario(repo, producer=str(side / STRIMZI)) for repo, side in zip(sides, (base, head))]
+    assert configrepo.changed_kinds(*scenarios) == {ChangeKind.PRODUCER}
+    changes = configrepo.setting_changes(*(configrepo.measured_entries(repo, producer=str(side / STRIMZI))
+                                           for repo, side in zip(sides, (base, head))), str(base), str(head), sides[1].files)
+    assert [(c.name, c.base, c.head, c.line) for c in changes] == [
+        ("linger.ms", 25, 500, line_of(head / STRIMZI, "producer.override.linger.ms"))]
+
+
+def test_inflight_one_where_connect_already_runs_one_changes_nothing_measured(tmp_path: Path):
+    """Connect's Worker gives every task's producer one request in flight unless the worker or the connector
+    says otherwise: writing it out is linted on its line, but measures the same producer as before."""
+    base, head = _head(tmp_path, "    producer.override.acks: all\n",
+                       "    producer.override.acks: all\n    producer.override.max.in.flight.requests.per.connection: 1\n")
+    scenarios = [configrepo.to_scenario(configrepo.load([str(side)]), producer=str(side / STRIMZI)) for side in (base, head)]
+    assert scenarios[0].as_applied()["producer"]["max.in.flight.requests.per.connection"] == 1
+    assert configrepo.changed_kinds(*scenarios) == frozenset()
