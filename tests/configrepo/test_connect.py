@@ -222,3 +222,15 @@ def test_inflight_one_where_connect_already_runs_one_changes_nothing_measured(tm
     scenarios = [configrepo.to_scenario(configrepo.load([str(side)]), producer=str(side / STRIMZI)) for side in (base, head)]
     assert scenarios[0].as_applied()["producer"]["max.in.flight.requests.per.connection"] == 1
     assert configrepo.changed_kinds(*scenarios) == frozenset()
+
+
+def test_kcliff_yaml_names_a_connector_to_measure(tmp_path: Path):
+    repo_dir = _copy(tmp_path)
+    _replace(repo_dir / STRIMZI, "tasksMax: 1", "tasksMax: 3")
+    write(repo_dir, "kcliff.yaml", f"version: 1\nmeasure:\n  producer: {STRIMZI}\nproducers:\n  {STRIMZI}:\n"
+                                   "    rate: 500 records/s\n")
+    scenario = configrepo.to_scenario(configrepo.load([str(repo_dir)]))
+    assert scenario.as_applied()["producer"]["linger.ms"] == 25 and scenario.rate is not None
+    assert scenario.producers == 3  # inventory-mysql-source's tasksMax, kcliff.yaml saying no instances
+    (repo_dir / "kcliff.yaml").write_text(f"version: 1\nproducers:\n  {STRIMZI}:\n    instances: 2\n")
+    assert configrepo.to_scenario(configrepo.load([str(repo_dir)]), producer=str(repo_dir / STRIMZI)).producers == 2

@@ -5,7 +5,8 @@ file below it whose name says its role (server/broker, producer, consumer, topic
 stem or a part of it separated by '-', '_' or '.'; Spring Boot's application*.yml/.properties) is
 read, and every file whose text says what it holds, whatever its name: YAML of Strimzi
 (kafka.strimzi.io) or Confluent for Kubernetes (platform.confluent.io) resources, and .tf files
-declaring Terraform's Kafka resources. A file named on the command line
+declaring Terraform's Kafka resources, Kafka Connect's connector JSON and worker .properties
+(connect_files.py). A file named on the command line
 gets its role the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding the files").
 
 Every file read must resolve inside the config repo directory (and a directory or file named on the
@@ -293,7 +294,7 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
             if (path / MANIFEST).is_file():
                 named, measure = _manifest(path, problems)
             found = named if named is not None else _by_convention(path, notes)
-            producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector")]
+            producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk")]
             raise_all(sorted(problems.found + unknown_producers(measure.productions, producers), key=lambda p: p.line or 0))
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
@@ -303,7 +304,8 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                                  "group_vars or host_vars, Spring Boot application files, Helm values of Bitnami's "
                                  "kafka chart or cp-kafka (beside a Chart.yaml naming it, or in a Flux HelmRelease or "
                                  "Argo CD Application), docker-compose files or Kubernetes manifests running a Kafka "
-                                 "broker image, ConfigMaps of Kafka .properties, librdkafka client files "
+                                 "broker image, ConfigMaps of Kafka .properties, Kafka Connect connectors (JSON) and "
+                                 "workers (connect-*.properties), librdkafka client files "
                                  f"(or a {MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():

@@ -148,7 +148,8 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         durability=durability,
         notes=tuple(notes),
         rate=production.rate if production else None,
-        producers=production.instances if production else _instances(chosen.tasks, notes),
+        # kcliff.yaml's instances where it says them, else a connector's tasks.max
+        producers=production.instances if production and production.instances_line else _instances(chosen.tasks, notes),
         production=production,
         payload=payload,
         record_size=payload.default_record_size(settings.RECORD_SIZE),
