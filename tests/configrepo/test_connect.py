@@ -234,3 +234,38 @@ def test_kcliff_yaml_names_a_connector_to_measure(tmp_path: Path):
     assert scenario.producers == 3  # inventory-mysql-source's tasksMax, kcliff.yaml saying no instances
     (repo_dir / "kcliff.yaml").write_text(f"version: 1\nproducers:\n  {STRIMZI}:\n    instances: 2\n")
     assert configrepo.to_scenario(configrepo.load([str(repo_dir)]), producer=str(repo_dir / STRIMZI)).producers == 2
+
+
+def test_cfk_connect_is_its_connectors_worker(tmp_path: Path):
+    write(tmp_path, "connect.yaml", """\
+apiVersion: platform.confluent.io/v1beta1
+kind: Connect
+metadata:
+  name: connect
+spec:
+  replicas: 2
+  configOverrides:
+    server:
+      - group.id=connect
+      - producer.linger.ms=15
+      - connector.client.config.override.policy=Principal
+---
+apiVersion: platform.confluent.io/v1beta1
+kind: Connector
+metadata:
+  name: src
+spec:
+  class: org.example.Source
+  taskMax: 2
+  connectClusterRef:
+    name: connect
+  configs:
+    producer.override.batch.size: "65536"
+""")
+    with pytest.raises(InputError) as raised:
+        configrepo.load([str(tmp_path)])
+    assert "policy=Principal at " in raised.value.problems[0].message
+    _replace(tmp_path / "connect.yaml", "=Principal", "=All")
+    scenario = configrepo.to_scenario(configrepo.load([str(tmp_path)]))
+    producer = scenario.as_applied()["producer"]
+    assert (producer["linger.ms"], producer["batch.size"], scenario.producers) == (15, 65536, 2)

@@ -9,7 +9,8 @@
 Confluent Platform 7.x ships Kafka 3.x and 8.x ships Kafka 4.x, minor for minor (CP 7.6 -> Kafka 3.6,
 CP 8.1 -> Kafka 4.1; Confluent's "Supported Versions and Interoperability" table). Confluent's own
 patch releases are not Apache's, so the version read is the minor's first release, with a note
-saying it was derived. Other kinds (KRaftController, Zookeeper, Connect, SchemaRegistry, ...) are
+saying it was derived. Connect and Connector are Kafka Connect's worker and connectors (connect_k8s.py).
+Other kinds (KRaftController, Zookeeper, SchemaRegistry, ...) are
 noted and skipped: their configOverrides configure those components, not the Kafka brokers. Keys of
 Confluent Server itself (`confluent.*`, in the cp-server image, not in Apache Kafka) and values Kafka
 resolves at start-up (`${file:...}` config providers) are noted on their line, not read. What CFK,
@@ -180,7 +181,8 @@ def _topic(doc: Any, name: str, out: ResourceReading) -> None:
 
 
 KINDS: dict[str, Callable[[Any, str, ResourceReading], None]] = {"Kafka": _kafka, "KafkaTopic": _topic,
-                                                                 "Connector": connect_k8s.cfk_connector}
+                                                                 "Connector": connect_k8s.cfk_connector,
+                                                                 "Connect": connect_k8s.cfk_connect}
 
 
 def _document(doc: Any, out: ResourceReading) -> None:

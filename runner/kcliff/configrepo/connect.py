@@ -39,7 +39,7 @@ CONNECT_PRODUCER: dict[str, Any] = {"acks": "all", "max.in.flight.requests.per.c
 CONNECT_CONSUMER: dict[str, Any] = {"enable.auto.commit": False}  # the task commits offsets itself
 CONNECT_CLIENTS = {"producer": CONNECT_PRODUCER, "consumer": CONNECT_CONSUMER}
 # Labels: a worker resource is "<worker kind> <name>"; a connector names its worker "(cluster <name>)".
-WORKER_KINDS = ("KafkaConnect", "Connect worker", "KafkaMirrorMaker2")
+WORKER_KINDS = ("KafkaConnect", "Connect ", "KafkaMirrorMaker2")  # "Connect <name>" is CFK's
 _CLUSTER = re.compile(r"\(cluster (?P<name>[^)]+)\)$")
 
 

@@ -7,6 +7,7 @@
                                spec.target.config) as its worker; each mirror's source, checkpoint and
                                heartbeat connector's config and tasksMax as its connectors
     CFK Connector              spec.configs, spec.taskMax; its worker the Connect of spec.connectClusterRef
+    CFK Connect                spec.configOverrides.server ("key=value" lines of the worker's properties)
 
 What is not read: the replication flows MirrorMaker2 runs (which topics, how many) and the Connect
 workers' own JVMs, replicas and plugins: kcliff measures a connector's clients, not a Connect cluster.
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kcliff import yamlio
 from kcliff.configrepo import connect
 from kcliff.configrepo.kubernetes import line_of, mapping
 from kcliff.configrepo.model import RawEntry, Resource
+from kcliff.configrepo.properties import parse_text
 from kcliff.configrepo.reading import ResourceReading
 from kcliff.errors import InputError
 
@@ -104,3 +107,24 @@ def cfk_connector(doc: Any, name: str, out: ResourceReading) -> None:
     label = f"Connector {name} (cluster {cluster})" if isinstance(cluster, str) and cluster else f"Connector {name}"
     _tasks(spec, "taskMax", label, out)
     _connector(spec.get("configs"), spec, "spec", label, out)
+
+
+def cfk_connect(doc: Any, name: str, out: ResourceReading) -> None:
+    label = f"Connect {name}"
+    spec = mapping(doc, "spec", "Connect", out.path)
+    overrides = mapping(spec, "configOverrides", "spec", out.path, required=False) or {}
+    server = overrides.get("server") or []
+    if not isinstance(server, list):
+        raise InputError("spec.configOverrides.server must be a list of \"key=value\" strings", out.path,
+                         line_of(overrides, "server"))
+    config: dict[str, Any] = {}
+    lines: dict[str, int | None] = {}
+    for index, item in enumerate(server):
+        line = yamlio.key_line(server, index)
+        parsed = parse_text(item, out.path) if isinstance(item, str) else None
+        if parsed is None or len(parsed) > 1:
+            out.problem(f"{label}: spec.configOverrides.server items are one \"key=value\" line each, got {item!r}", line)
+        elif parsed:  # an empty list: a comment line of the worker's properties
+            config[parsed[0][0]], lines[parsed[0][0]] = parsed[0][1], line
+    out.resources.append(Resource(label, line_of(overrides, "server") if server else line_of(doc, "spec")))
+    connect.worker_entries(config, lines.get, label, out)
