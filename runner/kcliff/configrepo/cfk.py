@@ -9,7 +9,8 @@
 Confluent Platform 7.x ships Kafka 3.x and 8.x ships Kafka 4.x, minor for minor (CP 7.6 -> Kafka 3.6,
 CP 8.1 -> Kafka 4.1; Confluent's "Supported Versions and Interoperability" table). Confluent's own
 patch releases are not Apache's, so the version read is the minor's first release, with a note
-saying it was derived. Other kinds (KRaftController, Zookeeper, Connect, SchemaRegistry, ...) are
+saying it was derived. Connect and Connector are Kafka Connect's worker and connectors (connect_k8s.py).
+Other kinds (KRaftController, Zookeeper, SchemaRegistry, ...) are
 noted and skipped: their configOverrides configure those components, not the Kafka brokers. Keys of
 Confluent Server itself (`confluent.*`, in the cp-server image, not in Apache Kafka) and values Kafka
 resolves at start-up (`${file:...}` config providers) are noted on their line, not read. What CFK,
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kcliff import yamlio
+from kcliff.configrepo import connect_k8s
 from kcliff.configrepo.kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
 from kcliff.configrepo.model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
 from kcliff.configrepo.properties import parse_text
@@ -178,7 +180,9 @@ def _topic(doc: Any, name: str, out: ResourceReading) -> None:
         _setting("topic", key, value, line, label, out, topic)
 
 
-KINDS: dict[str, Callable[[Any, str, ResourceReading], None]] = {"Kafka": _kafka, "KafkaTopic": _topic}
+KINDS: dict[str, Callable[[Any, str, ResourceReading], None]] = {"Kafka": _kafka, "KafkaTopic": _topic,
+                                                                 "Connector": connect_k8s.cfk_connector,
+                                                                 "Connect": connect_k8s.cfk_connect}
 
 
 def _document(doc: Any, out: ResourceReading) -> None:

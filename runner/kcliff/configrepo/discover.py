@@ -5,7 +5,8 @@ file below it whose name says its role (server/broker, producer, consumer, topic
 stem or a part of it separated by '-', '_' or '.'; Spring Boot's application*.yml/.properties) is
 read, and every file whose text says what it holds, whatever its name: YAML of Strimzi
 (kafka.strimzi.io) or Confluent for Kubernetes (platform.confluent.io) resources, and .tf files
-declaring Terraform's Kafka resources. A file named on the command line
+declaring Terraform's Kafka resources, Kafka Connect's connector JSON and worker .properties
+(connect_files.py). A file named on the command line
 gets its role the same way. The kcliff.yaml format and examples: docs/gate.md ("Finding the files").
 
 Every file read must resolve inside the config repo directory (and a directory or file named on the
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import ansible, cfk, compose, helm, librdkafka, manifests, spring_boot, strimzi, terraform
+from kcliff.configrepo import ansible, cfk, compose, connect_files, helm, librdkafka, manifests, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -54,18 +55,18 @@ READERS: dict[str, Reader] = {"properties": PropertiesReader(), "topics-yaml": T
                               "spring-boot": spring_boot.SpringBootReader(), "helm-values": helm.HelmValuesReader(),
                               "helm-gitops": helm.HelmGitOpsReader(), "ansible": ansible.AnsibleReader(),
                               "compose": compose.ComposeReader(), "kubernetes": manifests.ManifestsReader(),
-                              "librdkafka": librdkafka.LibrdkafkaReader()}
+                              "librdkafka": librdkafka.LibrdkafkaReader(), "connect": connect_files.ConnectReader()}
 ROLE_FORMAT = {"broker": "properties", "producer": "properties", "consumer": "properties", "topics": "topics-yaml",
                "kafka-version": "kafka-version", "strimzi": "strimzi", "terraform": "terraform", "cfk": "cfk",
                "spring-boot": "spring-boot", "bitnami-kafka": "helm-values", "cp-kafka": "helm-values",
                "helm-gitops": "helm-gitops", "ansible": "ansible", "compose": "compose", "kubernetes": "kubernetes",
-               **{role: "librdkafka" for role in librdkafka.ROLES}}
+               **{role: "librdkafka" for role in librdkafka.ROLES}, **{role: "connect" for role in connect_files.ROLES}}
 ROLE_WORDS = {"broker": ("server", "broker"), "producer": ("producer",), "consumer": ("consumer",),
               "topics": ("topics",)}
 ROLE_SUFFIXES = {"broker": (".properties",), "producer": (".properties",), "consumer": (".properties",),
                  "topics": (".yaml", ".yml")}
 YAML_SUFFIXES = (".yaml", ".yml")
-CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf", *librdkafka.SUFFIXES)  # files whose role their text says (CONTENT_ROLES)
+CONTENT_SUFFIXES = (*YAML_SUFFIXES, ".tf", ".json", *librdkafka.SUFFIXES)  # files whose role their text says (CONTENT_ROLES)
 # The roles a file's text says, tried in this order (the first that claims a file wins): (the file suffixes
 # it is looked for in, None for any; the role the file's text says it plays, or None). Each test reads the text and matches it
 # with a regular expression first, so a repo of hundreds of other YAML files is not parsed; a new format
@@ -78,6 +79,7 @@ CONTENT_ROLES: tuple[tuple[tuple[str, ...] | None, Callable[[Path], str | None]]
     ((".tf",), lambda p: "terraform" if terraform.holds_resources(p) else None),
     (YAML_SUFFIXES, lambda p: "compose" if compose.holds_brokers(p) else None),
     (YAML_SUFFIXES, lambda p: "kubernetes" if manifests.holds_kafka(p) else None),
+    (connect_files.SUFFIXES, connect_files.file_role),  # a connector's JSON or a Connect worker's properties
     (librdkafka.SUFFIXES, librdkafka.file_role))  # a librdkafka client's file, by a key only librdkafka has
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
@@ -292,7 +294,7 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
             if (path / MANIFEST).is_file():
                 named, measure = _manifest(path, problems)
             found = named if named is not None else _by_convention(path, notes)
-            producers = [f.path for f in found if f.role in ("producer", "spring-boot")]
+            producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk")]
             raise_all(sorted(problems.found + unknown_producers(measure.productions, producers), key=lambda p: p.line or 0))
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
@@ -302,7 +304,8 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                                  "group_vars or host_vars, Spring Boot application files, Helm values of Bitnami's "
                                  "kafka chart or cp-kafka (beside a Chart.yaml naming it, or in a Flux HelmRelease or "
                                  "Argo CD Application), docker-compose files or Kubernetes manifests running a Kafka "
-                                 "broker image, ConfigMaps of Kafka .properties, librdkafka client files "
+                                 "broker image, ConfigMaps of Kafka .properties, Kafka Connect connectors (JSON) and "
+                                 "workers (connect-*.properties), librdkafka client files "
                                  f"(or a {MANIFEST} naming them)", given)
             files.extend(found)
         elif path.is_file():

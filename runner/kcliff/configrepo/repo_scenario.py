@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kcliff.configrepo import connect
 from kcliff.configrepo.discover import ConfigRepo
 from kcliff.configrepo.model import Entry, EntryKind
 from kcliff.configrepo.production import Production, production_of
@@ -85,6 +86,7 @@ class Chosen:
     consumer: list[Entry]
     topic: list[Entry]
     producer_file: str | None = None
+    tasks: int | None = None  # a connector's tasks.max: how many producers its tasks run
 
 
 def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: list[str]) -> Chosen:
@@ -95,9 +97,13 @@ def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: li
     decl = next((t for t in repo.topics if t.name == topic_name), None)
     if decl is not None and decl.problem:
         raise InputError(decl.problem, decl.path, decl.line)
-    return Chosen([e for e in repo.in_scope("producer") if e.path == producer_file],
-                  [e for e in repo.in_scope("consumer") if e.path == consumer_file],
-                  [e for e in repo.in_scope("topic") if e.topic == topic_name], producer_file)
+    # a connector's clients are its tasks': Connect's settings, the worker's, then its overrides (connect.py)
+    producers, tasks = connect.task_clients(repo.entries, [e for e in repo.in_scope("producer") if e.path == producer_file],
+                                            "producer", notes)
+    consumers, _ = connect.task_clients(repo.entries, [e for e in repo.in_scope("consumer") if e.path == consumer_file],
+                                        "consumer", notes)
+    return Chosen(producers, consumers, [e for e in repo.in_scope("topic") if e.topic == topic_name], producer_file,
+                  tasks)
 
 
 def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str | None = None) -> list[Entry]:
@@ -142,11 +148,21 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         durability=durability,
         notes=tuple(notes),
         rate=production.rate if production else None,
-        producers=production.instances if production else 1,
+        # kcliff.yaml's instances where it says them, else a connector's tasks.max
+        producers=production.instances if production and production.instances_line else _instances(chosen.tasks, notes),
         production=production,
         payload=payload,
         record_size=payload.default_record_size(settings.RECORD_SIZE),
     )
+
+
+def _instances(tasks: int | None, notes: list[str]) -> int:
+    """A connector's tasks.max as the producers measured at once (each task runs its own producer)."""
+    if tasks is None:
+        return 1
+    if tasks > settings.MAX_PRODUCERS:
+        notes.append(f"tasks.max {tasks} measured as {settings.MAX_PRODUCERS} producers at once, kcliff's most")
+    return min(tasks, settings.MAX_PRODUCERS)
 
 
 def _durability(broker: dict[str, Any], topic: dict[str, Any], producer: dict[str, Any],

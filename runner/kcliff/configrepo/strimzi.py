@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kcliff import yamlio
+from kcliff.configrepo import connect_k8s
 from kcliff.configrepo.kubernetes import api_of, claim_name, count, line_of, mapping, read_documents
 from kcliff.configrepo.model import RawEntry, ReadResult, Resource, TopicDecl, require_topic_name
 from kcliff.configrepo.reading import ResourceReading
@@ -140,7 +141,9 @@ def _node_pool(doc: Any, name: str, out: ResourceReading) -> None:
                                  "not a setting kcliff measures (it measures its own 3 combined broker+controller nodes)")
 
 
-KINDS = {"Kafka": _kafka, "KafkaTopic": _topic, "KafkaNodePool": _node_pool}
+KINDS = {"Kafka": _kafka, "KafkaTopic": _topic, "KafkaNodePool": _node_pool,
+         "KafkaConnector": connect_k8s.strimzi_connector, "KafkaConnect": connect_k8s.strimzi_connect,
+         "KafkaMirrorMaker2": connect_k8s.strimzi_mirror_maker}
 
 
 def _document(doc: Any, out: ResourceReading) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kcliff.configrepo import librdkafka
+from kcliff.configrepo import connect, librdkafka
 from kcliff.configrepo.model import Entry, EntryKind, Note, NoteLevel, RawEntry
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
@@ -167,6 +167,8 @@ def validate_entry(raw: RawEntry, release: Release) -> Entry | Note:
     """The typed Entry for a key, a Note when kcliff only notes it; InputError for what Kafka refuses."""
     if raw.scope in librdkafka.ROLES:  # a librdkafka client's file: librdkafka's definitions, not Kafka's
         return librdkafka.validate_entry(raw)
+    if raw.scope in connect.SCOPES:  # Connect's own keys kcliff acts on (tasks.max, the override policy)
+        return connect.validate_entry(raw)
     if raw.scope == "topic" and raw.name in TOPIC_FIELDS:
         return _topic_field(raw)
     definition = kafka_configs.catalogue().lookup(raw.scope, raw.name, release.definitions)
@@ -197,7 +199,7 @@ def validate(raw_entries: list[RawEntry], release: Release) -> tuple[list[Entry]
         if isinstance(result, Note):
             notes.append(result)
             continue
-        if result.kind is EntryKind.UNMEASURED:
+        if result.kind is EntryKind.UNMEASURED and result.scope not in connect.SCOPES:
             notes.append(librdkafka.unmeasured_note(result) if result.scope in librdkafka.ROLES else
                          Note(result.path, result.line, f"{result.scope} key '{result.name}' does not change what "
                                                         "kcliff measures; checked, not measured"))
@@ -208,7 +210,7 @@ def validate(raw_entries: list[RawEntry], release: Release) -> tuple[list[Entry]
                                                       "Kafka uses the last value"))
         entries[key] = result
     found = list(entries.values())
-    problems += _producer_combinations(found)
+    problems += _producer_combinations(found) + connect.refused(found)
     return found, notes, problems
 
 
