@@ -41,7 +41,7 @@ def _view(release: str) -> dict[str, dict[str, dict[str, Any]]]:
         out[scope] = {}
         for name, variants in props.items():
             for variant in variants:
-                if release in rdk._expand(variant["releases"], releases):
+                if release in rdk.expand_span(variant["releases"], releases):
                     out[scope][name] = {k: v for k, v in variant.items() if k != "releases"}
     return out
 

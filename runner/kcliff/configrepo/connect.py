@@ -66,10 +66,8 @@ def connector_entries(config: dict[str, Any], line: Callable[[str], int | None],
             out.entries.append(RawEntry(CONNECTOR_SCOPE, TASKS, value, out.path, line(key), resource=label))
         else:
             own.append(key)
-    if own:
-        out.note(line(own[0]), f"{label}: {len(own)} keys of the connector itself ({', '.join(own[:4])}"
-                               f"{' ...' if len(own) > 4 else ''}) configure Connect and its plugins, not a Kafka "
-                               "client: read, not measured")
+    _note_own(own, line, label, out, "of the connector itself", "configure Connect and its plugins, not a Kafka "
+              "client: read, not measured")
 
 
 def worker_entries(config: dict[str, Any], line: Callable[[str], int | None], label: str,
@@ -86,10 +84,16 @@ def worker_entries(config: dict[str, Any], line: Callable[[str], int | None], la
             out.entries.append(RawEntry(WORKER_SCOPE, POLICY, value, out.path, line(key), resource=label))
         else:
             own.append(key)
+    _note_own(own, line, label, out, "of the Connect worker itself", "are not Kafka client settings: read, not "
+              "checked against a catalogue, not measured")
+
+
+def _note_own(own: list[str], line: Callable[[str], int | None], label: str, out: ResourceReading, whose: str,
+              what: str) -> None:
+    """One note for the keys that are not a client's, on the first one's line."""
     if own:
-        out.note(line(own[0]), f"{label}: {len(own)} keys of the Connect worker itself ({', '.join(own[:4])}"
-                               f"{' ...' if len(own) > 4 else ''}) are not Kafka client settings: read, not checked "
-                               "against a catalogue, not measured")
+        out.note(line(own[0]), f"{label}: {len(own)} keys {whose} ({', '.join(own[:4])}{' ...' if len(own) > 4 else ''}) "
+                               f"{what}")
 
 
 def _client(scope: str, prefix: str, key: str, value: Any, line: int | None, label: str,

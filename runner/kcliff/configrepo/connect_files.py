@@ -15,12 +15,11 @@ from kcliff.configrepo import connect
 from kcliff.configrepo.kubernetes import line_of
 from kcliff.configrepo.model import ReadResult, Resource
 from kcliff.configrepo.properties import parse_text, read_text
-from kcliff.configrepo.reading import ResourceReading
+from kcliff.configrepo.reading import ResourceReading, sniffed
 from kcliff.errors import InputError
 
 ROLES = ("connector", "connect-worker")
 SUFFIXES = (".json", ".properties")
-_SNIFF_BYTES = 256 * 1024
 _JSON_CONNECTOR = re.compile(r"\"connector\.class\"\s*:")
 _PROPERTIES_CONNECTOR = re.compile(r"^[ \t]*connector\.class[ \t]*[=:]", re.MULTILINE)
 # Keys only a worker's file sets: its internal topics (distributed) or its offsets file (standalone).
@@ -33,10 +32,8 @@ def file_role(path: Path) -> str | None:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         return None
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
-    except OSError:
+    text = sniffed(path)
+    if text is None:
         return None
     if suffix == ".json":
         return "connector" if _JSON_CONNECTOR.search(text) else None

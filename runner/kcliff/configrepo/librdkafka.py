@@ -22,6 +22,7 @@ from pathlib import Path
 
 from kcliff.configrepo.model import Entry, EntryKind, Note, NoteLevel, RawEntry, ReadResult
 from kcliff.configrepo.properties import parse_text, read_text
+from kcliff.configrepo.reading import sniffed
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
 from kcliff.kafka import dist as kafka_dist
@@ -35,7 +36,6 @@ SUFFIXES = (".conf", ".config", ".cfg", ".properties")  # the files whose text i
 BINDINGS = (("go.", "confluent-kafka-go"), ("dotnet.", "confluent-kafka-dotnet"),
             ("schema.registry.", "a Schema Registry serializer"))
 _KEY = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*[=:]", re.MULTILINE)
-_SNIFF_BYTES = 1024 * 1024
 
 
 @cache
@@ -62,10 +62,8 @@ def file_role(path: Path) -> str | None:
     expression over the text first: a repo's other files are not parsed."""
     if path.suffix.lower() not in SUFFIXES:
         return None
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
-    except OSError:
+    text = sniffed(path)
+    if text is None:
         return None
     keys = set(_KEY.findall(text))
     if not keys & distinctive():

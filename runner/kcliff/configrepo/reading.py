@@ -7,6 +7,7 @@ whichever format the file is in; each reader keeps the rules of its own format.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kcliff.configrepo.model import Note, RawEntry, ReadResult, Resource, TopicDecl, VersionDecl
 from kcliff.configrepo.version_file import check as check_version
@@ -51,3 +52,16 @@ class ResourceReading:
         """What the file holds; every bad input found in it raised together."""
         raise_all(self.problems)
         return ReadResult(self.entries, self.topics, self.notes, one_version(self.versions), self.resources)
+
+
+SNIFF_BYTES = 1024 * 1024
+
+
+def sniffed(path: Path) -> str | None:
+    """The first MiB of a file whose role its text says (librdkafka, Connect), for a regular expression to
+    look at before anything is parsed; None where it cannot be read (discovery passes it by)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None

@@ -203,7 +203,7 @@ def describe(validator: Any) -> str:
     return ""
 
 
-def _expand(span: str, releases: tuple[str, ...]) -> frozenset[str]:
+def expand_span(span: str, releases: tuple[str, ...]) -> frozenset[str]:
     """'3.3.0..3.9.2,4.1.0' -> the releases it covers, in the catalogue's release order."""
     found: set[str] = set()
     index = {r: i for i, r in enumerate(releases)}
@@ -225,14 +225,14 @@ class Catalogue:
             for name, variants in doc["scopes"][scope].items():
                 self._defs[(scope, name)] = [self._definition(scope, name, v) for v in variants]
         self._synonyms: dict[str, list[tuple[frozenset[str], str]]] = {
-            topic: [(_expand(v["releases"], self.releases), v["broker"]) for v in variants]
+            topic: [(expand_span(v["releases"], self.releases), v["broker"]) for v in variants]
             for topic, variants in doc.get("topic_synonyms", {}).items()}
         self._modes: dict[str, list[tuple[frozenset[str], str]]] = {
-            name: [(_expand(v["releases"], self.releases), v["mode"]) for v in variants]
+            name: [(expand_span(v["releases"], self.releases), v["mode"]) for v in variants]
             for name, variants in doc.get("broker_update_modes", {}).items()}
 
     def _definition(self, scope: str, name: str, variant: dict[str, Any]) -> Definition:
-        return Definition(scope, name, ConfigType(variant["type"]), _expand(variant["releases"], self.releases),
+        return Definition(scope, name, ConfigType(variant["type"]), expand_span(variant["releases"], self.releases),
                           "default" in variant, variant.get("default"), variant.get("validator"),
                           bool(variant.get("internal")))
 

@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any
 
 from kcliff.kafka import configs as kafka_configs
-from kcliff.kafka.configs import release_key
+from kcliff.kafka.configs import expand_span, release_key
 from kcliff.resources import DATA
 
 SCHEMA = "kcliff.librdkafka-configs"
@@ -170,15 +170,6 @@ class Property:
         return what + (f" (or {', '.join(words_too)})" if words_too else "")
 
 
-def _expand(span: str, releases: tuple[str, ...]) -> frozenset[str]:
-    index = {r: i for i, r in enumerate(releases)}
-    found: set[str] = set()
-    for part in span.split(","):
-        first, _, last = part.partition("..")
-        found.update(releases[index[first]: index[last or first] + 1])
-    return frozenset(found)
-
-
 class Catalogue:
     """librdkafka's properties of every catalogued release; `lookup` answers for one release."""
 
@@ -193,7 +184,7 @@ class Catalogue:
 
     def _property(self, scope: str, name: str, v: dict[str, Any]) -> Property:
         bounds = v.get("range")
-        return Property(scope, name, v["client"], v["type"], _expand(v["releases"], self.releases), v.get("default"),
+        return Property(scope, name, v["client"], v["type"], expand_span(v["releases"], self.releases), v.get("default"),
                         (bounds[0], bounds[1]) if bounds else None, tuple(v["values"]) if "values" in v else None,
                         v.get("alias_of"), bool(v.get("deprecated")), v.get("importance", "low"))
 
