@@ -25,7 +25,6 @@ one: AWS publishes no figure between its zones beyond "single-digit millisecond"
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,17 +118,23 @@ class RigCaps:
     def by_hand(cls, link_mbit: float, disk_mb_s: float, replication_rtt_ms: int = 0) -> RigCaps | None:
         """Caps given without a profile (--link-mbit, --disk-mb-s): a rig of its own, named after its caps
         ("link-80mbit-disk-1mbs"), so its results are kept apart from the CPU-bound rig's. None: no caps."""
-        if not (link_mbit > 0 or disk_mb_s > 0):
+        capped = _caps_mb_s(link_mbit, disk_mb_s)
+        if not capped:
             return None
         parts = ([f"link-{link_mbit:g}mbit"] if link_mbit > 0 else []) + ([f"disk-{disk_mb_s:g}mbs"] if disk_mb_s > 0 else [])
-        binds = "disk" if disk_mb_s > 0 and (link_mbit <= 0 or disk_mb_s < link_mbit / 8) else "link"
+        binds = min(capped, key=lambda resource: capped[resource])  # the tighter cap; a tie is the link's
         return cls("-".join(parts), link_mbit, disk_mb_s, binds, 0.0, replication_rtt_ms)
 
     def records_lasting(self, seconds: float) -> int:
         """Records of 1 KiB the tighter cap passes in `seconds`: a run's floor on this rig, where the CPU-bound
         rig's 30,000 records would last several times the run's length."""
-        cap_mb_s = min(c for c in (self.link_mbit / 8, self.disk_mb_s, math.inf) if c > 0)
-        return max(MIN_RECORDS, int(cap_mb_s * 1e6 * seconds / 1024)) if cap_mb_s < math.inf else MIN_RECORDS
+        cap_mb_s = min(_caps_mb_s(self.link_mbit, self.disk_mb_s).values())
+        return max(MIN_RECORDS, int(cap_mb_s * 1e6 * seconds / 1024))
+
+
+def _caps_mb_s(link_mbit: float, disk_mb_s: float) -> dict[str, float]:
+    """Each capped resource's MB/s, the link first (a cap of 0 is none): a profile caps both, by hand either."""
+    return {name: mb_s for name, mb_s in (("link", link_mbit / 8), ("disk", disk_mb_s)) if mb_s > 0}
 
 
 def preset(name: str, path: str | None = None, line: int | None = None) -> Profile:
