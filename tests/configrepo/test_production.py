@@ -10,6 +10,7 @@ from conftest import ROOT, run_kcliff
 from kcliff import configrepo
 from kcliff.errors import InputError
 from kcliff.results.metrics import ChangeKind
+from kcliff.scenario.latency_budget import LatencyBudget
 from kcliff.scenario.payload import Payload
 from kcliff.scenario.rate import Rate, RateUnit, parse_rate
 
@@ -158,3 +159,30 @@ def test_a_bad_line_of_a_samples_file_is_named_with_the_manifest_problems(repo):
         configrepo.load([str(repo)])
     where = sorted((p.path, p.line) for p in err.value.problems)
     assert (str(repo / "samples" / "orders.jsonl"), 2) in where and (str(repo / "kcliff.yaml"), 5) in where, where
+
+
+def test_a_producers_latency_budget_is_read_and_every_bad_one_named_on_its_line(repo):
+    (repo / "kcliff.yaml").write_text(
+        "version: 1\n"
+        "producers:\n"
+        f"  {PRODUCER}:\n"
+        "    rate: 2000 records/s\n"
+        "    latency: {p99: 50 ms}   # the orders service's objective at its rate\n")
+    scenario = configrepo.to_scenario(configrepo.load([str(repo)]), "head")
+    assert scenario.latency_budget == LatencyBudget(99, 50.0) and str(scenario.latency_budget) == "p99 50 ms"
+    (repo / "kcliff.yaml").write_text(
+        "version: 1\n"
+        "producers:\n"
+        f"  {PRODUCER}:\n"
+        "    rate: 2000 records/s\n"
+        "    latency: {p95: 50 ms}\n"
+        "  consumers/app-consumer.properties:\n"
+        "    latency: 50 ms\n")
+    with pytest.raises(InputError) as err:
+        configrepo.load([str(repo)])
+    found = sorted((p.line, p.message) for p in err.value.problems)
+    assert [line for line, _ in found] == [5, 6, 7], found
+    assert "unknown percentile 'p95': expected one of p50, p99" in found[0][1]
+    assert "is not a producer file of this repo" in found[1][1]  # a budget is a producer's, at its rate
+    assert "expected a mapping of p50 or p99 to a time, e.g. '{p99: 50 ms}'" in found[2][1]
+    assert all(p.path.endswith("kcliff.yaml") for p in err.value.problems)

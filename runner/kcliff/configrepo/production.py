@@ -5,6 +5,7 @@ measured at), how many instances send at once, and sample records of what it sen
       producers/orders.properties:     # a producer file's path relative to kcliff.yaml
         rate: 2000 records/s           # or '1.5 MB/s'
         instances: 4                   # producer processes at once (default 1)
+        latency: {p99: 50 ms}          # what it tolerates at its rate (scenario/latency_budget.py)
         samples: samples/orders.jsonl  # real messages (default: kcliff's built-in JSON events)
     rates:                             # the shorthand for a rate alone
       producers/audit.properties: 0.5 MB/s
@@ -14,7 +15,7 @@ producer files are known (it must name one of them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,10 @@ from kcliff import yamlio
 from kcliff.errors import InputError, Problems
 from kcliff.scenario import samples as sample_files
 from kcliff.scenario import settings
+from kcliff.scenario.latency_budget import LatencyBudget, parse_budget
 from kcliff.scenario.rate import Rate, parse_rate
 
-PRODUCTION_KEYS = ("rate", "instances", "samples")
+PRODUCTION_KEYS = ("rate", "instances", "samples", "latency")
 MAX_INSTANCES = settings.MAX_PRODUCERS  # as a scenario's `producers`
 
 
@@ -38,6 +40,7 @@ class Production:
     samples: str | None = None  # a file of real messages (its path); None: the built-in JSON events
     instances_line: int | None = None  # where `instances` is written, to annotate a change of it
     samples_line: int | None = None
+    latency: LatencyBudget | None = None  # the service's latency budget at its rate
 
 
 def _relative(key: Any, root: Path, where: str, line: int | None, what: str) -> str:
@@ -67,8 +70,7 @@ def read_production(producers: Any, rates: Any, data: dict[str, Any], root: Path
             found.add(InputError(f"rates: {key}: {exc}", where, line))
             continue
         old = read.get(path)
-        read[path] = Production(path, where, line, rate) if old is None else Production(
-            path, where, old.line, rate, old.instances, old.samples, old.instances_line, old.samples_line)
+        read[path] = Production(path, where, line, rate) if old is None else replace(old, rate=rate)
     return tuple(read.values())
 
 
@@ -120,8 +122,14 @@ def _production(path: str, raw: Any, root: Path, where: str, line: int | None, f
             else:
                 with found.catch():  # each bad line of the file, on its own line
                     sample_files.read(Path(samples), settings.MAX_RECORD_SIZE)
+    latency = None
+    if "latency" in raw:
+        try:
+            latency = parse_budget(raw["latency"])
+        except ValueError as exc:
+            found.add(InputError(f"producers: {exc}", where, yamlio.key_line(raw, "latency") or line))
     return Production(path, where, line, rate, instances, samples, yamlio.key_line(raw, "instances"),
-                      yamlio.key_line(raw, "samples"))
+                      yamlio.key_line(raw, "samples"), latency)
 
 
 def unknown_producers(productions: tuple[Production, ...], producers: list[str]) -> list[InputError]:

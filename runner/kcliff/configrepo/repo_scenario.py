@@ -17,6 +17,7 @@ from kcliff.configrepo.model import Entry, EntryKind
 from kcliff.configrepo.production import Production, production_of
 from kcliff.errors import InputError
 from kcliff.scenario import settings
+from kcliff.scenario.latency_budget import LatencyBudget
 from kcliff.scenario.payload import Payload
 from kcliff.scenario.suites import ID_PATTERN, Scenario
 
@@ -38,6 +39,11 @@ class RepoScenario(Scenario):
         for scope, values in self.durability.items():
             applied[scope].update(values)
         return applied
+
+    @property
+    def latency_budget(self) -> LatencyBudget | None:
+        """What kcliff.yaml says the service tolerates at its rate (None: it does not say)."""
+        return self.production.latency if self.production else None
 
     def weakened_durability(self) -> dict[str, dict[str, Any]]:
         """The durability settings that differ from kcliff's invariants."""

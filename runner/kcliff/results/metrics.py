@@ -66,6 +66,7 @@ class Metric:
     # base and head (judged()). A metric that does not say is moved by every kind, so it is never left
     # unjudged by omission.
     moved_by: frozenset[ChangeKind] = EVERY_KIND
+    percentile: int | None = None  # the latency percentile it reads at a service's rate (a budget's, judge/budget.py)
 
     @property
     def direction(self) -> int:
@@ -102,10 +103,11 @@ E2E_P99 = Metric("e2e_p99", "e2e_p99_ms", "ms", False, Workload.END_TO_END, min_
 # and never block a pass alone.
 RATE_P50_RESOLUTION = 0.3
 RATE_P50 = Metric("p50_at_rate", "rate_p50_ms", "ms", False, Workload.RATE, resolution=RATE_P50_RESOLUTION,
-                  moved_by=PRODUCE_SIDE)
-RATE_P99 = Metric("p99_at_rate", "rate_p99_ms", "ms", False, Workload.RATE, moved_by=PRODUCE_SIDE)
-RATE_E2E_P50 = Metric("e2e_p50_at_rate", "rate_e2e_p50_ms", "ms", False, Workload.RATE, resolution=RATE_P50_RESOLUTION)
-RATE_E2E_P99 = Metric("e2e_p99_at_rate", "rate_e2e_p99_ms", "ms", False, Workload.RATE)
+                  moved_by=PRODUCE_SIDE, percentile=50)
+RATE_P99 = Metric("p99_at_rate", "rate_p99_ms", "ms", False, Workload.RATE, moved_by=PRODUCE_SIDE, percentile=99)
+RATE_E2E_P50 = Metric("e2e_p50_at_rate", "rate_e2e_p50_ms", "ms", False, Workload.RATE, resolution=RATE_P50_RESOLUTION,
+                      percentile=50)
+RATE_E2E_P99 = Metric("e2e_p99_at_rate", "rate_e2e_p99_ms", "ms", False, Workload.RATE, percentile=99)
 METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99, RATE_P50, RATE_P99, RATE_E2E_P50,
                                                   RATE_E2E_P99)}
 
