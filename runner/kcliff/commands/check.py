@@ -54,6 +54,7 @@ from kcliff.results.metrics import METRICS, Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.results.rig import CPU_BOUND, Rig
 from kcliff.scenario.profile import DEFAULT_BYTE_BOUND, Profile, preset
+from kcliff.scenario.latency_budget import LatencyBudget
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
@@ -177,12 +178,13 @@ def run(args: argparse.Namespace) -> int:
     for k, profile in enumerate(rig_profiles(args, head_repo.measure.profile or base_repo.measure.profile, changes,
                                              notes)):
         doc = measure(args, [scenarios[REFERENCE_ID], *[scenarios[c] for c in canary_ids]], [base_sc, head_sc],
-                      version, upgrade, profile, f"-{profile.name}" if k and profile else "")
+                      version, upgrade, profile, f"-{profile.name}" if k and profile else "", head_sc.latency_budget)
         rig = Rig.of(doc.environment)
         rig_notes = list(notes) + [n for n in [environment.busy_note(doc.environment)] if n]
         rig_notes += unvouched_canaries([scenarios[c] for c in canary_ids], doc, args.fsync_delay_ms)
         rigs.append(tradeoff.RigVerdict(rig.profile, rig.binds or "cpu",
-                                        judge(doc, rule_matches, rig_notes, args.min_effect, family)))
+                                        judge(doc, rule_matches, rig_notes, args.min_effect, family,
+                                              head_sc.latency_budget)))
     outcome = tradeoff.combine(rigs)
     said = tradeoff.disagreement(rigs)
     found = (check_findings.tradeoff_findings(said, changes, args.format, args.repo_root) if said else
@@ -308,7 +310,7 @@ def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,
             upgrade: configrepo.SettingChange | None = None,
-            profile: Profile | None = None, suffix: str = "") -> ResultsDoc:
+            profile: Profile | None = None, suffix: str = "", budget: LatencyBudget | None = None) -> ResultsDoc:
     """The reference and canaries as `kcliff run` measures them, then base and head interleaved on a cluster
     of the base's Kafka `version` (the repo's, else --kafka-version); with an `upgrade`, the head on a
     cluster of its own version."""
@@ -345,7 +347,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             family = family_of(pair[0], pair[1], upgrade)
-            stop = stopping.certain(args.rounds, family)
+            stop = stopping.certain(args.rounds, family, budget)
             flat_out = dataclasses.replace(opts, flat_out_judged=family.judges_workload(Workload.PRODUCE))
             runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop, flat_out)
         finally:
@@ -357,7 +359,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
 
 
 def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
-          min_effect: float, family: Family) -> verdict.Verdict:
+          min_effect: float, family: Family, budget: LatencyBudget | None = None) -> verdict.Verdict:
     canaries = canary.canary_verdicts(doc)
     sides = {}
     for side in ("base", "head"):
@@ -368,8 +370,10 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
     held = (at_rate.held_rate(doc.entry("base")), at_rate.held_rate(doc.entry("head")))
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
-                                        family, held, min_effect=min_effect, paired=True)
+                                        family, held, budget, min_effect=min_effect, paired=True)
     notes += at_rate.rate_notes(doc)
+    if budget is not None:
+        notes.append(f"latency at rate judged against the service's {budget} budget (the head's kcliff.yaml)")
     notes += compression.compression_notes(doc)
     notes.append(family.describe(verdict.DEFAULT_ALPHA))
     return verdict.judge([scenario], canaries, rule_matches, notes,

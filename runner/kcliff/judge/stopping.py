@@ -26,6 +26,7 @@ from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.plan import Decided
 from kcliff.results.metrics import METRICS, Workload
 from kcliff.results.model import REFERENCE_ID, Entry
+from kcliff.scenario.latency_budget import LatencyBudget
 
 
 def settled(rounds: int, bytes_capped: bool = False) -> Decided:
@@ -46,10 +47,10 @@ def settled(rounds: int, bytes_capped: bool = False) -> Decided:
     return done
 
 
-def certain(rounds: int, family: Family) -> Decided:
+def certain(rounds: int, family: Family, budget: LatencyBudget | None = None) -> Decided:
     """Base and head's stop: whether the verdicts of the judged metrics with a resolution are already
     certain, so the rounds left can be skipped (entries: base, head). A metric the change cannot move
-    keeps nothing measuring."""
+    keeps nothing measuring; one within the service's latency `budget` is decided (verdict.within_budget)."""
     plan = sequential.Plan.for_rounds(rounds, family.size)
 
     def decided(entries: list[Entry]) -> bool:
@@ -59,20 +60,22 @@ def certain(rounds: int, family: Family) -> Decided:
         capped = reads_on_cliff(base) or reads_on_cliff(head)  # a read side capped twice reads no more
         return judged_decided({m.name: (base.values(m), head.values(m)) for m in family.judged
                                if m in base.metrics() and m in head.metrics()
-                               and not (capped and m.workload is not Workload.PRODUCE)}, family, plan)
+                               and not (capped and m.workload is not Workload.PRODUCE)}, family, plan, budget)
     return decided
 
 
 Rounds = Mapping[str, tuple[Sequence[float | None], Sequence[float | None]]]
 
 
-def judged_decided(measuring: Rounds, family: Family, plan: sequential.Plan) -> bool:
+def judged_decided(measuring: Rounds, family: Family, plan: sequential.Plan,
+                   budget: LatencyBudget | None = None) -> bool:
     """Whether the judged metrics still measuring (`measuring`: metric name -> base's and head's values,
     round by round) are decided (sequential.decide_so_far): any of them a certain regression (it fails
     the check whatever the others say), or all that have a pass to prove (a resolution) decided. A family
     none of whose metrics has one measures every round unless one of them regresses for certain."""
-    decisions = {name: sequential.decide_so_far(base, head, plan, name) for name, (base, head) in measuring.items()
-                 if family.judges(METRICS[name])}
+    decisions = {name: verdict.within_budget(d, budget) if d is not None else None
+                 for name, (base, head) in measuring.items() if family.judges(METRICS[name])
+                 for d in [sequential.decide_so_far(base, head, plan, name)]}
     if any(d is not None and d.outcome is verdict.Outcome.REGRESSION for d in decisions.values()):
         return True
     if all(m.resolution is None for m in family.judged):
@@ -80,16 +83,17 @@ def judged_decided(measuring: Rounds, family: Family, plan: sequential.Plan) -> 
     return all(d is not None for name, d in decisions.items() if METRICS[name].resolution is not None)
 
 
-def replay(rounds: Rounds, family: Family, plan: sequential.Plan, **decide_args: Any) -> tuple[ScenarioVerdict, int]:
+def replay(rounds: Rounds, family: Family, plan: sequential.Plan, budget: LatencyBudget | None = None,
+           **decide_args: Any) -> tuple[ScenarioVerdict, int]:
     """What `kcliff check` says of these rounds had they been measured one by one: it stops at the first
     round after which judged_decided holds (else at the last), and judges every metric on the rounds
     measured by then (verdict.compare_scenario with the family, paired). For benchmarks and tests."""
     total = min(len(b) for b, _ in rounds.values())
     stop = next((r for r in range(1, total + 1)
-                 if judged_decided({n: (b[:r], h[:r]) for n, (b, h) in rounds.items()}, family, plan)), total)
+                 if judged_decided({n: (b[:r], h[:r]) for n, (b, h) in rounds.items()}, family, plan, budget)), total)
     sv = verdict.compare_scenario("head", {n: b[:stop] for n, (b, _) in rounds.items()},
                                   {n: h[:stop] for n, (_, h) in rounds.items()}, None, family, paired=True,
-                                  alpha=plan.alpha, **decide_args)
+                                  alpha=plan.alpha, budget=budget, **decide_args)
     return sv, stop
 
 

@@ -24,6 +24,7 @@ from kcliff.judge.family import Family
 from kcliff.lint.severity import Severity
 from kcliff.results.documents import VERDICT
 from kcliff.results.metrics import METRICS, THROUGHPUT, Workload
+from kcliff.scenario.latency_budget import LatencyBudget
 
 DEFAULT_MIN_EFFECT = 0.10
 DEFAULT_ALPHA = 0.025  # one-sided, against `tolerance`: the whole 95% interval beyond it
@@ -187,6 +188,24 @@ def _outcome(figures: dict[str, Any], p_better: float, alpha: float, confidence:
     return Decision(outcome=Outcome.PASS, reason=reason, **figures)
 
 
+def within_budget(d: Decision, budget: LatencyBudget | None) -> Decision:
+    """A latency at rate the service's budget covers (at its percentile or below) that worsened, or could
+    not be told, yet stays within the budget by the runs (the base's median times the upper end of the
+    ratio's interval) passes: the service tolerates it, so a team may trade it for throughput."""
+    percentile = METRICS[d.metric].percentile
+    if budget is None or percentile is None or percentile > budget.percentile:
+        return d
+    high, base, head = d.high, d.base_median, d.head_median
+    if d.outcome not in (Outcome.REGRESSION, Outcome.INCONCLUSIVE) or high is None or base is None or head is None:
+        return d
+    top = max(base * high, head)
+    if top > budget.ms:
+        return d
+    return replace(d, outcome=Outcome.PASS, reason=(
+        f"{d.metric} {d.ratio:.2f}x ({d.base_median:.3g} -> {d.head_median:.3g} ms, at most {top:.3g} ms by these "
+        f"rounds), within the service's {budget} budget (kcliff.yaml)"))
+
+
 def cliff_ceiling(canaries: Sequence[CanaryVerdict]) -> float | None:
     """Throughput at or below the fastest throughput canary that showed its cliff: a scenario this
     slow is on a cliff the rig has just proved it can see."""
@@ -213,14 +232,16 @@ class ScenarioVerdict:
 def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]],
                      head: Mapping[str, Sequence[float | None]],
                      ceiling: float | None = None, family: Family | None = None,
-                     held: tuple[bool | None, bool | None] = (None, None), **decide_args: Any) -> ScenarioVerdict:
+                     held: tuple[bool | None, bool | None] = (None, None), budget: LatencyBudget | None = None,
+                     **decide_args: Any) -> ScenarioVerdict:
     """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries.
     With a `family` (kcliff check), only its judged metrics count, each regression question at its
     share of alpha; the others are decided for their figures and reported as not judged. `held`: whether
     base and head held their fixed rate (Entry.held_rate): a head that could not, where base could, is
-    on a cliff at rate (its latencies there are only a lower bound)."""
+    on a cliff at rate (its latencies there are only a lower bound). `budget`: the service's latency
+    budget (within_budget)."""
     alpha = decide_args.pop("alpha", DEFAULT_ALPHA)
-    decisions = tuple(_decision(base[m], head[m], m, alpha, family, decide_args)
+    decisions = tuple(within_budget(_decision(base[m], head[m], m, alpha, family, decide_args), budget)
                       for m in METRICS if m in base and m in head)
     judged = [d for d in decisions if d.outcome is not Outcome.NOT_JUDGED]
     notes: list[str] = []
