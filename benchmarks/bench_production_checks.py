@@ -4,7 +4,9 @@ instances send it (issue #29), on copies of the example config repo, each check 
 - compression.type none -> zstd and lz4 -> zstd, on kcliff's built-in JSON events (the default
   payload of a config repo) and on random letters (a samples file of them) beside, for contrast;
 - batch.size 65536 -> 16384 with a samples file of 20 KiB JSON documents (one record per batch);
-- instances 1 -> 4 (kcliff.yaml `producers:`) on a 24-partition topic.
+- instances 1 -> 4 (kcliff.yaml `producers:`) on a 24-partition topic;
+- issue #42: compression lz4 -> gzip, and batch.size 16 -> 256 KiB with linger.ms 0 -> 20, with and
+  without the service's latency budget (kcliff.yaml `latency:`); give --profile to read them where bytes bind.
 
     .venv/bin/python benchmarks/bench_production_checks.py [--cases zstd-from-none,...] [--save out.json]
         [--lock /tmp/kcliff-measure.lock] [extra kcliff check args]
@@ -52,6 +54,7 @@ class Case:
 
 MANIFEST_DOCS = f"version: 1\nproducers:\n  {PRODUCER}:\n    samples: {DOCS}\n"
 MANIFEST_LETTERS = f"version: 1\nproducers:\n  {PRODUCER}:\n    samples: {LETTERS}\n"
+MANIFEST_BUDGET = f"version: 1\nproducers:\n  {PRODUCER}:\n    latency: {{p99: 50 ms}}\n"
 MANIFEST_ONE = f"version: 1\nmeasure:\n  topic: orders\nproducers:\n  {PRODUCER}:\n    instances: 1\n"
 TO_24 = (TOPICS, "partitions: 12", "partitions: 24")
 CASES = {
@@ -69,6 +72,12 @@ CASES = {
                                        (PRODUCER, "linger.ms=5", "linger.ms=0")),
                                  head=((PRODUCER, "batch.size=65536", "batch.size=262144"),
                                        (PRODUCER, "linger.ms=5", "linger.ms=20"))),
+    # the same trade where the service states what latency it can spend at its rate (its p99 objective)
+    "batch-256k-linger-20-budget": Case(base=((PRODUCER, "batch.size=65536", "batch.size=16384"),
+                                              (PRODUCER, "linger.ms=5", "linger.ms=0")),
+                                        head=((PRODUCER, "batch.size=65536", "batch.size=262144"),
+                                              (PRODUCER, "linger.ms=5", "linger.ms=20")),
+                                        manifest=MANIFEST_BUDGET),
     "four-instances-24p": Case(base=(TO_24,), head=(TO_24, ("kcliff.yaml", "instances: 1", "instances: 4")),
                                manifest=MANIFEST_ONE),
 }
