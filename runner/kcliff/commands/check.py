@@ -53,8 +53,8 @@ from kcliff.report import markdown as report_md
 from kcliff.results.metrics import METRICS, Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.results.rig import CPU_BOUND, Rig
-from kcliff.scenario.profile import DEFAULT_BYTE_BOUND, Profile, preset
 from kcliff.scenario.latency_budget import LatencyBudget
+from kcliff.scenario.profile import DEFAULT_BYTE_BOUND, Profile, preset
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
 
