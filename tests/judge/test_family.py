@@ -166,22 +166,30 @@ def test_the_chance_of_any_false_regression_across_four_metrics_stays_at_alpha(r
     assert unsplit > ALPHA + 3 * error and unsplit > 2.5 * split, (unsplit, split)
 
 
+def lognormal(rng: np.random.Generator, level: float, spread: float, rounds: int = 18) -> list[float]:
+    """A metric's values over `rounds` rounds: `level` with log-normal noise of `spread` a round."""
+    return list(level * np.exp(rng.normal(0, spread, rounds)))
+
+
+def lognormal_rounds(rng: np.random.Generator, levels: dict[str, tuple[float, float, float]],
+                     rounds: int = 18) -> dict[str, tuple[list[float], list[float]]]:
+    """Base's and head's values for each metric name: (base level, head level, spread), base drawn first."""
+    return {name: (lognormal(rng, base, spread, rounds), lognormal(rng, head, spread, rounds))
+            for name, (base, head, spread) in levels.items()}
+
+
 def test_a_certain_regression_of_latency_at_rate_ends_the_check_before_its_last_round():
     # linger.ms 5 -> 100 at rate: the median 5x with a few % noise, flat out unchanged; latency at rate has no
     # resolution, so before, only throughput's pass could end the check and it ran to its last round
     family = Family.of({K.PRODUCER}, (Workload.PRODUCE, Workload.RATE))
     plan = sequential.Plan.for_rounds(18, family.size)
     rng = np.random.default_rng(7)
-
-    def noisy(level: float, spread: float) -> list[float]:
-        return list(level * np.exp(rng.normal(0, spread, 18)))
-
-    rounds = {THROUGHPUT.name: (noisy(10, 0.15), noisy(10, 0.15)), P99.name: (noisy(50, 0.2), noisy(50, 0.2)),
-              RATE_P50.name: (noisy(5, 0.05), noisy(25, 0.05)), RATE_P99.name: (noisy(10, 0.3), noisy(60, 0.3)),
-              RATE_E2E_P50.name: (noisy(6, 0.05), noisy(30, 0.05)), RATE_E2E_P99.name: (noisy(12, 0.3), noisy(70, 0.3))}
+    rounds = lognormal_rounds(rng, {THROUGHPUT.name: (10, 10, 0.15), P99.name: (50, 50, 0.2),
+                                    RATE_P50.name: (5, 25, 0.05), RATE_P99.name: (10, 60, 0.3),
+                                    RATE_E2E_P50.name: (6, 30, 0.05), RATE_E2E_P99.name: (12, 70, 0.3)})
     sv, stop = stopping.replay(rounds, family, plan)
     assert sv.verdict is verdict.Outcome.REGRESSION and stop < 18, stop
-    unmoved = {n: (b, noisy(float(np.median(b)), 0.05)) for n, (b, _) in rounds.items()}
+    unmoved = {n: (b, lognormal(rng, float(np.median(b)), 0.05)) for n, (b, _) in rounds.items()}
     assert stopping.replay(unmoved, family, plan)[0].verdict is verdict.Outcome.PASS
 
 
@@ -195,12 +203,9 @@ def test_a_pass_waits_for_the_medians_at_rate_to_rule_out_their_resolution():
     rng = np.random.default_rng(11)
 
     def rounds(p50_spread: float) -> dict[str, tuple[list[float], list[float]]]:
-        def noisy(level: float, spread: float) -> list[float]:
-            return list(level * np.exp(rng.normal(0, spread, 18)))
-        return {THROUGHPUT.name: (noisy(60, 0.03), noisy(60, 0.03)), P99.name: (noisy(200, 0.4), noisy(200, 0.4)),
-                RATE_P50.name: (noisy(5, p50_spread), noisy(5, p50_spread)), RATE_P99.name: (noisy(12, 0.4), noisy(12, 0.4)),
-                RATE_E2E_P50.name: (noisy(6, p50_spread), noisy(6, p50_spread)),
-                RATE_E2E_P99.name: (noisy(13, 0.4), noisy(13, 0.4))}
+        return lognormal_rounds(rng, {THROUGHPUT.name: (60, 60, 0.03), P99.name: (200, 200, 0.4),
+                                      RATE_P50.name: (5, 5, p50_spread), RATE_P99.name: (12, 12, 0.4),
+                                      RATE_E2E_P50.name: (6, 6, p50_spread), RATE_E2E_P99.name: (13, 13, 0.4)})
 
     quiet, quiet_stop = stopping.replay(rounds(0.05), family, plan)
     assert quiet.verdict is verdict.Outcome.PASS and quiet_stop < 18, quiet_stop

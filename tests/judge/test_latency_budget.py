@@ -11,6 +11,8 @@ from kcliff.judge.family import Family
 from kcliff.results.metrics import P99, RATE_E2E_P50, RATE_E2E_P99, RATE_P50, RATE_P99, THROUGHPUT, ChangeKind, Workload
 from kcliff.scenario.latency_budget import LatencyBudget, parse_budget
 
+from tests.judge.test_family import lognormal, lognormal_rounds
+
 
 @pytest.mark.parametrize("raw, budget", [
     ({"p99": "50 ms"}, LatencyBudget(99, 50.0)),
@@ -37,8 +39,8 @@ def test_anything_else_is_refused_with_the_valid_forms(raw, said):
 
 def _decision(metric: str, base: float, head: float, spread: float = 0.03, rounds: int = 8) -> verdict.Decision:
     rng = np.random.default_rng(3)
-    return verdict.decide(list(base * np.exp(rng.normal(0, spread, rounds))),
-                          list(head * np.exp(rng.normal(0, spread, rounds))), metric, paired=True, alpha=0.004)
+    return verdict.decide(lognormal(rng, base, spread, rounds), lognormal(rng, head, spread, rounds), metric,
+                          paired=True, alpha=0.004)
 
 
 def test_a_median_at_rate_that_doubles_within_the_services_p99_budget_passes_and_says_why():
@@ -71,14 +73,9 @@ def test_a_latency_trade_within_the_budget_neither_fails_nor_keeps_the_check_mea
     # stops once throughput and the medians are decided
     family = Family.of({ChangeKind.PRODUCER}, (Workload.PRODUCE, Workload.RATE))
     plan = sequential.Plan.for_rounds(18, family.size)
-    rng = np.random.default_rng(5)
-
-    def noisy(level: float, spread: float) -> list[float]:
-        return list(level * np.exp(rng.normal(0, spread, 18)))
-
-    rounds = {THROUGHPUT.name: (noisy(20, 0.03), noisy(20, 0.03)), P99.name: (noisy(40, 0.1), noisy(40, 0.1)),
-              RATE_P50.name: (noisy(7, 0.05), noisy(14, 0.05)), RATE_P99.name: (noisy(20, 0.2), noisy(10, 0.2)),
-              RATE_E2E_P50.name: (noisy(8, 0.05), noisy(16, 0.05)), RATE_E2E_P99.name: (noisy(22, 0.2), noisy(11, 0.2))}
+    rounds = lognormal_rounds(np.random.default_rng(5), {
+        THROUGHPUT.name: (20, 20, 0.03), P99.name: (40, 40, 0.1), RATE_P50.name: (7, 14, 0.05),
+        RATE_P99.name: (20, 10, 0.2), RATE_E2E_P50.name: (8, 16, 0.05), RATE_E2E_P99.name: (22, 11, 0.2)})
     failed, _ = stopping.replay(rounds, family, plan)
     assert failed.verdict is verdict.Outcome.REGRESSION
     passed, stop = stopping.replay(rounds, family, plan, LatencyBudget(99, 50.0))

@@ -66,7 +66,7 @@ class Metric:
     # base and head (judged()). A metric that does not say is moved by every kind, so it is never left
     # unjudged by omission.
     moved_by: frozenset[ChangeKind] = EVERY_KIND
-    percentile: int | None = None  # the latency percentile it reads at a service's rate (a budget's, judge/budget.py)
+    percentile: int | None = None  # the latency percentile it reads at a service's rate (verdict.within_budget)
 
     @property
     def direction(self) -> int:
