@@ -5,7 +5,7 @@ sequential rule with the fixed rule's margins at its interim looks (what the mov
 Per true ratio: how often each says regression and pass, and the rounds the sequential rule needed.
 The real-cluster figures come from bench_gate.py --rule sequential (docs/gate.md, "Stopping early").
 
-    .venv/bin/python benchmarks/bench_sequential.py [--draws 2000] [--seed 1] [--sd 0.171]
+    .venv/bin/python benchmarks/bench_sequential.py [--draws 2000] [--seed 1] [--sd 0.171] [--first-look 6]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import math
 import statistics
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,9 +42,12 @@ def main() -> int:
     parser.add_argument("--draws", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sd", type=float, help="per-round sd of the log ratios (default: the v3 stream's)")
+    parser.add_argument("--first-look", type=int, default=sequential.FIRST_LOOK,
+                        help="the round of the first look (default %(default)s, where CPU binds)")
     args = parser.parse_args()
     sd = args.sd or stream_sd()
-    plan, unmoved = sequential.PLAN, sequential.Plan(moved_margins=False)
+    plan = sequential.Plan(first_look=args.first_look)
+    unmoved = replace(plan, moved_margins=False)
     print(f"{args.draws} synthetic checks per ratio, per-round sd {sd:.3f}, looks {plan.looks()[0]}-{plan.max_rounds}; "
           f"z-scale error with the fixed last look and unmoved margins {sequential.fixed_final_error(plan):.4f}")
     print(f"{'ratio':>6} | {'regression: fixed  seq  unmoved':>32} | {'pass: fixed  seq  unmoved':>26} | "

@@ -113,13 +113,16 @@ def test_a_canary_at_a_third_of_its_bound_shows_its_cliff_after_one_round():
     assert not done([reference, producing("batching-off", [1.1], batching), producing("flush-1", [4.1], FLUSH)])
 
 
-def test_where_bytes_bind_a_canary_at_two_thirds_of_its_bound_shows_its_cliff_after_one_round():
-    # flush-1 at aws-m5.xlarge-gp3: 0.39x of its 0.65 in one run, runs within a check 1-6% apart
+def test_where_bytes_bind_a_canary_at_four_fifths_of_its_bound_shows_its_cliff_after_one_round():
+    # flush-1 at aws-m5.xlarge-gp3: 0.39x of its 0.65 in one run; batching-off up to 0.56x of its 0.75;
+    # runs within a check 1-7% apart
     flush = CliffSpec(stands_for="fsync per record", metric="throughput", max_ratio=0.65)
+    batching = CliffSpec(stands_for="one record per request", metric="throughput", max_ratio=0.75)
     reference = producing(REFERENCE_ID, [2.06])
     at_profile = producing("flush-1", [0.80], flush)
     assert canary_decisive(at_profile, reference, 2, decisive_factor(bytes_capped=True))
     assert not canary_decisive(at_profile, reference, 2, decisive_factor(bytes_capped=False))
     assert settled(3, bytes_capped=True)([reference, at_profile]) and not settled(3)([reference, at_profile])
-    near = producing("flush-1", [1.0], flush)  # 0.49x: a run left at half again would hide it
+    assert settled(3, bytes_capped=True)([reference, producing("batching-off", [1.15], batching)])  # 0.56x
+    near = producing("flush-1", [1.13], flush)  # 0.55x: a run left a fifth higher would hide it
     assert not settled(3, bytes_capped=True)([reference, near])

@@ -347,7 +347,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         progress.note(f"base and head interleaved, {args.rounds} rounds")
         try:
             family = family_of(pair[0], pair[1], upgrade)
-            stop = stopping.certain(args.rounds, family, budget)
+            stop = stopping.certain(args.rounds, family, budget, cluster.bytes_capped())
             flat_out = dataclasses.replace(opts, flat_out_judged=family.judges_workload(Workload.PRODUCE))
             runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop, flat_out)
         finally:

@@ -83,9 +83,9 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
 # at 0.02-0.12x, 4-15 times below their bounds (docs/gate.md, "Stopping early").
 DECISIVE = 3.0
 # Where a rig's links or disks are capped, runs hold to the cap and scatter far less: within one check at
-# aws-m5.xlarge-gp3 a side's runs differed by 1-6% (docs/profiles.md), so the runs left would have to
-# raise a canary's ratio by half to hide a cliff at two thirds of its bound.
-DECISIVE_WHERE_BYTES_BIND = 1.5
+# aws-m5.xlarge-gp3 a side's runs differed by 1-7% (docs/profiles.md), so the runs left would have to
+# raise a canary's ratio by a quarter to hide a cliff at four fifths of its bound.
+DECISIVE_WHERE_BYTES_BIND = 1.25
 
 
 def decisive_factor(bytes_capped: bool) -> float:

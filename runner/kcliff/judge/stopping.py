@@ -47,11 +47,12 @@ def settled(rounds: int, bytes_capped: bool = False) -> Decided:
     return done
 
 
-def certain(rounds: int, family: Family, budget: LatencyBudget | None = None) -> Decided:
+def certain(rounds: int, family: Family, budget: LatencyBudget | None = None, bytes_capped: bool = False) -> Decided:
     """Base and head's stop: whether the verdicts of the judged metrics with a resolution are already
     certain, so the rounds left can be skipped (entries: base, head). A metric the change cannot move
-    keeps nothing measuring; one within the service's latency `budget` is decided (verdict.within_budget)."""
-    plan = sequential.Plan.for_rounds(rounds, family.size)
+    keeps nothing measuring; one within the service's latency `budget` is decided (verdict.within_budget).
+    `bytes_capped`: the rig's links or disks are capped, so the first look comes sooner (Plan.for_rounds)."""
+    plan = sequential.Plan.for_rounds(rounds, family.size, bytes_capped)
 
     def decided(entries: list[Entry]) -> bool:
         base, head = entries
