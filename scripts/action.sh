@@ -66,6 +66,10 @@ check() {
   [ -z "${PRIME:-}" ] || prime=(--prime "$PRIME")  # empty: kcliff's own default
   [ -z "${RECORDS:-}" ] || records=(--records "$RECORDS")  # empty: kcliff's, which a profile's caps size
   [ -z "${CANARIES:-}" ] || canaries=(--canaries "$CANARIES")  # empty: those the check's judged workloads need
+  # as root where it can be: a profile in the repo's kcliff.yaml caps links and disks, which needs root
+  local give_back=("$work" "${KCLIFF_CACHE:-$HOME/.cache/kcliff}")
+  [ -z "${COMMENT:-}" ] || give_back+=("$COMMENT")
+  "$home/scripts/as-root.sh" --if-possible "${give_back[@]}" -- \
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
     "${records[@]}" --rounds "$ROUNDS" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" \

@@ -150,6 +150,41 @@ def test_check_without_base_and_head_is_bad_input(tmp_path: Path) -> None:
     assert outputs == ""
 
 
+def sudo_stubs(tmp_path: Path, passwordless: bool) -> Path:
+    """A runner user that is not root (`id -u` says 1001) and a sudo that records its arguments, then runs
+    the command (passwordless) or refuses `-n` as sudo does where it would ask for a password."""
+    bin_dir = tmp_path / "stub-bin"
+    bin_dir.mkdir()
+    (bin_dir / "id").write_text('#!/bin/sh\necho 1001\n')
+    refuse = "" if passwordless else '[ "$1" != -n ] || exit 1\n'
+    (bin_dir / "sudo").write_text(f'#!/bin/sh\necho "$*" >> "{tmp_path}/sudo.txt"\n{refuse}'
+                                  '[ "$1" = -E ] || exit 0\nshift\nexec "$@"\n')
+    for stub in ("id", "sudo"):
+        (bin_dir / stub).chmod(0o755)
+    return bin_dir
+
+
+@pytest.mark.parametrize("passwordless", [True, False])
+def test_check_runs_as_root_where_sudo_allows_and_hands_its_files_back(tmp_path: Path, passwordless: bool) -> None:
+    # a profile in kcliff.yaml caps links and disks, which needs root; a GitHub-hosted runner is not root
+    # but has passwordless sudo. Base and head the same: the check passes with no cluster.
+    for side in ("base", "head"):
+        shutil.copytree(ROOT / "examples" / "config-repo", tmp_path / side)
+    bin_dir, work, cache = sudo_stubs(tmp_path, passwordless), tmp_path / "work", tmp_path / "cache"
+    code, out, summary, outputs = run_action("run", {
+        "MODE": "check", "BASE_DIR": "base", "HEAD_DIR": "head", "BACKEND": "local", "KAFKA_VERSION": "4.2.0",
+        "MIN_EFFECT": "0.10", "ROUNDS": "4", "REPEATS": "1", "FAIL_ON_INCONCLUSIVE": "true", "COMMENT": "comment.md",
+        "WORK_DIR": str(work), "KCLIFF_CACHE": str(cache), "PATH": f"{bin_dir}:{os.environ['PATH']}"}, tmp_path)
+    assert code == 0 and "code=0\nverdict=pass\n" in outputs, out
+    calls = (tmp_path / "sudo.txt").read_text().splitlines()
+    assert calls[0] == "-n true", calls
+    if not passwordless:  # kcliff runs as the runner's user, and says what needs root if anything does
+        assert calls == ["-n true"], calls
+        return
+    assert calls[1].startswith(f"-E env PATH={bin_dir}:") and " check --base base --head head " in calls[1], calls
+    assert calls[2:] == [f"chown -R 1001:1001 {work} {cache} comment.md"], calls
+
+
 @pytest.mark.parametrize("command", ["install", "run"])
 def test_an_unknown_mode_is_bad_input(tmp_path: Path, command: str) -> None:
     code, out, _, _ = run_action(command, {"MODE": "measure"}, tmp_path)
