@@ -72,6 +72,21 @@ def test_profile_is_refused_beside_explicit_caps_and_on_a_cluster_kcliff_did_not
     assert done.returncode == 2 and "not external" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_profile_as_a_user_that_is_not_root_is_refused_before_the_rigs_capacity_is_measured(monkeypatch, tmp_path):
+    from kcliff.backends.local import Caps
+    from kcliff.backends.open import ClusterConfig
+    from kcliff.errors import ClusterError
+    from kcliff.measure import rig_capacity
+    from kcliff.measure.progress import Progress
+    monkeypatch.setattr("os.geteuid", lambda: 1001)
+    monkeypatch.setattr(rig_capacity, "measure", lambda *a: pytest.fail("measured a capacity it cannot use"))
+    monkeypatch.setattr(rig_capacity, "cached", lambda *a: None)
+    with pytest.raises(ClusterError, match="at rig profile aws-m5.large-gp3 cap each broker's link and disk: that "
+                                           "needs root"):
+        rig_capacity.capped(ClusterConfig("local", None, tmp_path, "4.2.0", None, Caps()), preset("aws-m5.large-gp3"),
+                            tmp_path, Progress(quiet=True))
+
+
 def test_a_profile_keys_its_own_baselines_history_and_series():
     from kcliff.measure import rig_capacity
     env = {"runner_class": "local-2c-24g"}
@@ -125,6 +140,7 @@ def test_a_bad_replication_round_trip_is_refused_on_its_line_with_what_is_valid(
 def test_the_command_lines_round_trip_wins_over_the_profiles_and_only_the_local_backend_takes_one(
         tmp_path, monkeypatch):
     from kcliff.backends.local import Caps
+    from kcliff.backends.local import Caps
     from kcliff.backends.open import ClusterConfig
     from kcliff.errors import InputError
     from kcliff.measure import rig_capacity
@@ -169,6 +185,7 @@ def test_a_round_trip_of_0_on_the_command_line_is_given_and_none_is_not():
 
 
 def test_caps_given_by_hand_are_a_rig_of_their_own_named_after_them(tmp_path):
+    from kcliff.backends.local import Caps
     from kcliff.backends.local import Caps
     from kcliff.backends.open import ClusterConfig
     from kcliff.measure import rig_capacity

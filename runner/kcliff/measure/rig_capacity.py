@@ -16,6 +16,7 @@ from kcliff.backends.admin import Admin
 from kcliff.backends.open import ClusterConfig, open_cluster
 from kcliff.backends.storage import cache_dir
 from kcliff.errors import ClusterError, InputError
+from kcliff.host import netns
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options
 from kcliff.measure.progress import Progress
@@ -96,6 +97,8 @@ def capped(config: ClusterConfig, profile: Profile | None, run_dir: Path, progre
     if profile.replication_rtt_ms and config.backend != "local":
         raise InputError(f"profile replication_rtt_ms is for the local backend, not {config.backend}: kcliff puts a "
                          "proxy between brokers it starts as JVMs on this host", profile.path, profile.line)
+    # before the capacity is measured: a minute on a fresh runner, for a cluster that could not start
+    netns.require_root(f"at rig profile {profile.name} cap each broker's link and disk")
     capacity = cached(config.kafka_version, config.backend) or measure(config, run_dir, progress)
     caps = profile.caps(capacity)
     rtt = config.caps.replication_rtt_ms if config.caps.replication_rtt_given else caps.replication_rtt_ms
