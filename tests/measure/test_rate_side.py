@@ -120,3 +120,41 @@ def test_the_read_round_measures_at_rate_the_records_its_options_ask_for(monkeyp
         ReadRound(rig, opts)._read(site, sc, "t", Workload.RATE, Entry(id="reference"), 1000, "rate 1/3", 1e12)
     assert asked == [RATE_RECORDS, SELF_TEST_RATE_RECORDS]
 
+
+
+def test_both_sides_of_a_pair_read_as_many_records_in_a_round_and_canaries_their_own(monkeypatch, tmp_path):
+    # a benign check where links were capped: base's topic held 15,001 records in round 1, head's 23,001
+    # (its warm-up ran longer), and each read from the start of its topic, so the round compared reads of
+    # two sizes (0.76x); both now read what the emptier topic holds after its run
+    from types import SimpleNamespace
+
+    from kcliff.measure import read_side
+    from kcliff.measure.options import Options
+    from kcliff.measure.read_round import READ_MIN_RECORDS, ReadRound
+    from kcliff.results.model import CliffSpec, Run
+
+    def holding(sid: str, records: int, cliff: CliffSpec | None = None) -> Entry:
+        return Entry(id=sid, warmup=Run(records=records, complete=True), cliff=cliff)
+
+    read: list[int] = []
+    monkeypatch.setattr(read_side, "consume_run", lambda cluster, topic, count, *a: read.append(count) or
+                        ReadRun(workload=Workload.CONSUME, records=count))
+    rig = SimpleNamespace(progress=SimpleNamespace(run_started=lambda *a: None), log_path=lambda *a: tmp_path / "x",
+                          doc=SimpleNamespace(reference=lambda: None))
+    site, sc = SimpleNamespace(cluster=None), Scenario(id="base", description="base")
+    reads = ReadRound(rig, Options())
+    base, head = holding("base", 15_001), holding("head", 23_001)
+    reads.pair_round([base, head], [10_000, 10_000])
+    for entry in (base, head):
+        entry.runs.append(Run(records=10_000, complete=True))
+        reads._read(site, sc, "t", Workload.CONSUME, entry, 10_000, "consume 1/4", 1e12)
+    assert read == [25_001, 25_001]
+    # once both topics hold a read's worth, each reads that; sides of two record sizes, a canary and a
+    # side alone read their own topic, as before
+    reads.pair_round([holding("base", 10**6), holding("head", 2 * 10**6)], [10_000, 10_000])
+    assert reads.round_reads == READ_MIN_RECORDS
+    fetch = CliffSpec(stands_for="one fetch per record", metric="consumed", max_ratio=0.5)
+    for entries, counts in (([base, head], [10_000, 5_000]), ([holding("reference", 9), holding("c", 9, fetch)],
+                                                              [10_000, 10_000]), ([base], [10_000])):
+        reads.pair_round(entries, counts)
+        assert reads.round_reads is None, entries

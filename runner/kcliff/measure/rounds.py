@@ -75,6 +75,7 @@ class Rounds:
                 clock.start(i, time.monotonic())
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if sizes_the_round(e)))
+                self.reads.pair_round(entries, [sized(records, sc.bytes_per_record()) for sc in scenarios])
                 # every side at once, so that the flat-out figures nothing judges still pair round by round
                 filled = not self.opts.flat_out_judged and all(
                     topic_holds_reads(e, sized(records, sc.bytes_per_record())) for sc, e in zip(scenarios, entries))
