@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, run_kcliff
 from repo_files import line_of
 
-from tests.commands.test_check_real import benign_check  # the same measure and no-false-alarm checks
+from tests.commands.test_check_real import NEEDS_ROOT, benign_check  # the same measure and no-false-alarm checks
 
 EXAMPLE = ROOT / "examples" / "strimzi-repo"
 KAFKA, TOPICS = "kafka.yaml", "topics.yaml"
@@ -74,6 +74,7 @@ def test_flush_1_in_the_kafka_resource_fails_on_its_line(repos, shared_cluster, 
 
 
 @pytest.mark.kafka
+@NEEDS_ROOT
 def test_a_benign_change_of_the_kafka_resource_and_a_topic_is_no_false_alarm(repos, tmp_path):
     """log.segment.bytes 1 GiB -> 512 MiB (a check writes far less than a segment) and the measured
     topic's retention.ms 7 -> 3 days change nothing a producer feels: a pass, measured where bytes bind as
