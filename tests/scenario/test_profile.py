@@ -140,7 +140,6 @@ def test_a_bad_replication_round_trip_is_refused_on_its_line_with_what_is_valid(
 def test_the_command_lines_round_trip_wins_over_the_profiles_and_only_the_local_backend_takes_one(
         tmp_path, monkeypatch):
     from kcliff.backends.local import Caps
-    from kcliff.backends.local import Caps
     from kcliff.backends.open import ClusterConfig
     from kcliff.errors import InputError
     from kcliff.measure import rig_capacity
@@ -185,7 +184,6 @@ def test_a_round_trip_of_0_on_the_command_line_is_given_and_none_is_not():
 
 
 def test_caps_given_by_hand_are_a_rig_of_their_own_named_after_them(tmp_path):
-    from kcliff.backends.local import Caps
     from kcliff.backends.local import Caps
     from kcliff.backends.open import ClusterConfig
     from kcliff.measure import rig_capacity
