@@ -31,11 +31,9 @@ class ReadRound:
 
     def pair_round(self, entries: list[Entry], counts: list[int]) -> None:
         """Every side of a pair (a check's base and head: the group's entries that are no canary) reads as
-        many records this round, what the side with the fewest in its topic will hold after its run
-        (`counts`: each side's records this round): reading from the start of a topic still filling, the
-        two sides of one round read 15,001 and 23,001 records where links were capped, and a read's share
-        of the link's burst set its MB/s (0.76x and 1.41x in a benign check's rounds). Canaries and a side
-        alone read what their own topic holds."""
+        many records this round (`counts`: each side's records this round), what the emptier topic will
+        hold after its run: a read's size moves its MB/s where links are capped (docs/profiles.md).
+        Canaries and a side alone read what their own topic holds."""
         paired = [(e, n) for e, n in zip(entries, counts) if not e.is_canary]
         alike = len(paired) > 1 and len({n for _, n in paired}) == 1  # sides of one record size send as many
         self.round_reads = min(read_count(paired[0][1]), *(produced(e) + n for e, n in paired)) if alike else None
