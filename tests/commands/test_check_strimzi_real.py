@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, run_kcliff
 from repo_files import line_of
 
-from tests.commands.test_check_real import NEEDS_ROOT, benign_check  # the same measure and no-false-alarm checks
+from tests.commands.test_check_real import NEEDS_ROOT, capped_benign_check  # the same measure and checks
 
 EXAMPLE = ROOT / "examples" / "strimzi-repo"
 KAFKA, TOPICS = "kafka.yaml", "topics.yaml"
@@ -77,13 +77,14 @@ def test_flush_1_in_the_kafka_resource_fails_on_its_line(repos, shared_cluster, 
 @NEEDS_ROOT
 def test_a_benign_change_of_the_kafka_resource_and_a_topic_is_no_false_alarm(repos, tmp_path):
     """log.segment.bytes 1 GiB -> 512 MiB (a check writes far less than a segment) and the measured
-    topic's retention.ms 7 -> 3 days change nothing a producer feels: a pass, measured where bytes bind as
-    the properties example's benign change is (tests/commands/test_check_real.py, benign_check)."""
+    topic's retention.ms 7 -> 3 days change nothing a producer feels: a pass where bytes bind, measured
+    flat out (tests/commands/test_check_real.py, capped_benign_check). It passed in all three checks here,
+    throughput 1.013x [0.99-1.03] in one, 88 s."""
     base, head = repos
     edit(head / KAFKA, "log.segment.bytes: 1073741824", "log.segment.bytes: 536870912")
     edit(head / TOPICS, "retention.ms: 604800000", "retention.ms: 259200000")
     # flat out only: the point is the resource's settings applying; latency at rate has its own test
-    done, result = benign_check(base, head, tmp_path, "--no-rate")
+    done, result = capped_benign_check(base, head, tmp_path, "--no-rate")
     assert result["measured"]
     applied = json.loads(Path(result_file(done)).read_text())
     head_sc = next(e for e in applied["scenarios"] if e["id"] == "head")
