@@ -78,7 +78,7 @@ def test_flush_1_in_the_kafka_resource_fails_on_its_line(repos, shared_cluster, 
 def test_a_benign_change_of_the_kafka_resource_and_a_topic_is_no_false_alarm(repos, tmp_path):
     """log.segment.bytes 1 GiB -> 512 MiB (a check writes far less than a segment) and the measured
     topic's retention.ms 7 -> 3 days change nothing a producer feels: a pass where bytes bind, measured
-    flat out (tests/commands/test_check_real.py, capped_benign_check). It passed in all three checks here,
+    flat out (tests/commands/test_check_real.py, capped_benign_check). It passed in all four checks here,
     throughput 1.013x [0.99-1.03] in one, 88 s."""
     base, head = repos
     edit(head / KAFKA, "log.segment.bytes: 1073741824", "log.segment.bytes: 536870912")
