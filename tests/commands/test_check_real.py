@@ -189,16 +189,9 @@ def benign_check(base: Path, head: Path, workdir: Path, tmp_path: Path, *extra: 
     every such head must pass: pass or inconclusive with the exit code to match, every canary seen, no
     error annotation, throughput paired over FIRST_LOOK..ROUNDS rounds, and an early stop only on a pass.
     Returns the finished process and the verdict JSON."""
-    out = tmp_path / "verdict.json"
-    done = run_kcliff("check", "--base", str(base), "--head", str(head), *MEASURE, *extra, "--json", str(out),
-                      "--workdir", str(workdir), timeout=900)
-    result = json.loads(out.read_text())
-    assert result["verdict"] in ("pass", "inconclusive"), (result["reasons"], result["scenarios"], done.stderr[-3000:])
-    assert done.returncode == {"pass": 0, "inconclusive": 3}[result["verdict"]]
-    assert all(c["shows_cliff"] for c in result["canaries"]), result["canaries"]
-    assert "::error" not in done.stdout
-    throughput = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}["throughput"]
-    assert throughput["method"] == "paired" and sequential.FIRST_LOOK <= throughput["n_pairs"] <= ROUNDS, throughput
+    done, result, throughput = _no_false_alarm(base, head, workdir, tmp_path, [*MEASURE, *extra],
+                                               {"pass": 0, "inconclusive": 3})
+    assert sequential.FIRST_LOOK <= throughput["n_pairs"] <= ROUNDS, throughput
     if throughput["n_pairs"] < ROUNDS:  # stopped early: only a certain verdict stops, never "cannot tell"
         assert result["verdict"] == "pass" and "verdict certain after round" in done.stderr, done.stderr[-3000:]
     return done, result
@@ -208,16 +201,29 @@ def capped_benign_check(base: Path, head: Path, tmp_path: Path, *extra: str) -> 
     """`kcliff check` (CAPPED, then `extra`) of a head that must pass, on a cluster of its own behind
     capped links and disks (caps are set when brokers start): a pass, exit 0, every canary seen, no error
     annotation, throughput paired over the 4 rounds, the disk bound. Returns the process and the verdict."""
+    done, result, throughput = _no_false_alarm(base, head, tmp_path / "w", tmp_path, [*CAPPED, *extra], {"pass": 0})
+    assert throughput["n_pairs"] == sequential.FIRST_LOOK_WHERE_BYTES_BIND, throughput
+    assert json.loads(Path(result_file(done)).read_text())["environment"]["rig"]["binds"] == "disk"
+    return done, result
+
+
+def _no_false_alarm(base: Path, head: Path, workdir: Path, tmp_path: Path, args: list[str], exits: dict[str, int]
+                    ) -> tuple[subprocess.CompletedProcess, dict, dict]:
+    """`kcliff check` with `args`: a verdict among `exits` with its exit code, every canary seen, no error
+    annotation, throughput paired. Returns the process, the verdict JSON and throughput's decision."""
     out = tmp_path / "verdict.json"
-    done = run_kcliff("check", "--base", str(base), "--head", str(head), *CAPPED, *extra, "--json", str(out),
-                      "--workdir", str(tmp_path / "w"), timeout=900)
+    done = run_kcliff("check", "--base", str(base), "--head", str(head), *args, "--json", str(out),
+                      "--workdir", str(workdir), timeout=900)
     result = json.loads(out.read_text())
-    assert (done.returncode, result["verdict"]) == (0, "pass"), (result["reasons"], result["scenarios"],
-                                                                 done.stderr[-3000:])
+    assert result["verdict"] in exits, (result["reasons"], result["scenarios"], done.stderr[-3000:])
+    assert done.returncode == exits[result["verdict"]]
     assert all(c["shows_cliff"] for c in result["canaries"]), result["canaries"]
     assert "::error" not in done.stdout
     throughput = {d["metric"]: d for d in result["scenarios"][0]["decisions"]}["throughput"]
-    assert throughput["method"] == "paired" and throughput["n_pairs"] == sequential.FIRST_LOOK_WHERE_BYTES_BIND
-    results = next(line.split("results: ", 1)[1] for line in done.stderr.splitlines() if line.startswith("results: "))
-    assert json.loads(Path(results).read_text())["environment"]["rig"]["binds"] == "disk"
-    return done, result
+    assert throughput["method"] == "paired", throughput
+    return done, result, throughput
+
+
+def result_file(done: subprocess.CompletedProcess) -> str:
+    """The results file `kcliff check` names on stderr."""
+    return next(line.split("results: ", 1)[1] for line in done.stderr.splitlines() if line.startswith("results: "))

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, run_kcliff
 from repo_files import line_of
 
-from tests.commands.test_check_real import NEEDS_ROOT, capped_benign_check  # the same measure and checks
+from tests.commands.test_check_real import NEEDS_ROOT, capped_benign_check, result_file  # the same checks
 
 EXAMPLE = ROOT / "examples" / "strimzi-repo"
 KAFKA, TOPICS = "kafka.yaml", "topics.yaml"
@@ -90,8 +90,3 @@ def test_a_benign_change_of_the_kafka_resource_and_a_topic_is_no_false_alarm(rep
     head_sc = next(e for e in applied["scenarios"] if e["id"] == "head")
     assert head_sc["applied"]["broker"]["log.segment.bytes"] == 536870912, head_sc["applied"]
     assert head_sc["applied"]["topic"]["retention.ms"] == 259200000
-
-
-def result_file(done) -> str:
-    """The results file `kcliff check` names on stderr."""
-    return next(line.split("results: ", 1)[1] for line in done.stderr.splitlines() if line.startswith("results: "))

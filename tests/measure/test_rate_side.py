@@ -121,7 +121,6 @@ def test_the_read_round_measures_at_rate_the_records_its_options_ask_for(monkeyp
     assert asked == [RATE_RECORDS, SELF_TEST_RATE_RECORDS]
 
 
-
 def test_both_sides_of_a_pair_read_as_many_records_in_a_round_and_canaries_their_own(monkeypatch, tmp_path):
     # a benign check where links were capped: base's topic held 15,001 records in round 1, head's 23,001
     # (its warm-up ran longer), and each read from the start of its topic, so the round compared reads of

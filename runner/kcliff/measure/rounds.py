@@ -75,16 +75,17 @@ class Rounds:
                 clock.start(i, time.monotonic())
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if sizes_the_round(e)))
-                self.reads.pair_round(entries, [sized(records, sc.bytes_per_record()) for sc in scenarios])
+                counts = [sized(records, sc.bytes_per_record()) for sc in scenarios]  # as many bytes each side
+                self.reads.pair_round(entries, counts)
                 # every side at once, so that the flat-out figures nothing judges still pair round by round
                 filled = not self.opts.flat_out_judged and all(
-                    topic_holds_reads(e, sized(records, sc.bytes_per_record())) for sc, e in zip(scenarios, entries))
-                for position, (sc, topic, entry) in enumerate(sides[k] for k in round_order):
+                    topic_holds_reads(e, n) for e, n in zip(entries, counts))
+                for position, k in enumerate(round_order):
+                    (sc, topic, entry), count = sides[k], counts[k]
                     if on_its_cliff(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     site = rig.site_of(sc.id)
                     self._switch_to(site, sc, entry, topic)
-                    count = sized(records, sc.bytes_per_record())  # as many bytes whatever its records' size
                     if filled:  # a consumer-only check: a flat-out run would only add records nobody reads
                         self.reads.after(site, sc, topic, entry, count, f"{word} {i}/{rounds}",
                                          None if alone else position, deadline)
