@@ -76,7 +76,7 @@ class Rounds:
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if sizes_the_round(e)))
                 counts = [sized(records, sc.bytes_per_record()) for sc in scenarios]  # as many bytes each side
-                self.reads.pair_round(entries, counts)
+                self.reads.pair_round(entries, counts, i == 1, rig.home.cluster.bytes_capped())
                 # every side at once, so that the flat-out figures nothing judges still pair round by round
                 filled = not self.opts.flat_out_judged and all(
                     topic_holds_reads(e, n) for e, n in zip(entries, counts))

@@ -182,6 +182,7 @@ class Entry(_Model):
     warmup_stopped: Run | None = None
     runs: list[Run] = []
     read_runs: list[ReadRun] = []  # the consumer's and end-to-end runs, after the producer's
+    read_warmups: list[ReadRun] = []  # a pair's round-1 read-side runs where bytes bind (ReadRound.pair_round)
     summary: dict[str, Stat] | None = None
     faulted_attempt: Entry | None = None
 
