@@ -184,7 +184,7 @@ def test_where_bytes_bind_a_pairs_first_read_side_runs_are_warm_ups_and_later_on
         for entry in (base, head, canary):
             reads.after(None, sc, "t", entry, 10_000, "round 1/4", 0, 1e12)
         for entry in (base, head):
-            read = [Workload.CONSUME, Workload.RATE]
+            read = [Workload.RATE, Workload.CONSUME]  # at rate right after the producer's run (read_order)
             assert ([r.workload for r in entry.read_warmups], [r.workload for r in entry.read_runs]) == (
                 (read, []) if warm else ([], read)), (first, capped)
         assert not canary.read_warmups and len(canary.read_runs) == 2  # a canary's one round is judged
