@@ -161,12 +161,14 @@ class GitHub:
         git("push", "--quiet", "--force", str(self.bare(full_name)), f"HEAD:refs/heads/{branch}", cwd=work)
 
     def config_pull_request(self, full_name: str, workflow: str, change: dict[str, tuple[str, str]], number: int,
-                            config: str = "kafka") -> tuple[Path, dict[str, Any]]:
-        """A config repository FULL_NAME made from examples/config-repo (under CONFIG) with WORKFLOW as
-        .github/workflows/kafka-config.yml, and its pull request NUMBER, which changes each FILE:
-        (old text, new text). Returns the clone at the head and the pull_request event."""
+                            config: str = "kafka", extra: dict[str, str] | None = None) -> tuple[Path, dict[str, Any]]:
+        """A config repository FULL_NAME made from examples/config-repo (under CONFIG) and the EXTRA files
+        (path under CONFIG: text) with WORKFLOW as .github/workflows/kafka-config.yml, and its pull request
+        NUMBER, which changes each FILE: (old text, new text). Returns the clone at the head and the
+        pull_request event."""
         files: dict[str, str | Path] = {f"{config}/{p.relative_to(EXAMPLE_REPO)}": p
                                         for p in EXAMPLE_REPO.rglob("*") if p.is_file()}
+        files.update({f"{config}/{path}": text for path, text in (extra or {}).items()})
         files[CALLER_WORKFLOW] = workflow
         work = self.repository(full_name, files)
         base = git("rev-parse", "HEAD", cwd=work)

@@ -2,33 +2,42 @@
 calls it, on pull requests of a config repository made from examples/config-repo.
 
 Heads: one that sets log.flush.interval.messages=1 (a cliff rule: lint fails on its line), one whose
-regression no rule knows (batch.size 65536 -> 4096, measured at 0.16x), and a benign one (a
-retention change, which kcliff does not measure).
+regression no rule knows (batch.size 65536 -> 4096, measured at 0.16x), and a benign one (the
+producer's delivery.timeout.ms and the consumer's max.poll.records), measured at the profile the
+repo's kcliff.yaml declares.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 from workflow_runner import CALLER_WORKFLOW, ROOT, GitHub
 
+from tests.commands.test_check_real import NEEDS_ROOT  # capped links need root
+
 # The two heads lint fails start no cluster and need no Docker, so `make test` runs them on the shared
-# cores; the two whose check job runs (its compose backend sets up Docker) are marked where they stand.
+# cores; the two whose check job runs (the regression's on compose, the benign head's on the local
+# backend at its profile) are marked where they stand.
 pytestmark = [pytest.mark.workflows]
 
 CONFIG = "kafka"
 CALLER = "acme/kafka-config"
 SERVER = f"{CONFIG}/brokers/server.properties"
 PRODUCER = f"{CONFIG}/producers/app-producer.properties"
+CONSUMER = f"{CONFIG}/consumers/app-consumer.properties"
 # sized for a test: the deepest canary only, few rounds. batch.size 65536 -> 8192 on the JSON events a
 # config repo sends (lz4) read 0.31x [0.20-0.46] in 4 rounds on compose, p = 0.0015 against the 0.0042
 # it is held to, with 30-43% run-to-run noise, and needed 6 rounds (a 490 s test). 4096 (the smallest
 # size the batch-tiny rule leaves alone) read 0.16x and 0.145x in 4 rounds, p = 0.0005 and 0.0002 (398 and
 # 395 s); 5 rounds (one look, a degree of freedom more) for the noise CI has shown on compose.
 # One self-test round: the canaries sat far below their bounds (batching-off 0.03-0.055x of 0.5).
-SMALL = {"records": '"4000"', "rounds": '"5"', "repeats": '"1"', "canaries": "batching-off", "prime": '"5"'}
+# Flat out only (at-rate: false): the regression is one of throughput, and the runs at rate were half of
+# each round (the benign head below measures at rate through the workflow).
+SMALL = {"records": '"4000"', "rounds": '"5"', "repeats": '"1"', "canaries": "batching-off", "prime": '"5"',
+         "at-rate": "false"}
 
 
 def caller_workflow(sha: str) -> str:
@@ -57,10 +66,12 @@ def kcliff(github: GitHub) -> tuple[Path, str]:
 
 
 def pull_request(github: GitHub, kcliff: tuple[Path, str], name: str, change: dict[str, tuple[str, str]],
-                 number: int, workflow: str | None = None):
-    """A caller repository whose PR NUMBER changes FILE: (old line, new line); returns (act run, head clone)."""
+                 number: int, workflow: str | None = None, extra: dict[str, str] | None = None):
+    """A caller repository (with the EXTRA files) whose PR NUMBER changes FILE: (old line, new line);
+    returns (act run, head clone)."""
     kcliff_clone, sha = kcliff
-    work, event = github.config_pull_request(f"acme/{name}", workflow or caller_workflow(sha), change, number, CONFIG)
+    work, event = github.config_pull_request(f"acme/{name}", workflow or caller_workflow(sha), change, number, CONFIG,
+                                             extra)
     run = github.act(work, CALLER_WORKFLOW, "pull_request", event,
                      local={f"kcliff/kcliff@{sha}": kcliff_clone, **github.standin_map(kcliff_clone)})
     return run, work
@@ -92,17 +103,52 @@ def test_a_regression_no_rule_knows_fails_on_the_changed_line_with_its_ratios(gi
     assert any(p.is_file() for p in runs.rglob("*")), "the measurements' logs were left out of the artifact"
 
 
-@pytest.mark.docker
+# The team's kcliff.yaml, as a config repo keeps it beside its files: the cluster's shape, so the check
+# measures where production binds (docs/profiles.md).
+KCLIFF_YAML = """\
+# kcliff: how this repo's Kafka clusters are measured on a pull request
+# prod-eu-1: six m5.xlarge brokers, gp3 volumes at their baseline throughput (125 MiB/s)
+profile: aws-m5.xlarge-gp3
+"""
+# A measured benign head through the workflow: a profile in kcliff.yaml caps each broker's link and disk
+# (as root: the check step runs kcliff under sudo where it is not root, scripts/as-root.sh), the local
+# backend, 4 rounds: where bytes bind a round's ratios scatter 2-6% and the first look is round 4; round 1's
+# read side is each side's warm-up (read_round.ReadRound.pair_round), so what a consumer reads and latency
+# at rate are judged on rounds 2-4. Also the properties example's real-cluster benign check.
+MEASURED = {"backend": "local", "rounds": '"4"', "repeats": '"1"', "canaries": "batching-off", "prime": '"5"'}
+BENIGN = {PRODUCER: ("delivery.timeout.ms=120000", "delivery.timeout.ms=180000"),
+          CONSUMER: ("max.poll.records=500", "max.poll.records=1000")}
+
+
 @pytest.mark.kafka
-@pytest.mark.usefixtures("docker_engine")
-def test_a_benign_head_passes_and_the_comment_is_written_fresh(github, kcliff) -> None:
-    run, _ = pull_request(github, kcliff, "retention", {SERVER: ("log.retention.hours=168",
-                          "log.retention.hours=336")}, 9)
+@NEEDS_ROOT
+def test_a_measured_benign_head_passes_at_the_repos_profile_and_the_comment_is_written_fresh(github, kcliff) -> None:
+    """delivery.timeout.ms 120000 -> 180000 and max.poll.records 500 -> 1000 move nothing a producer or
+    consumer feels: a pass (exit 0) where the repo's profile says bytes bind, with the read side and
+    latency at rate measured and their canaries seen. A regression or cliff would be a false alarm."""
+    _, sha = kcliff
+    workflow = caller_workflow(sha).split("      records:", 1)[0]  # the README's call, then MEASURED
+    workflow += "".join(f"      {k}: {v}\n" for k, v in MEASURED.items())
+    run, _ = pull_request(github, kcliff, "timeouts", BENIGN, 9, workflow, {"kcliff.yaml": KCLIFF_YAML})
     assert run.returncode == 0, run.explain()
     assert run.job_result("lint") == "success" and run.job_result("check") == "success", run.explain()
     assert not [a for a in run.annotations() if a.file], run.annotations()
+    work = run.artifacts / f"kcliff-check-{run.run_id}" / ".kcliff-work"
+    verdict = json.loads((work / "verdict.json").read_text())
+    assert (verdict["verdict"], verdict["measured"]) == ("pass", True), verdict["reasons"]
+    assert {c["id"] for c in verdict["canaries"]} >= {"batching-off", "consumer-fetch-1", "linger-500"}
+    assert all(c["shows_cliff"] for c in verdict["canaries"]), verdict["canaries"]
+    decisions = {d["metric"]: d for d in verdict["scenarios"][0]["decisions"]}
+    # round 1's read side is each side's warm-up where bytes bind (read_round.ReadRound.pair_round)
+    assert [decisions[m]["n_pairs"] for m in ("throughput", "consumed", "p50_at_rate", "e2e_p99_at_rate")] == [
+        4, 3, 3, 3], decisions
+    results = json.loads(next((work / "runs").rglob("results.json")).read_text())
+    assert (results["environment"]["rig"]["profile"], results["environment"]["rig"]["binds"]) == (
+        "aws-m5.xlarge-gp3", "disk"), results["environment"]["rig"]
+    sides = {e["id"]: e for e in results["scenarios"] if e["id"] in ("base", "head")}
+    assert all({r["workload"] for r in e["read_warmups"]} == {"consume", "rate"} for e in sides.values()), sides
     calls = [c for c in run.recorded("sticky-pull-request-comment") if c["number"] == "9"]
-    assert len(calls) == 1 and "nothing measured changed" in calls[0]["body"], calls
+    assert len(calls) == 1 and "pass" in calls[0]["body"].lower(), calls
     earlier = [c["body"] for c in run.recorded("sticky-pull-request-comment") if c["number"] != "9"]
     assert all(body not in calls[0]["body"] for body in earlier), "the comment carries another PR's verdict"
 
