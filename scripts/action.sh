@@ -4,7 +4,7 @@
 # script's text (a config value never passes through a shell):
 #   action.sh install   MODE (lint|check); check also KAFKA_VERSION, BACKEND
 #   action.sh run       MODE; lint: CONFIG_PATH; check: BASE_DIR, HEAD_DIR, KAFKA_VERSION, BACKEND,
-#                       MIN_EFFECT, RECORDS, ROUNDS, REPEATS, CANARIES, PRIME, FAIL_ON_INCONCLUSIVE, and
+#                       MIN_EFFECT, RECORDS, ROUNDS, REPEATS, CANARIES, PRIME, FAIL_ON_INCONCLUSIVE, AT_RATE, and
 #                       optionally COMMENT (a file for the PR comment) and WORK_DIR
 #   action.sh verdict   CODE (kcliff check's exit code), FAIL_ON_INCONCLUSIVE
 # Writes the step outputs code (both modes), verdict and verdict-json (check) to $GITHUB_OUTPUT.
@@ -61,18 +61,19 @@ check() {
   mkdir -p "$work"
   local json=$work/verdict.json
   rm -f "$json"
-  local comment=() prime=() canaries=() records=()
+  local comment=() prime=() canaries=() records=() rate=()
   [ -z "${COMMENT:-}" ] || comment=(--comment "$COMMENT")
   [ -z "${PRIME:-}" ] || prime=(--prime "$PRIME")  # empty: kcliff's own default
   [ -z "${RECORDS:-}" ] || records=(--records "$RECORDS")  # empty: kcliff's, which a profile's caps size
   [ -z "${CANARIES:-}" ] || canaries=(--canaries "$CANARIES")  # empty: those the check's judged workloads need
+  [ "${AT_RATE:-true}" = true ] || rate=(--no-rate)  # false: flat out only
   # as root where it can be: a profile in the repo's kcliff.yaml caps links and disks, which needs root
   local give_back=("$work" "${KCLIFF_CACHE:-$HOME/.cache/kcliff}")
   [ -z "${COMMENT:-}" ] || give_back+=("$COMMENT")
   "$home/scripts/as-root.sh" --if-possible "${give_back[@]}" -- \
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
-    "${records[@]}" --rounds "$ROUNDS" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" \
+    "${records[@]}" --rounds "$ROUNDS" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" "${rate[@]}" \
     --format github --workdir "$work" --summary "$GITHUB_STEP_SUMMARY" "${comment[@]}" --json "$json" || code=$?
   {
     echo "code=$code"

@@ -164,8 +164,9 @@ def sudo_stubs(tmp_path: Path, passwordless: bool) -> Path:
     return bin_dir
 
 
-@pytest.mark.parametrize("passwordless", [True, False])
-def test_check_runs_as_root_where_sudo_allows_and_hands_its_files_back(tmp_path: Path, passwordless: bool) -> None:
+@pytest.mark.parametrize("passwordless, at_rate", [(True, "true"), (True, "false"), (False, "true")])
+def test_check_runs_as_root_where_sudo_allows_and_hands_its_files_back(tmp_path: Path, passwordless: bool,
+                                                                      at_rate: str) -> None:
     # a profile in kcliff.yaml caps links and disks, which needs root; a GitHub-hosted runner is not root
     # but has passwordless sudo. Base and head the same: the check passes with no cluster.
     for side in ("base", "head"):
@@ -173,8 +174,9 @@ def test_check_runs_as_root_where_sudo_allows_and_hands_its_files_back(tmp_path:
     bin_dir, work, cache = sudo_stubs(tmp_path, passwordless), tmp_path / "work", tmp_path / "cache"
     code, out, summary, outputs = run_action("run", {
         "MODE": "check", "BASE_DIR": "base", "HEAD_DIR": "head", "BACKEND": "local", "KAFKA_VERSION": "4.2.0",
-        "MIN_EFFECT": "0.10", "ROUNDS": "4", "REPEATS": "1", "FAIL_ON_INCONCLUSIVE": "true", "COMMENT": "comment.md",
-        "WORK_DIR": str(work), "KCLIFF_CACHE": str(cache), "PATH": f"{bin_dir}:{os.environ['PATH']}"}, tmp_path)
+        "MIN_EFFECT": "0.10", "ROUNDS": "4", "REPEATS": "1", "FAIL_ON_INCONCLUSIVE": "true", "AT_RATE": at_rate,
+        "COMMENT": "comment.md", "WORK_DIR": str(work), "KCLIFF_CACHE": str(cache),
+        "PATH": f"{bin_dir}:{os.environ['PATH']}"}, tmp_path)
     assert code == 0 and "code=0\nverdict=pass\n" in outputs, out
     calls = (tmp_path / "sudo.txt").read_text().splitlines()
     assert calls[0] == "-n true", calls
@@ -182,6 +184,7 @@ def test_check_runs_as_root_where_sudo_allows_and_hands_its_files_back(tmp_path:
         assert calls == ["-n true"], calls
         return
     assert calls[1].startswith(f"-E env PATH={bin_dir}:") and " check --base base --head head " in calls[1], calls
+    assert (" --no-rate " in calls[1]) == (at_rate == "false"), calls  # at-rate: false measures flat out only
     assert calls[2:] == [f"chown -R 1001:1001 {work} {cache} comment.md"], calls
 
 
