@@ -112,10 +112,12 @@ profile: aws-m5.xlarge-gp3
 """
 # A measured benign head through the workflow: a profile in kcliff.yaml caps each broker's link and disk
 # (as root: the check step runs kcliff under sudo where it is not root, scripts/as-root.sh), the local
-# backend, 4 rounds: where bytes bind a round's ratios scatter 2-6% and the first look is round 4; round 1's
-# read side is each side's warm-up (read_round.ReadRound.pair_round), so what a consumer reads and latency
-# at rate are judged on rounds 2-4. Also the properties example's real-cluster benign check.
-MEASURED = {"backend": "local", "rounds": '"4"', "repeats": '"1"', "canaries": "batching-off", "prime": '"5"'}
+# backend. Where bytes bind a round's ratios scatter 2-6% and the first look is round 4; round 1's read
+# side is each side's warm-up (read_round.ReadRound.pair_round), so what a consumer reads and latency at
+# rate are judged from round 2. At 4 rounds two checks passed with p50_at_rate 1.047x [0.90-1.22] and
+# 0.967x [0.79-1.18] (3 pairs, against the 1.30 a pass must stay under); a fifth round, if the first look
+# has not settled it, gives that metric a fourth pair. Also the properties example's real-cluster benign check.
+MEASURED = {"backend": "local", "rounds": '"5"', "repeats": '"1"', "canaries": "batching-off", "prime": '"5"'}
 BENIGN = {PRODUCER: ("delivery.timeout.ms=120000", "delivery.timeout.ms=180000"),
           CONSUMER: ("max.poll.records=500", "max.poll.records=1000")}
 
@@ -140,8 +142,9 @@ def test_a_measured_benign_head_passes_at_the_repos_profile_and_the_comment_is_w
     assert all(c["shows_cliff"] for c in verdict["canaries"]), verdict["canaries"]
     decisions = {d["metric"]: d for d in verdict["scenarios"][0]["decisions"]}
     # round 1's read side is each side's warm-up where bytes bind (read_round.ReadRound.pair_round)
-    assert [decisions[m]["n_pairs"] for m in ("throughput", "consumed", "p50_at_rate", "e2e_p99_at_rate")] == [
-        4, 3, 3, 3], decisions
+    rounds = decisions["throughput"]["n_pairs"]
+    assert rounds in (4, 5), decisions["throughput"]
+    assert [decisions[m]["n_pairs"] for m in ("consumed", "p50_at_rate", "e2e_p99_at_rate")] == [rounds - 1] * 3
     results = json.loads(next((work / "runs").rglob("results.json")).read_text())
     assert (results["environment"]["rig"]["profile"], results["environment"]["rig"]["binds"]) == (
         "aws-m5.xlarge-gp3", "disk"), results["environment"]["rig"]
