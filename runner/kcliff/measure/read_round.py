@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
 
 from kcliff.errors import ClusterError
 from kcliff.measure import faults, rate_side, read_side
@@ -105,7 +106,7 @@ def _check_read(site: Site, sc: Scenario, run: ReadRun, label: str) -> None:
         raise ClusterError(f"{sc.id}: {label} failed: {run.stop_reason}")
 
 
-def read_order(workloads: list[Workload]) -> list[Workload]:
+def read_order(workloads: Sequence[Workload]) -> list[Workload]:
     """The read side's runs in the order a round measures them: the run at a fixed rate first, right after
     the producer's as in a check that reads nothing, so a consumer's read (at the caps, the links full for
     seconds) never comes just before it (docs/profiles.md)."""
