@@ -13,7 +13,7 @@ import pytest
 from conftest import run_kcliff
 from kcliff import cli, configrepo
 from kcliff.commands import check
-from kcliff.results.model import ResultsDoc
+from kcliff.results.model import ResultsDoc, StopKind
 
 from tests.lint.test_lint_cli import BASE_REPO, make_repo
 
@@ -281,3 +281,27 @@ def test_bad_input_of_both_sides_is_reported_at_once_the_heads_on_its_line(tmp_p
         "::error file=kafka/server.properties,line=4,title=kcliff%3A bad input::broker setting 'num.io.threads': "
         "0 is out of range: expected at least 1 (Kafka 4.2.0)"], printed.out
     assert len([e for e in printed.err.splitlines() if e.startswith("kcliff: error: ")]) == 2, printed.err
+
+
+def test_a_head_the_early_stop_cut_twice_running_is_a_cliff_on_its_line(tmp_path, monkeypatch, capsys):
+    # the workflow's regression test in a fresh make test: batch.size 65536 -> 4096 read 0.2x for two rounds,
+    # then the early stop cut the head's runs as a cliff (2 records counted each, 0.0004 MB/s) and the
+    # paired throughput read "too noisy to tell": inconclusive, exit 3, for a head on its cliff
+    base = make_repo(tmp_path / "base")
+    head = make_repo(tmp_path / "head", {"clients/producer.properties":
+                                         BASE_REPO["clients/producer.properties"].replace("batch.size=65536",
+                                                                                          "batch.size=4096")})
+    doc = synthetic_doc(0.2)
+    cut = doc.entry("head").runs[-2:]
+    for run in cut:
+        run.records, run.mb_per_sec, run.complete = 2, 0.0004, False
+        run.stop_kind, run.stop_reason = StopKind.CLIFF, "cliff: at most 0.89 MB/s acknowledged over 4.4s"
+    monkeypatch.setattr(check, "measure", lambda args, self_test, pair, version, upgrade=None, *_: doc)
+    code = cli.main(["check", "--base", str(base), "--head", str(head), "--format", "github", "--no-rate",
+                     "--repo-root", str(head)])
+    out = capsys.readouterr().out
+    found = [line for line in out.splitlines() if line.startswith("::error")]
+    assert code == 1 and "verdict: cliff" in out, out
+    assert len(found) == 1 and found[0].startswith(
+        "::error file=clients/producer.properties,line=4,title=kcliff%3A measured cliff::producer batch.size"), found
+    assert "head fell to the canaries' cliff tier" in found[0]

@@ -96,8 +96,10 @@ def test_a_regression_no_rule_knows_fails_on_the_changed_line_with_its_ratios(gi
     errors = [a for a in run.annotations() if a.file == PRODUCER]
     assert [a.line for a in errors] == [line_of(work / PRODUCER, "batch.size")], run.explain()
     assert re.search(r"throughput 0\.\d+x", errors[0].message), errors[0].message
-    comment = next((github.record / "comments").glob("8-*.md")).read_text()
-    assert "regression" in comment.lower()
+    # flat out the head's runs may fall under the early stop's share of the reference: then it is cut as a
+    # cliff twice running, a measured cliff (0.18x at p = 5.7e-5 in one run, cut in rounds 3-4 in another)
+    verdict = re.search(r"\*\*Verdict: (\w+)\*\*", next((github.record / "comments").glob("8-*.md")).read_text())
+    assert verdict and verdict.group(1) in ("regression", "cliff"), verdict
     assert "kcliff config check" in run.summary("check")
     runs = run.artifacts / f"kcliff-check-{run.run_id}" / ".kcliff-work" / "runs"
     assert any(p.is_file() for p in runs.rglob("*")), "the measurements' logs were left out of the artifact"

@@ -369,8 +369,9 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
         sides[side] = {m.name: entry.values(m) for m in entry.metrics()} if entry is not None else {}
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
     held = (at_rate.held_rate(doc.entry("base")), at_rate.held_rate(doc.entry("head")))
+    stopped = stopping.cut_on_cliff(doc.entry("base"), doc.entry("head"))
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
-                                        family, held, budget, min_effect=min_effect, paired=True)
+                                        family, held, budget, stopped, min_effect=min_effect, paired=True)
     notes += at_rate.rate_notes(doc)
     if budget is not None:
         notes.append(f"latency at rate judged against the service's {budget} budget (the head's kcliff.yaml)")

@@ -98,6 +98,11 @@ def replay(rounds: Rounds, family: Family, plan: sequential.Plan, budget: Latenc
     return sv, stop
 
 
+def cut_on_cliff(base: Entry | None, head: Entry | None) -> tuple[bool, bool]:
+    """Whether base and head were stopped on their cliff twice running (verdict.compare_scenario's `stopped`)."""
+    return (base is not None and on_its_cliff(base), head is not None and on_its_cliff(head))
+
+
 def runs_left(entry: Entry, metric: str, rounds: int) -> int:
     """Runs of `metric` this entry will still measure in `rounds` rounds: none once decided on a cliff."""
     if on_its_cliff(entry) or (METRICS[metric].workload == Workload.CONSUME and reads_on_cliff(entry)):

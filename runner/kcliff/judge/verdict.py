@@ -233,13 +233,15 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
                      head: Mapping[str, Sequence[float | None]],
                      ceiling: float | None = None, family: Family | None = None,
                      held: tuple[bool | None, bool | None] = (None, None), budget: LatencyBudget | None = None,
-                     **decide_args: Any) -> ScenarioVerdict:
+                     stopped: tuple[bool, bool] = (False, False), **decide_args: Any) -> ScenarioVerdict:
     """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries.
     With a `family` (kcliff check), only its judged metrics count, each regression question at its
     share of alpha; the others are decided for their figures and reported as not judged. `held`: whether
     base and head held their fixed rate (Entry.held_rate): a head that could not, where base could, is
     on a cliff at rate (its latencies there are only a lower bound). `budget`: the service's latency
-    budget (within_budget)."""
+    budget (within_budget). `stopped`: whether base and head were stopped on their cliff (on_cliff.on_its_cliff):
+    a head the early stop cut twice running, where base ran on, fell to the cliff tier, whatever its cut
+    runs' figures read."""
     alpha = decide_args.pop("alpha", DEFAULT_ALPHA)
     decisions = tuple(within_budget(_decision(base[m], head[m], m, alpha, family, decide_args), budget)
                       for m in METRICS if m in base and m in head)
@@ -258,9 +260,13 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     rate_cliff = at_rate and held[1] is False and held[0] is not False
     if at_rate and held[0] is False:
         notes.append("base could not hold the fixed rate either: latency at rate is a lower bound on both sides")
+    if tier and stopped[1] and not stopped[0]:
+        head_in = True
+        notes.append("head was stopped on its cliff twice running: under the early stop's share of the reference")
     if head_in and not base_in:
         verdict = Outcome.CLIFF
-        notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
+        if ceiling is not None and not stopped[1]:
+            notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
     elif rate_cliff:
         verdict = Outcome.CLIFF
         notes.append("head could not hold the fixed rate that base held: a cliff at rate")
