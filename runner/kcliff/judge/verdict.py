@@ -265,7 +265,7 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
         notes.append("head was stopped on its cliff twice running: under the early stop's share of the reference")
     if head_in and not base_in:
         verdict = Outcome.CLIFF
-        if ceiling is not None and not stopped[1]:
+        if not stopped[1]:  # else head_in came from the ceiling, which is then set
             notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
     elif rate_cliff:
         verdict = Outcome.CLIFF

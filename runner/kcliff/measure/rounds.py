@@ -37,7 +37,8 @@ class Rounds:
         its topic's shape differs (shared_topics); broker and topic settings switch before each run.
         The entries are in the results file from the start and saved after every run."""
         rig = self.rig
-        entries = [new_entry(sc, rig.home.cluster.bytes_capped()) for sc in scenarios]
+        capped = rig.home.cluster.bytes_capped()
+        entries = [new_entry(sc, capped) for sc in scenarios]
         for entry in entries:
             entry.kafka_version = rig.elsewhere[entry.id].kafka_version if entry.id in rig.elsewhere else None
         seed = random.SystemRandom().randrange(2**32)  # recorded, so the order can be drawn again
@@ -76,7 +77,7 @@ class Rounds:
                 # the same count for every side of a round, so their ratio is not also one of run lengths
                 records = self.opts.records_for(*(e for e in entries if sizes_the_round(e)))
                 counts = [sized(records, sc.bytes_per_record()) for sc in scenarios]  # as many bytes each side
-                self.reads.pair_round(entries, counts, i == 1, rig.home.cluster.bytes_capped())
+                self.reads.pair_round(entries, counts, i == 1, capped)
                 # every side at once, so that the flat-out figures nothing judges still pair round by round
                 filled = not self.opts.flat_out_judged and all(
                     topic_holds_reads(e, n) for e, n in zip(entries, counts))
