@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from kcliff.results.metrics import METRICS
 from workflow_runner import CALLER_WORKFLOW, ROOT, GitHub
 
 from tests.commands.test_check_real import NEEDS_ROOT  # capped links need root
@@ -95,7 +96,10 @@ def test_a_regression_no_rule_knows_fails_on_the_changed_line_with_its_ratios(gi
     assert run.returncode != 0 and run.job_result("check") == "failure", run.explain()
     errors = [a for a in run.annotations() if a.file == PRODUCER]
     assert [a.line for a in errors] == [line_of(work / PRODUCER, "batch.size")], run.explain()
-    assert re.search(r"throughput 0\.\d+x", errors[0].message), errors[0].message
+    # the failing metrics are named with their ratios, each worse in its own direction: locally throughput
+    # 0.16-0.18x with p99; on CI's runner p99 22.40x alone (throughput did not reach significance in 5 rounds)
+    named = re.findall(r"(\w+) (\d+\.\d+)x", errors[0].message)
+    assert named and all((float(r) < 1) == METRICS[m].higher_is_better for m, r in named), errors[0].message
     # flat out the head's runs may fall under the early stop's share of the reference: then it is cut as a
     # cliff twice running, a measured cliff (0.18x at p = 5.7e-5 in one run, cut in rounds 3-4 in another)
     verdict = re.search(r"\*\*Verdict: (\w+)\*\*", next((github.record / "comments").glob("8-*.md")).read_text())
