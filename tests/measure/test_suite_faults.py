@@ -58,6 +58,9 @@ class StandInRestartable(StandInCluster, Restartable):
         self.heals += 1
         self.dead = []
 
+    def kill_broker(self, node_id: int) -> None:
+        self.dead.append(node_id)
+
 
 class StandInAdmin:
     """The admin calls the suite and BrokerState make, answered from memory."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
@@ -26,6 +27,19 @@ from kcliff.errors import ClusterError
 
 TIMEOUT_S = 30.0
 K = TypeVar("K")  # what AdminClient keys its futures by: a topic name, a ConfigResource
+
+
+@dataclass(frozen=True)
+class PartitionState:
+    partition: int
+    leader: int  # -1: no leader
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+
+    @property
+    def whole(self) -> bool:
+        """A leader and every replica in sync."""
+        return self.leader >= 0 and set(self.isr) == set(self.replicas)
 
 
 class Admin:
@@ -96,6 +110,27 @@ class Admin:
     def delete_topic(self, name: str, missing_ok: bool = False) -> None:
         _wait(self._client.delete_topics([name], operation_timeout=TIMEOUT_S), f"delete topic {name}",
               ok=(KafkaError.UNKNOWN_TOPIC_OR_PART,) if missing_ok else ())
+
+    def partitions(self, topic: str, timeout: float = 5.0) -> list[PartitionState]:
+        """Each partition's leader (-1: none), replicas and in-sync replicas as the metadata says now;
+        empty when no broker answered in `timeout`."""
+        try:
+            meta = self._client.list_topics(topic=topic, timeout=timeout).topics.get(topic)
+        except KafkaException:
+            return []
+        if meta is None or meta.error is not None:
+            return []
+        return [PartitionState(p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
+                for p in sorted(meta.partitions.values(), key=lambda p: p.id)]
+
+    def group_coordinator(self, group: str) -> int | None:
+        """The broker coordinating consumer group `group` now; None when no broker says."""
+        try:
+            described = _wait(self._client.describe_consumer_groups([group], request_timeout=5), f"describe group {group}")
+        except ClusterError:
+            return None
+        coordinator = described[group].coordinator
+        return None if coordinator is None else coordinator.id
 
     def list_topics(self) -> list[str]:
         return sorted(self._client.list_topics(timeout=10).topics)

@@ -156,6 +156,10 @@ class Restartable(Cluster):
     def heal(self) -> None:
         """Start again any node that died, keeping its data, and wait until the cluster is ready."""
 
+    @abstractmethod
+    def kill_broker(self, node_id: int) -> None:
+        """Kill one node's broker at once (SIGKILL: no controlled shutdown), as a crash does; `heal` undoes it."""
+
 
 def restartable(cluster: Cluster) -> Restartable | None:
     """The cluster as one that restarts and heals, when its backend declares it can."""

@@ -269,6 +269,13 @@ class LocalCluster(Restartable):
         self.wait_ready()
         self.save_state()
 
+    def kill_broker(self, node_id: int) -> None:
+        node = next(n for n in self.nodes if n.node_id == node_id)
+        if node.pid is not None and procs.started_with(node.pid, node.directory / "server.properties"):
+            procs.crash(node.pid)
+        if node.proc is not None:
+            procs.stop(node.proc, grace_s=0.0)  # reaped and forgotten: its pid may be another's later
+
     def _stop_nodes(self, grace_s: float = 8.0) -> None:
         for node in self.nodes:
             if node.proc is not None:

@@ -20,6 +20,7 @@ a marker and three layers make sure nothing outlives it:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import json
 import os
@@ -68,8 +69,10 @@ def cluster_mark(workdir: Path) -> str:
 
 def spawn(argv: list[str], log: Path | None = None, register: bool = True,
           stdout: int | IO[Any] | None = None, cwd: Path | None = None,
-          mark: str | None = None, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """Start `argv` (a list, never a shell string) in a new session. Output goes to `log` or `stdout`.
+          mark: str | None = None, env: Mapping[str, str] | None = None,
+          stderr: IO[Any] | None = None) -> subprocess.Popen[bytes]:
+    """Start `argv` (a list, never a shell string) in a new session. Output goes to `log` or `stdout`
+    (and `stderr`, given).
     `register=False` is a process meant to outlive this one (`kcliff cluster up`): it gets `mark`
     and no parent-death signal. `env` adds to this process's environment (a broker's fsync shim)."""
     logfile = open(log, "ab") if log is not None else None
@@ -77,7 +80,7 @@ def spawn(argv: list[str], log: Path | None = None, register: bool = True,
     if register:
         start_watchdog()
     try:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT if log is not None else None,
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT if log is not None else stderr,
                                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd,
                                 env={**os.environ, **(env or {}), MARK_VAR: mark or run_mark()},
                                 preexec_fn=_die_with(os.getpid()) if register else None)
@@ -105,11 +108,13 @@ class FollowedTool:
     """A tool run whose output is read line by line as it comes (a perf tool's interim lines).
     Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`."""
 
-    def __init__(self, argv: list[str], log_path: Path) -> None:
+    def __init__(self, argv: list[str], log_path: Path, errors: Path | None = None) -> None:
+        """`errors`: a file for the tool's stderr (a client's warnings through a fault), else this process's."""
         self.argv, self.log_path = argv, log_path
         self.seen: list[str] = []
         self._lines: queue.Queue[str | None] = queue.Queue()
-        self.proc = spawn(argv, stdout=subprocess.PIPE)
+        with open(errors, "ab") if errors is not None else contextlib.nullcontext() as err:
+            self.proc = spawn(argv, stdout=subprocess.PIPE, stderr=err)
         self._reader = threading.Thread(target=_pump_lines, args=(self.proc.stdout, self._lines), daemon=True)
         self._reader.start()
 
@@ -189,6 +194,15 @@ def stop(proc: subprocess.Popen[bytes], grace_s: float = 10.0) -> None:
             _signal_group(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
     _signal_group(proc.pid, signal.SIGKILL)  # anything left in the group (children of the child)
+
+
+def crash(pid: int) -> None:
+    """SIGKILL a process and its group, nothing first: a crash, no shutdown hook runs (a broker killed so)."""
+    _signal_group(pid, signal.SIGKILL)
+    _signal(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and pid_alive(pid):
+        time.sleep(0.05)
 
 
 def stop_pid(pid: int, grace_s: float = 10.0) -> None:

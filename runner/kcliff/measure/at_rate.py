@@ -39,6 +39,15 @@ class RateRun:
     stop_kind: StopKind | None = None
 
 
+@dataclass(frozen=True)
+class FailoverArgs:
+    """A run through a fault: reads later than `late_ms` are catching up; the run ends once `stop_file`
+    holds anything; the consumer joins `group_id` (None: it is assigned every partition)."""
+    late_ms: float
+    stop_file: Path
+    group_id: str | None = None
+
+
 def write_properties(path: Path, values: dict[str, Any]) -> Path:
     path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in values.items()))
     return path.resolve()
@@ -47,9 +56,10 @@ def write_properties(path: Path, values: dict[str, Any]) -> Path:
 def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float, producer_file: Path,
               consumer_file: Path | None = None, record_size: int = settings.RECORD_SIZE,
               drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S,
-              payload: PreparedPayload | None = None, producers: int = 1) -> list[str]:
+              payload: PreparedPayload | None = None, producers: int = 1,
+              failover: FailoverArgs | None = None) -> list[str]:
     """Records are random letters of `record_size`, or `payload`'s records (keys included) from its file;
-    `producers` clients share the rate in turn."""
+    `producers` clients share the rate in turn; `failover`: a run through a fault (measure/failover.py)."""
     sent = ["--record-size", str(record_size)] if payload is None else ["--payload-file", str(payload.records_file)]
     args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--rate", f"{rate:g}",
             *sent, "--duration-s", f"{duration_s:g}", "--warmup-s", f"{warmup_s:g}",
@@ -59,6 +69,10 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
     if consumer_file is not None:
         args += ["--consumer-config", str(consumer_file)]
         files += (consumer_file,)
+    if failover is not None:
+        args += ["--failover", f"{failover.late_ms:g}", "--stop-file", str(failover.stop_file)]
+        args += ["--group-id", failover.group_id] if failover.group_id and consumer_file is not None else []
+        files += (failover.stop_file,)
     return cluster.tool_command(loadgen.MAIN_CLASS, args, files, jars=loadgen.ensure())
 
 
@@ -97,7 +111,11 @@ def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmu
     if fault is not None:
         return RateRun(None, out.progress, elapsed, code, fault[1], fault[0])
     if out.summary is None:
-        why = ("could not reach the cluster or the topic" if code == EXIT_UNREACHABLE
-               else "ended without a summary")
-        return RateRun(None, out.progress, elapsed, code, f"load generator {why} (exit {code})", StopKind.FAILED)
+        return RateRun(None, out.progress, elapsed, code, failure(code), StopKind.FAILED)
     return RateRun(out.summary, out.progress, elapsed, code)
+
+
+def failure(code: int | None) -> str:
+    """Why a load generator that ended gave no summary."""
+    why = "could not reach the cluster or the topic" if code == EXIT_UNREACHABLE else "ended without a summary"
+    return f"load generator {why} (exit {code})"

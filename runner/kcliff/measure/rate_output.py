@@ -62,6 +62,35 @@ class RateProgress:
 
 
 @dataclass(frozen=True)
+class Gap:
+    """The longest time one partition went without a write acknowledged (or a record read): from
+    `from_s` (seconds after the run's first due record) on `partition`; `open` when it had not ended
+    by the run's end, so it lasted longer than `ms`."""
+    ms: float
+    partition: int | None
+    from_s: float | None
+    open: bool
+
+
+@dataclass(frozen=True)
+class FailoverFigures:
+    """What a run through a fault measured beside its latency (LoadGen --failover, Failover.java)."""
+    t0_wall_ms: int  # the wall clock at the run's first due record: kcliff's events go on this time line
+    partitions: int
+    produce_gap: Gap
+    consume_gap: Gap | None  # None: no consumer
+    read_twice: int | None  # records the consumer read more than once
+    late_ms: float  # a read this long after its record was due is the consumer catching up
+    last_late_read_s: float | None  # seconds after t0 of the last such read; None: none was late
+    acked: int  # records acknowledged, warm-up included
+    verified: bool  # the log was read back to its end, so `lost` and `log_duplicates` are exact
+    verify_note: str | None
+    lost: int | None  # acknowledged records the log no longer holds
+    lost_seqs: list[int]  # the first of them
+    log_duplicates: int | None  # records the log holds more than once (a retried send)
+
+
+@dataclass(frozen=True)
 class RateSummary:
     """A whole run, counting only the records due in its measured duration (not the warm-up's)."""
     type: LineKind
@@ -86,6 +115,7 @@ class RateSummary:
     producers: int = 1  # producer clients that shared the rate (recorded output before #29: one)
     # uncompressed / compressed bytes of its producer's batches; None: no batch, or a load generator before it
     compression_ratio: float | None = None
+    failover: FailoverFigures | None = None  # a run through a fault (--failover) only
 
     @property
     def held_rate(self) -> bool:

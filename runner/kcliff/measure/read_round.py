@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 
 from kcliff.errors import ClusterError
-from kcliff.measure import faults, rate_side, read_side
+from kcliff.measure import failover_side, faults, rate_side, read_side
 from kcliff.measure.document import GroupStop, check_fault
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.options import Options
@@ -76,6 +76,8 @@ class ReadRound:
             rate = rate_side.rate_of(sc, self.opts.rate, self.group_rate)
             return rate_side.rate_run(site.cluster, sc, topic, rate, log, min(left, RATE_CAP_S), watch,
                                       self.opts.rate_records)
+        if workload == Workload.FAILOVER:  # its own fault is no fault of the run's: no watch
+            return failover_side.failover_run(site.cluster, sc, topic, rate_side.rate_of(sc, self.opts.rate), log)
         return read_side.latency_run(site.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)
 
@@ -109,7 +111,8 @@ def _check_read(site: Site, sc: Scenario, run: ReadRun, label: str) -> None:
 def read_order(workloads: Sequence[Workload]) -> list[Workload]:
     """The read side's runs in the order a round measures them: the run at a fixed rate first, right after
     the producer's as in a check that reads nothing, so a consumer's read (at the caps, the links full for
-    seconds) never comes just before it (docs/profiles.md)."""
+    seconds) never comes just before it (docs/profiles.md); the run through a fault last (Workload's order),
+    so the broker it kills and starts again is behind every other run of the side."""
     return sorted((w for w in workloads if w != Workload.PRODUCE), key=lambda w: w != Workload.RATE)
 
 

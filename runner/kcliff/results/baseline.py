@@ -74,13 +74,19 @@ class StoredReadRun(_Model, model.Figures):
     rate_p99_ms: float | None = None
     rate_e2e_p50_ms: float | None = None
     rate_e2e_p99_ms: float | None = None
+    fo_unavailable_s: float | None = None
+    fo_stall_s: float | None = None
+    fo_catch_up_s: float | None = None
+    fo_recovery_s: float | None = None
+    fo_p999_ms: float | None = None
+    fo_lost: int | None = None
     complete: bool = True
 
 
 # What a stored read run keeps of a ReadRun: every read-side metric's figure, and the rate a latency at
 # rate was measured at (a figure means nothing without it).
 KEPT_READ_FIGURES = tuple(m.key for m in METRICS.values() if m.workload is not Workload.PRODUCE) + (
-    "rate_target_per_s", "rate_achieved_per_s", "rate_held")
+    "rate_target_per_s", "rate_achieved_per_s", "rate_held", "fo_lost")
 
 
 def _kept(run: model.ReadRun | StoredReadRun) -> dict[str, Any]:

@@ -12,16 +12,18 @@ from typing import Iterable
 class Workload(StrEnum):
     """What a scenario measures: the producer flat out always (it fills the topic the others read),
     and when asked a consumer reading the topic, end-to-end latency, or latency at a fixed production
-    rate (the load generator, produce and end-to-end, from each record's due time: docs/loadgen.md)."""
+    rate (the load generator, produce and end-to-end, from each record's due time: docs/loadgen.md), or
+    a run at a fixed rate through a fault: a broker killed while a consumer group reads (docs/failover.md)."""
 
     PRODUCE = "produce"
     CONSUME = "consume"
     END_TO_END = "end-to-end"
     RATE = "rate"
+    FAILOVER = "failover"
 
 
-# The runs after a side's producer run, on its topic, in this order (measure/read_round.py).
-READ_WORKLOADS = (Workload.CONSUME, Workload.END_TO_END, Workload.RATE)
+# The runs after a side's producer run, on its topic (measure/read_round.py read_order).
+READ_WORKLOADS = (Workload.CONSUME, Workload.END_TO_END, Workload.RATE, Workload.FAILOVER)
 READ_SIDE = (Workload.CONSUME, Workload.END_TO_END)  # the consumer's: what a consumer change brings in
 
 
@@ -108,8 +110,21 @@ RATE_P99 = Metric("p99_at_rate", "rate_p99_ms", "ms", False, Workload.RATE, move
 RATE_E2E_P50 = Metric("e2e_p50_at_rate", "rate_e2e_p50_ms", "ms", False, Workload.RATE, resolution=RATE_P50_RESOLUTION,
                       percentile=50)
 RATE_E2E_P99 = Metric("e2e_p99_at_rate", "rate_e2e_p99_ms", "ms", False, Workload.RATE, percentile=99)
+# Through a fault (a broker killed while a consumer group reads, docs/failover.md), in seconds: the longest
+# time a partition acknowledged no write, the longest a partition's records went unread, from the fault
+# until the consumer read nothing late again, until every partition had its leader and full ISR; and
+# produce p99.9 over the run. Each only where a changed setting can move it (FAILOVER_SETTINGS).
+UNAVAILABLE = Metric("unavailable", "fo_unavailable_s", "s", False, Workload.FAILOVER, min_effect_floor=0.25,
+                     moved_by=PRODUCE_SIDE)
+STALL = Metric("stall", "fo_stall_s", "s", False, Workload.FAILOVER, min_effect_floor=0.25)
+CATCH_UP = Metric("catch_up", "fo_catch_up_s", "s", False, Workload.FAILOVER, min_effect_floor=0.25)
+RECOVERY = Metric("recovery", "fo_recovery_s", "s", False, Workload.FAILOVER, min_effect_floor=0.25,
+                  moved_by=frozenset({ChangeKind.BROKER, ChangeKind.TOPIC}))
+FAILOVER_P999 = Metric("p999_failover", "fo_p999_ms", "ms", False, Workload.FAILOVER, min_effect_floor=0.25,
+                       moved_by=PRODUCE_SIDE)
+FAILOVER_METRICS = (UNAVAILABLE, STALL, CATCH_UP, RECOVERY, FAILOVER_P999)
 METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99, RATE_P50, RATE_P99, RATE_E2E_P50,
-                                                  RATE_E2E_P99)}
+                                                  RATE_E2E_P99, *FAILOVER_METRICS)}
 
 
 def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload]) -> tuple[Metric, ...]:
@@ -121,7 +136,8 @@ def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload]) -> tupl
 SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
 READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
                      "e2e_p999_ms", "rate_achieved_per_s", "rate_p50_ms", "rate_p99_ms", "rate_p999_ms",
-                     "rate_e2e_p50_ms", "rate_e2e_p99_ms", "rate_e2e_p999_ms")
+                     "rate_e2e_p50_ms", "rate_e2e_p99_ms", "rate_e2e_p999_ms", *(m.key for m in FAILOVER_METRICS),
+                     "fo_lost", "fo_failed")
 
 
 # Settings whose effect is a trade between CPU and bytes: fewer bytes for more CPU (compression), fuller
@@ -146,3 +162,37 @@ TRADES_CPU_FOR_BYTES: dict[ChangeKind, frozenset[str]] = {
 def trades_cpu_for_bytes(kind: ChangeKind, name: str) -> bool:
     """Whether a setting of this kind and name trades CPU against bytes."""
     return name in TRADES_CPU_FOR_BYTES[kind]
+
+
+# The settings that decide what a failure costs, and the failover metrics each can move: a check whose
+# change sets one of them measures both sides through the fault (issue #43, docs/failover.md). Which
+# records survive (fo_lost) is judged for every one of them: one acknowledged record lost fails a check.
+_OUTAGE = frozenset({UNAVAILABLE, STALL, CATCH_UP, RECOVERY, FAILOVER_P999})
+_CLIENT_WAIT = frozenset({UNAVAILABLE, CATCH_UP, FAILOVER_P999})
+_GROUP = frozenset({STALL, CATCH_UP})
+FAILOVER_SETTINGS: dict[ChangeKind, dict[str, frozenset[Metric]]] = {
+    ChangeKind.BROKER: {
+        **dict.fromkeys(("broker.session.timeout.ms", "broker.heartbeat.interval.ms", "controlled.shutdown.enable",
+                         "replica.lag.time.max.ms", "unclean.leader.election.enable", "min.insync.replicas",
+                         "controller.quorum.election.timeout.ms", "controller.quorum.fetch.timeout.ms"), _OUTAGE),
+        **dict.fromkeys(("num.recovery.threads.per.data.dir", "num.replica.fetchers", "replica.fetch.wait.max.ms",
+                         "leader.imbalance.check.interval.seconds", "auto.leader.rebalance.enable"),
+                        frozenset({RECOVERY, UNAVAILABLE})),
+        **dict.fromkeys(("group.min.session.timeout.ms", "group.max.session.timeout.ms",
+                         "group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
+                         "offsets.topic.replication.factor"), _GROUP),
+    },
+    ChangeKind.TOPIC: dict.fromkeys(("min.insync.replicas", "unclean.leader.election.enable"), _OUTAGE),
+    ChangeKind.PRODUCER: dict.fromkeys(("request.timeout.ms", "delivery.timeout.ms", "retries", "retry.backoff.ms",
+                                        "retry.backoff.max.ms", "enable.idempotence", "max.block.ms",
+                                        "metadata.max.age.ms", "reconnect.backoff.max.ms"), _CLIENT_WAIT),
+    ChangeKind.CONSUMER: dict.fromkeys(("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
+                                        "group.protocol", "group.remote.assignor", "partition.assignment.strategy",
+                                        "request.timeout.ms", "default.api.timeout.ms", "enable.auto.commit",
+                                        "auto.commit.interval.ms"), _GROUP),
+}
+
+
+def moves_failover(kind: ChangeKind, name: str) -> frozenset[Metric]:
+    """The failover metrics a setting of this kind and name can move (empty: none, no fault is measured for it)."""
+    return FAILOVER_SETTINGS[kind].get(name, frozenset())

@@ -119,6 +119,25 @@ class ReadRun(ToolRun):
     rate_histogram_us: str | None = None  # HdrHistogram encodings (base64), so runs merge exactly
     rate_e2e_histogram_us: str | None = None
     compression_ratio: float | None = None  # at a fixed rate: the load generator's producer's, as Run's
+    # through a fault (workload failover, docs/failover.md): seconds of the outage as the clients saw it,
+    # records lost (acknowledged, gone from the log), failed and duplicated, and how the fault went
+    fo_fault: str | None = None
+    fo_victim: int | None = None  # the broker the fault was done to
+    fo_fault_at_s: float | None = None  # on the run's time line: seconds after its first due record
+    fo_bound_s: float | None = None  # how long each step of the fault was waited for
+    fo_target_per_s: float | None = None
+    fo_unavailable_s: float | None = None
+    fo_stall_s: float | None = None
+    fo_catch_up_s: float | None = None
+    fo_recovery_s: float | None = None
+    fo_p999_ms: float | None = None
+    fo_censored: list[str] = []  # the fo_ keys still unfinished at the run's end: longer than they say
+    fo_failed: int | None = None  # records whose delivery failed
+    fo_lost: int | None = None  # acknowledged under acks=all, and not in the log read back: exact
+    fo_lost_seqs: list[int] = []
+    fo_log_duplicates: int | None = None
+    fo_read_twice: int | None = None
+    fo_verified: bool | None = None  # the log was read back to its end (False: fo_lost is unknown)
 
 
 class Stat(_Model):

@@ -99,6 +99,9 @@ CATALOGUE: tuple[Setting, ...] = (
     _int("queued.max.requests", "broker", 500, "restart", 1, INT_MAX),
     # Kafka refuses to start when it is below replica.fetch.wait.max.ms (KafkaConfig's check)
     _int("replica.lag.time.max.ms", "broker", 30000, "restart", 0, LONG_MAX),
+    # how long a dead broker keeps its partitions' leadership: measured through a fault (docs/failover.md)
+    _int("broker.session.timeout.ms", "broker", 9000, "restart", 1, INT_MAX),
+    _int("broker.heartbeat.interval.ms", "broker", 2000, "restart", 1, INT_MAX),
     # topic
     _int("partitions", "topic", 6, "topic", 1, 1000),
     _int("flush.messages", "topic", LONG_MAX, "topic", 1, LONG_MAX),

@@ -321,6 +321,7 @@ def reading_reference(scenarios: list[Scenario], read_baseline: bool = True) -> 
     wanted = {Workload.PRODUCE}
     wanted |= (set(READ_SIDE) if read_baseline else reads) if reads else set()
     wanted |= {Workload.RATE} if any(sc.at_rate() for sc in scenarios) else set()
+    wanted |= {Workload.FAILOVER} if any(Workload.FAILOVER in sc.workloads for sc in scenarios) else set()
     if wanted == {Workload.PRODUCE}:
         return scenarios
     return [dataclasses.replace(sc, workloads=tuple(w for w in WORKLOADS if w in wanted | set(sc.workloads)))

@@ -2,7 +2,7 @@ package dev.kcliff.loadgen;
 
 import java.util.Map;
 
-/** The output lines: one JSON object each, of numbers, strings, booleans, nulls and nested objects. */
+/** The output lines: one JSON object each, of numbers, strings, booleans, nulls, lists and nested objects. */
 final class Json {
     private Json() {
     }
@@ -31,6 +31,15 @@ final class Json {
                 sep = ",";
             }
             out.append('}');
+        } else if (value instanceof Iterable<?> list) {
+            out.append('[');
+            String sep = "";
+            for (Object item : list) {
+                out.append(sep);
+                write(out, item);
+                sep = ",";
+            }
+            out.append(']');
         } else {
             string(out, value.toString());
         }

@@ -60,7 +60,8 @@ public final class LoadGen {
     private final Options opt;
     private final long nsPerRecordTimes1000;  // schedule step in picoseconds: no drift over long runs
     private final long firstMeasured;  // records before it are due in the warm-up: sent, not recorded
-    private final long endSeq;  // records from it on would be due after the measured duration
+    private volatile long endSeq;  // records from it on would be due after the measured duration
+    private volatile boolean stopped;  // --stop-file said so: the measured duration ended there
     private final Counts all = new Counts();
     private final Counts measured = new Counts();
     private final Recorder produce = new Recorder(DIGITS);
@@ -73,6 +74,7 @@ public final class LoadGen {
     private volatile long lastBehindNs;
     private volatile long maxBehindNs;
     private volatile boolean stopConsumer;
+    private Failover failover;  // --failover: the run through a fault is measured too (Failover.java)
 
     LoadGen(Options opt) {
         this.opt = opt;
@@ -117,7 +119,10 @@ public final class LoadGen {
 
     int run() throws Unreachable {
         List<TopicPartition> partitions = partitions();
-        KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : consumer(partitions);
+        // where the run's records will begin: the consumer reads from there, a failover run's log read-back too
+        Map<TopicPartition, Long> start = opt.consumer == null && opt.failoverLateMs < 0 ? Map.of()
+                : Failover.endOffsets(opt.bootstrap, opt.consumer == null ? opt.producer : opt.consumer, partitions);
+        KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : consumer(partitions, start);
         List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
         for (int i = 0; i < opt.producers; i++) {
             producers.add(new KafkaProducer<>(producerProps(opt)));
@@ -130,6 +135,9 @@ public final class LoadGen {
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
         long intervalMs = Math.round(opt.intervalS * 1000);
         t0 = System.nanoTime() + 100_000_000L;  // the first record is due shortly after the ticker starts
+        if (opt.failoverLateMs >= 0) {
+            failover = new Failover(partitions.size(), t0, dueOf(firstMeasured), opt.failoverLateMs);
+        }
         ticker.scheduleAtFixedRate(() -> progress(false), intervalMs, intervalMs, TimeUnit.MILLISECONDS);
         long unsent = send(producers);
         long drainEnd = System.nanoTime() + Math.round(opt.drainS * 1e9);
@@ -143,14 +151,20 @@ public final class LoadGen {
         awaitQuietly(ticker);
         // before close: close fails what is still unacked
         Map<String, Object> summary = summary(unsent, compressionRatio(producers));
-        System.out.println(Json.of(summary));
-        System.out.flush();
+        long end = System.nanoTime();
         stopConsumer = true;
         if (consumer != null) {
             consumer.wakeup();
             joinQuietly(reader);
             consumer.close(Duration.ofSeconds(2));
         }
+        if (failover != null) {
+            Properties security = opt.consumer == null ? opt.producer : opt.consumer;
+            summary.put("failover", failover.summary(end, consumer != null,
+                    Failover.readBack(opt.bootstrap, security, start), opt.failoverLateMs));
+        }
+        System.out.println(Json.of(summary));
+        System.out.flush();
         producers.forEach(p -> p.close(Duration.ofSeconds(2)));
         return EXIT_OK;
     }
@@ -160,9 +174,9 @@ public final class LoadGen {
      *  because the measured duration ended first. */
     private long send(List<KafkaProducer<byte[], byte[]>> producers) {
         Payload payload = opt.payload;
-        long end = dueOf(endSeq);
         for (long seq = 0; seq < endSeq; seq++) {
             long due = dueOf(seq);
+            long end = dueOf(endSeq);
             long now = System.nanoTime();
             while (now < due) {
                 LockSupport.parkNanos(due - now);
@@ -177,24 +191,33 @@ public final class LoadGen {
                 maxBehindNs = Math.max(maxBehindNs, now - due);
             }
             Payload.Sample sample = payload.next();
-            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(opt.topic, sample.key(), sample.value());
+            // through a fault, every partition is written all along (seq mod P) so a dead leader's gap shows
+            Integer partition = failover == null ? null : failover.partitionOf(seq);
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(opt.topic, partition, sample.key(), sample.value());
             record.headers().add(HEADER, ByteBuffer.allocate(16).putLong(seq).putLong(due).array());
             all.sent.increment();
             if (inWindow) {
                 measured.sent.increment();
             }
+            if (failover != null) {
+                failover.sent(seq, due);
+            }
+            long sent = seq;
             try {
-                producers.get((int) (seq % producers.size())).send(record, (meta, error) -> acked(due, inWindow, error));
+                producers.get((int) (seq % producers.size())).send(record, (meta, error) -> acked(sent, due, inWindow, error));
             } catch (KafkaException e) {
-                acked(due, inWindow, e);
+                acked(seq, due, inWindow, e);
             }
         }
         lastBehindNs = Math.max(0, System.nanoTime() - dueOf(endSeq - 1));
         return 0;
     }
 
-    private void acked(long due, boolean inWindow, Exception error) {
+    private void acked(long seq, long due, boolean inWindow, Exception error) {
         long now = System.nanoTime();
+        if (failover != null && error == null) {
+            failover.acked(seq, due, now);
+        }
         Counts[] counts = inWindow ? new Counts[] {all, measured} : new Counts[] {all};
         for (Counts c : counts) {
             (error == null ? c.acked : c.errors).increment();
@@ -219,8 +242,9 @@ public final class LoadGen {
                     ByteBuffer stamp = ByteBuffer.wrap(header.value());
                     long seq = stamp.getLong();
                     long due = stamp.getLong();
-                    if (seq > Integer.MAX_VALUE || consumedSeqs.get((int) seq)) {
-                        continue;  // a duplicate (a retried send): each record is timed once
+                    if (seq > Integer.MAX_VALUE
+                            || (failover != null ? !failover.read(seq, due, now) : consumedSeqs.get((int) seq))) {
+                        continue;  // a duplicate (a retried send, a partition read again): each record is timed once
                     }
                     consumedSeqs.set((int) seq);
                     all.consumed.increment();
@@ -239,6 +263,10 @@ public final class LoadGen {
 
     /** One progress line: this interval's figures; the interval's histograms join the totals. */
     private synchronized Map<String, Object> progress(boolean last) {
+        if (!last && !stopped && opt.stopFile != null && opt.stopFile.toFile().length() > 0) {
+            stopped = true;  // kcliff has seen the fault through: what is due from now on is not sent
+            endSeq = Math.max(firstMeasured, Math.min(endSeq, (long) Math.ceil((System.nanoTime() - t0) / 1e9 * opt.rate)));
+        }
         Histogram p = produce.getIntervalHistogram();
         Histogram e = endToEnd.getIntervalHistogram();
         produceTotal.add(p);
@@ -289,7 +317,7 @@ public final class LoadGen {
         s.put("target_rate", opt.rate);
         s.put("record_size", Math.round(opt.payload.meanValueBytes()));  // the mean value, for a payload file
         s.put("producers", opt.producers);
-        s.put("duration_s", opt.durationS);
+        s.put("duration_s", durationS());
         s.put("warmup_s", opt.warmupS);
         s.put("scheduled", endSeq - firstMeasured);
         s.put("sent", measured.sent.sum());
@@ -297,7 +325,7 @@ public final class LoadGen {
         s.put("acked", acked);
         s.put("errors", errors);
         s.put("unacked", measured.sent.sum() - acked - errors);
-        s.put("achieved_rate", round(acked / opt.durationS, 3));
+        s.put("achieved_rate", round(acked / durationS(), 3));
         s.put("max_behind_ms", round(maxBehindNs / 1e6, 3));
         s.put("end_behind_ms", round(lastBehindNs / 1e6, 3));
         s.put("first_error", firstError.get());
@@ -314,6 +342,11 @@ public final class LoadGen {
             s.put("end_to_end", null);
         }
         return s;
+    }
+
+    /** The measured duration: as given, or up to where --stop-file ended it. */
+    private double durationS() {
+        return stopped ? Math.max((endSeq - firstMeasured) / opt.rate, 1e-3) : opt.durationS;
     }
 
     /** Percentiles in ms of a histogram in microseconds; with `encoded`, the histogram itself too. */
@@ -371,19 +404,25 @@ public final class LoadGen {
         return props;
     }
 
-    /** The consumer as configured, assigned every partition at its end before the first send: no
-     *  group join to wait for, and only this run's records read. */
-    private KafkaConsumer<byte[], byte[]> consumer(List<TopicPartition> partitions) throws Unreachable {
+    /** The consumer as configured, assigned every partition at its end before the first send (no group
+     *  join to wait for), or with --group-id a member of that group that has joined it: only this
+     *  run's records read. */
+    private KafkaConsumer<byte[], byte[]> consumer(List<TopicPartition> partitions, Map<TopicPartition, Long> start)
+            throws Unreachable {
         Properties props = new Properties();
         props.putAll(opt.consumer);
         props.put("bootstrap.servers", opt.bootstrap);
         props.put("key.deserializer", ByteArrayDeserializer.class.getName());
         props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        if (opt.groupId != null) {
+            props.put("group.id", opt.groupId);
+            return GroupMember.joined(props, opt.topic, start, CONNECT_TIMEOUT_S);
+        }
         props.put("enable.auto.commit", "false");  // assigned, not subscribed: no group offsets to keep
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
         try {
             consumer.assign(partitions);
-            consumer.endOffsets(partitions, Duration.ofSeconds(CONNECT_TIMEOUT_S)).forEach(consumer::seek);
+            start.forEach(consumer::seek);
             partitions.forEach(consumer::position);
         } catch (KafkaException e) {
             consumer.close(Duration.ofSeconds(1));

@@ -14,15 +14,16 @@ import java.util.Properties;
 final class Options {
     static final String USAGE = "usage: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --rate RECORDS_PER_S"
             + " (--record-size BYTES | --payload-file FILE) --duration-s S --warmup-s S --producer-config FILE"
-            + " [--consumer-config FILE] [--interval-s S] [--drain-s S] [--producers N]\n"
+            + " [--consumer-config FILE [--group-id GROUP]] [--interval-s S] [--drain-s S] [--producers N]"
+            + " [--failover LATE_MS] [--stop-file FILE]\n"
             + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --num-records N"
             + " (--record-size BYTES | --payload-file FILE) --producer-config FILE [--warmup-records N]"
             + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)";
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
             "payload-file", "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s",
-            "producers", "num-records", "warmup-records", "reporting-interval-ms", "throughput");
+            "producers", "num-records", "warmup-records", "reporting-interval-ms", "throughput", "group-id", "failover", "stop-file");
     private static final List<String> RATE_ONLY = List.of("rate", "duration-s", "warmup-s", "consumer-config",
-            "interval-s", "drain-s", "producers");
+            "interval-s", "drain-s", "producers", "group-id", "failover", "stop-file");
 
     /** A bad command line, every problem of it at once: its message goes to stderr, the program exits 2. */
     static final class BadArguments extends Exception {
@@ -47,6 +48,9 @@ final class Options {
     final long warmupRecords;  // flat out: left out of the steady-state summary, as --warmup-records is
     final long reportingIntervalMs;
     final double throughput;  // flat out: at most this many records/s on average (<= 0: no limit)
+    final String groupId;  // the consumer joins this group (subscribes) instead of being assigned: null
+    final Path stopFile;  // once it holds anything, the measured duration ends (kcliff saw a fault through)
+    final double failoverLateMs;  // < 0: not a failover run; else a read later than this is catching up
     private final List<String> problems = new ArrayList<>();
 
     Options(String[] args) throws BadArguments {
@@ -95,6 +99,12 @@ final class Options {
         producer = properties(required(given, "producer-config"), "producer-config");
         String consumerFile = given.get("consumer-config");
         consumer = consumerFile == null ? null : properties(consumerFile, "consumer-config");
+        groupId = given.get("group-id");
+        if (groupId != null && consumerFile == null) {
+            problems.add("--group-id needs --consumer-config: it names the consumer's group");
+        }
+        stopFile = given.containsKey("stop-file") ? Path.of(given.get("stop-file")) : null;
+        failoverLateMs = given.containsKey("failover") ? number(given, "failover", null, 0) : -1;
         if (!problems.isEmpty()) {
             throw new BadArguments(String.join("; ", problems));
         }

@@ -1,0 +1,184 @@
+"""One run through a fault (issue #43, docs/failover.md): the load generator at a fixed rate, open loop,
+with a member of a consumer group reading, and while it runs one scripted fault, bounded in time and
+undone on every path. The load generator measures what the clients saw (Failover.java); this module
+does the fault, watches the cluster's metadata for when it is whole again, and ends the run once it is
+and the consumer has caught up, so a run lasts what the settings make the outage last, up to a bound."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Callable
+
+from kcliff.backends.admin import Admin
+from kcliff.backends.base import Restartable
+from kcliff.host import procs
+from kcliff.measure import at_rate, rate_output
+from kcliff.measure.at_rate import FailoverArgs, RateRun
+from kcliff.measure.rate_output import RateProgress
+from kcliff.results.model import StopKind
+from kcliff.scenario import settings
+
+SETTLE_S = 3.0  # measured seconds of steady running before the fault
+TAIL_S = 2.0  # once the cluster is whole and the consumer current, the run goes on this long
+LATE_MS = 1000.0  # a read this long after its record was due is the consumer still catching up
+POLL_S = 0.2
+DRAIN_S = 15.0
+
+
+class Fault(StrEnum):
+    """What is done to the cluster while the run goes on."""
+    BROKER_KILL = "broker-kill"  # a broker SIGKILLed, started again once its partitions have new leaders
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """When each step of the fault happened, in wall-clock ms (the load generator's t0 is on the same
+    clock); None where the step had not happened by its bound."""
+    victim: int
+    fault_ms: int
+    moved_ms: int | None  # every partition the victim led has another leader
+    healed_ms: int | None  # the victim runs again
+    whole_ms: int | None  # every partition has a leader and its full ISR
+
+
+@dataclass(frozen=True)
+class FailoverRun:
+    """A run through a fault: what the load generator measured, and the fault's time line."""
+    fault: Fault
+    bound_s: float
+    run: RateRun
+    timeline: Timeline | None  # None: the fault was never made (the run ended before it)
+
+    def at_s(self, wall_ms: int | None) -> float | None:
+        """A wall-clock time on the run's own time line: seconds after its first due record."""
+        figures = self.run.summary.failover if self.run.summary else None
+        if wall_ms is None or figures is None:
+            return None
+        return round((wall_ms - figures.t0_wall_ms) / 1000, 3)
+
+
+class _Followed:
+    """The load generator's output read while the fault script runs in this thread (children a thread
+    other than the main one starts would not die with kcliff: procs._die_with)."""
+
+    def __init__(self, tool: procs.FollowedTool) -> None:
+        self.tool = tool
+        self.ended = False
+
+    def pump(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self.ended and (left := deadline - time.monotonic()) > 0:
+            if self.tool.next_line(timeout=min(left, 0.5)) is None:
+                self.ended = True
+        if self.ended and seconds > 0:
+            time.sleep(max(0.0, deadline - time.monotonic()))
+
+    def wait_for(self, done: Callable[[], bool], bound_s: float) -> bool:
+        """Whether `done` came true within `bound_s`, the output read meanwhile."""
+        deadline = time.monotonic() + bound_s
+        while time.monotonic() < deadline:
+            if done():
+                return True
+            self.pump(POLL_S)
+        return done()
+
+    def progress(self) -> list[RateProgress]:
+        return rate_output.parse(self.tool.seen).progress
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, producer: dict[str, Any],
+                 consumer: dict[str, Any] | None, log_path: Path, bound_s: float, warmup_s: float,
+                 fault: Fault = Fault.BROKER_KILL, record_size: int = settings.RECORD_SIZE) -> FailoverRun:
+    """One run at `rate` records/s through `fault` on `topic`; each step of the fault waits at most
+    `bound_s`. The fault is undone (a dead broker started again) whatever ends the run."""
+    stop_file = log_path.with_suffix(".stop")
+    stop_file.write_text("")
+    group = f"kcliff-failover-{topic}" if consumer is not None else None
+    args = FailoverArgs(LATE_MS, stop_file, group)
+    duration_s = SETTLE_S + 3 * bound_s + TAIL_S
+    producer_file = at_rate.write_properties(log_path.with_suffix(".producer.properties"), producer)
+    consumer_file = None if consumer is None else at_rate.write_properties(
+        log_path.with_suffix(".consumer.properties"), consumer)
+    argv = at_rate.rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size,
+                             drain_s=DRAIN_S, failover=args)
+    cap_s = at_rate.START_S + warmup_s + duration_s + DRAIN_S + failover_read_back_s()
+    began = time.monotonic()
+    timeline: Timeline | None = None
+    # the clients warn of the dead broker for as long as it is down: kept beside the run's log, not shown
+    with procs.FollowedTool(argv, log_path, errors=log_path.with_suffix(".stderr.log")) as tool:
+        followed = _Followed(tool)
+        try:
+            if followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
+                timeline = _broker_kill(cluster, admin, topic, group, followed, rate, bound_s)
+        finally:
+            if cluster.dead_nodes():
+                cluster.heal()  # the fault is undone on every path, an interrupt's too
+            stop_file.write_text("stop\n")
+        followed.wait_for(lambda: followed.ended, max(0.0, began + cap_s - time.monotonic()))
+    out = rate_output.parse(tool.seen)
+    elapsed = round(time.monotonic() - began, 3)
+    code = tool.proc.returncode
+    if out.summary is None:
+        failure = at_rate.failure(code) if followed.ended else f"load generator still running after {cap_s:.0f}s"
+        kind = StopKind.FAILED if followed.ended else StopKind.BUDGET
+        return FailoverRun(fault, bound_s, RateRun(None, out.progress, elapsed, code, failure, kind), timeline)
+    return FailoverRun(fault, bound_s, RateRun(out.summary, out.progress, elapsed, code), timeline)
+
+
+def failover_read_back_s() -> float:
+    return 30.0  # Failover.VERIFY_S: the log read back after the drain
+
+
+def _measuring_for(followed: _Followed, seconds: float) -> bool:
+    progress = followed.progress()
+    return bool(progress) and progress[-1].elapsed_s >= seconds
+
+
+def _broker_kill(cluster: Restartable, admin: Admin, topic: str, group: str | None, followed: _Followed,
+                 rate: float, bound_s: float) -> Timeline:
+    """Kill the broker that coordinates the consumer's group (else the first partition's leader), wait
+    until its partitions have other leaders, start it again, wait until every partition is whole."""
+    victim = _victim(admin, topic, group)
+    led = {p.partition for p in admin.partitions(topic) if p.leader == victim}
+    fault_ms = wall_ms()
+    cluster.kill_broker(victim)
+    moved = followed.wait_for(lambda: _led_elsewhere(admin, topic, led, victim), bound_s)
+    moved_ms = wall_ms() if moved else None
+    cluster.heal()
+    healed_ms = wall_ms()
+    whole = followed.wait_for(lambda: _whole(admin, topic), bound_s)
+    whole_ms = wall_ms() if whole else None
+    followed.wait_for(lambda: _caught_up(followed, rate), bound_s)
+    followed.pump(TAIL_S)
+    return Timeline(victim, fault_ms, moved_ms, healed_ms, whole_ms)
+
+
+def _victim(admin: Admin, topic: str, group: str | None) -> int:
+    coordinator = admin.group_coordinator(group) if group else None
+    if coordinator is not None:
+        return coordinator
+    return next(p.leader for p in admin.partitions(topic) if p.leader >= 0)
+
+
+def _led_elsewhere(admin: Admin, topic: str, led: set[int], victim: int) -> bool:
+    states = admin.partitions(topic, timeout=2.0)
+    return bool(states) and all(p.leader >= 0 and p.leader != victim for p in states if p.partition in led)
+
+
+def _whole(admin: Admin, topic: str) -> bool:
+    states = admin.partitions(topic, timeout=2.0)
+    return bool(states) and all(p.whole for p in states)
+
+
+def _caught_up(followed: _Followed, rate: float) -> bool:
+    """The consumer has read all but about a second of what was acknowledged (no consumer: at once)."""
+    progress = followed.progress()
+    consumed = progress[-1].consumed if progress else None
+    return consumed is None or progress[-1].acked - consumed <= rate

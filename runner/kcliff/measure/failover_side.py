@@ -1,0 +1,83 @@
+"""A side's run through a fault, after its producer run on the same topic (measure/failover.py): the
+scenario's producer at a fixed rate and a member of a consumer group with its consumer settings, a
+broker killed meanwhile; the run's figures become a ReadRun of workload `failover`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kcliff.backends.admin import Admin
+from kcliff.backends.base import Cluster, restartable
+from kcliff.measure import failover
+from kcliff.measure.failover import FailoverRun
+from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Workload
+from kcliff.results.model import ReadRun, StopKind
+from kcliff.scenario import settings
+from kcliff.scenario.rate import Rate
+from kcliff.scenario.suites import Scenario
+
+WARMUP_S = 2.0
+# Each step of the fault (leaders elected elsewhere, the cluster whole, the consumer current) is waited
+# for twice the broker's session timeout and this much more: a step still unfinished then is reported as
+# longer than its bound, and the run is as long as the settings make the outage, not a fixed length.
+BOUND_SLACK_S = 10.0
+
+
+def bound_s(sc: Scenario) -> float:
+    """How long each step of a fault is waited for in this scenario: what its settings make it last, twice."""
+    session_ms = int(sc.broker.get("broker.session.timeout.ms",
+                                   settings.require("broker", "broker.session.timeout.ms").default))
+    return 2 * session_ms / 1000 + BOUND_SLACK_S
+
+
+def unmeasurable(cluster: Cluster) -> str | None:
+    """Why this cluster cannot be measured through a fault (None: it can)."""
+    if restartable(cluster) is None:
+        return (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need "
+                "a cluster kcliff started (local or compose)")
+    return None
+
+
+def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path) -> ReadRun:
+    """One run of `sc` at `rate` through a broker killed and started again."""
+    why = unmeasurable(cluster)
+    own = restartable(cluster)
+    if why is not None or own is None:
+        return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
+    target = rate.records_per_s(sc.bytes_per_record())
+    consumer: dict[str, Any] = dict(sc.consumer)
+    ran = failover.failover_run(own, Admin(cluster.admin_bootstrap), topic, target, sc.as_applied()["producer"],
+                                consumer, log_path, bound_s(sc), WARMUP_S, record_size=sc.record_size)
+    return to_read_run(ran, target)
+
+
+def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
+    """The run as the results document keeps it; a step unfinished at its bound is named in fo_censored."""
+    summary, timeline = ran.run.summary, ran.timeline
+    base = {"workload": Workload.FAILOVER, "elapsed_s": ran.run.elapsed_s, "exit_code": ran.run.exit_code,
+            "fo_fault": ran.fault.value, "fo_bound_s": ran.bound_s, "fo_target_per_s": round(target, 1)}
+    if summary is None or summary.failover is None or timeline is None:
+        why = ran.run.failure or "the run ended before the fault was made"
+        return ReadRun(records=0, complete=False, stop_kind=ran.run.stop_kind or StopKind.FAILED, stop_reason=why,
+                       **base)
+    got = summary.failover
+    fault_at = ran.at_s(timeline.fault_ms) or 0.0
+    censored = [UNAVAILABLE.key] if got.produce_gap.open else []
+    stall = catch_up = None
+    if got.consume_gap is not None:
+        stall = round(got.consume_gap.ms / 1000, 3)
+        late = got.last_late_read_s
+        catch_up = 0.0 if late is None else round(max(0.0, late - fault_at), 3)
+        censored += [STALL.key, CATCH_UP.key] if got.consume_gap.open else []
+    whole_at = ran.at_s(timeline.whole_ms)
+    if whole_at is None:  # not whole by its bound: as long as it was waited for, at least
+        censored.append(RECOVERY.key)
+        whole_at = ran.at_s(timeline.healed_ms) or fault_at
+        whole_at += ran.bound_s
+    return ReadRun(records=summary.acked, fo_victim=timeline.victim, fo_fault_at_s=fault_at,
+                   fo_unavailable_s=round(got.produce_gap.ms / 1000, 3), fo_stall_s=stall, fo_catch_up_s=catch_up,
+                   fo_recovery_s=round(whole_at - fault_at, 3), fo_p999_ms=summary.produce.p999_ms,
+                   fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
+                   fo_log_duplicates=got.log_duplicates, fo_read_twice=got.read_twice, fo_verified=got.verified,
+                   **base)
