@@ -197,7 +197,9 @@ def _wait(futures: Mapping[K, concurrent.futures.Future[Any]], what: str, ok: tu
                 results[key] = None
                 continue
             text = error.str() if error is not None else str(exc)
-            if error is not None and error.code() == KafkaError._TRANSPORT:
+            # a dropped connection, or none made in time to a broker just restarted (it may still be loading
+            # the partitions it leads): worth another try where the call is idempotent (_retrying)
+            if error is not None and error.code() in (KafkaError._TRANSPORT, KafkaError._TIMED_OUT):
                 raise _Transport(f"{what}: {text}") from None
             raise ClusterError(f"{what}: {text}") from None
         except TimeoutError:
@@ -208,7 +210,9 @@ def _wait(futures: Mapping[K, concurrent.futures.Future[Any]], what: str, ok: tu
 def _retrying(call: Callable[[], Mapping[K, concurrent.futures.Future[Any]]], what: str,
               attempts: int = 4) -> dict[K, Any]:
     """Changing num.network.threads closes the connections its removed processors held, ours
-    included: a dropped connection is retried (the change itself went through, and is read back)."""
+    included: a dropped connection is retried (the change itself went through, and is read back).
+    So is a call to a broker that did not answer in time: one restarted a moment before timed out an
+    alter once (a check's base, right after the brokers restarted from a failover canary's settings)."""
     for attempt in range(attempts):
         try:
             return _wait(call(), what)

@@ -56,7 +56,7 @@ from kcliff.results.rig import CPU_BOUND, Rig
 from kcliff.scenario.latency_budget import LatencyBudget
 from kcliff.scenario.profile import DEFAULT_BYTE_BOUND, Profile, preset
 from kcliff.scenario.rate import Rate
-from kcliff.scenario.suites import WORKLOADS, Scenario, load_suites
+from kcliff.scenario.suites import Scenario, load_suites
 
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "
              "settings, so no cluster was started")
@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     if upgrade is not None:
         notes.append(f"Kafka version changed: {upgrade.base} -> {upgrade.head}; base and head each measured on a "
                      "cluster of their own version, the reference and canaries on the base's")
-    base_sc, head_sc = read_side_if_changed(*on_both_sides(
+    base_sc, head_sc = configrepo.measured_workloads(*on_both_sides(
         lambda: to_scenario(base_repo, "base", f"base: {args.base}"),
         lambda: to_scenario(head_repo, "head", f"head: {args.head}"), (args.base, args.head), args.format,
         args.repo_root), at_rate=not args.no_rate)
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         notes.append("latency at rate not measured (--no-rate): a setting that costs latency and not throughput "
                      "cannot show")
     family = family_of(base_sc, head_sc, upgrade)
-    scenarios = {s.id: s for s in load_suites(["canaries"])}
+    scenarios = {s.id: s for s in load_suites(["canaries", "failover"])}
     canary_ids = self_test_canaries(args.canaries, scenarios, head_sc.workloads, family)
     version = configrepo.kafka_version(base_repo.kafka_version, args.kafka_version)
     for side, decl in (("base", base_repo.kafka_version), ("head", head_repo.kafka_version)):
@@ -246,19 +246,6 @@ def bad_input_annotations(base: list[InputError], head: list[InputError], dirs: 
                     for f in input_findings.bad_inputs([p], str)]
 
 
-def read_side_if_changed(base: RepoScenario, head: RepoScenario, at_rate: bool) -> tuple[RepoScenario, RepoScenario]:
-    """Both sides measure latency at a fixed rate unless asked not to (--no-rate; produce and end-to-end,
-    read with their consumer's settings), and the consumer flat out when the consumer settings differ: a
-    producer-only change reads nothing flat out. End-to-end latency at rate stands in for the end-to-end
-    tool, which forces linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md,
-    "Latency at rate")."""
-    wanted = ({Workload.RATE} if at_rate else set()) | ({Workload.CONSUME} if base.consumer != head.consumer else set())
-
-    def measuring(sc: RepoScenario) -> RepoScenario:
-        return dataclasses.replace(sc, workloads=tuple(w for w in WORKLOADS if w in {*sc.workloads, *wanted}))
-    return measuring(base), measuring(head)
-
-
 def at_one_rate(base: RepoScenario, head: RepoScenario, given: Rate | None
                 ) -> tuple[RepoScenario, RepoScenario, list[str]]:
     """Both sides at one rate, so their latencies compare: --rate, else the head's kcliff.yaml rate (the
@@ -305,7 +292,7 @@ def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], workloa
 
 def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:
     """What the check judges: the metrics its sides measure that the kinds of setting they differ in can move."""
-    return Family.of(configrepo.changed_kinds(base, head, upgrade), head.workloads)
+    return Family.of(configrepo.changed_kinds(base, head, upgrade), head.workloads, configrepo.failover_moved(base, head))
 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,
@@ -370,8 +357,10 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
     held = (at_rate.held_rate(doc.entry("base")), at_rate.held_rate(doc.entry("head")))
     stopped = stopping.cut_on_cliff(doc.entry("base"), doc.entry("head"))
+    lost = tuple(e.lost_records() if e is not None else None for e in (doc.entry("base"), doc.entry("head")))
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
-                                        family, held, budget, stopped, min_effect=min_effect, paired=True)
+                                        family, held, budget, stopped, (lost[0], lost[1]), min_effect=min_effect,
+                                        paired=True)
     notes += at_rate.rate_notes(doc)
     if budget is not None:
         notes.append(f"latency at rate judged against the service's {budget} budget (the head's kcliff.yaml)")

@@ -6,12 +6,13 @@ it compares the validated entries of base and head (configrepo.measured_entries)
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
-from kcliff.results.metrics import ChangeKind
+from kcliff.results.metrics import ChangeKind, Metric, Workload, moves_failover
 
 if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
     from kcliff.configrepo.repo_scenario import RepoScenario
@@ -98,6 +99,36 @@ def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None 
     if any(old.get(key) != new.get(key) for key in PRODUCTION_KEYS):
         kinds.add(ChangeKind.PRODUCER)
     return frozenset(kinds | ({upgrade.kind} if upgrade is not None else set()))
+
+
+def failover_moved(base: Scenario, head: Scenario) -> frozenset[Metric]:
+    """The failover metrics the settings that differ between the two sides can move (FAILOVER_SETTINGS):
+    a check with any measures both sides through a fault."""
+    old, new = base.as_applied(), head.as_applied()
+    moved: set[Metric] = set()
+    for kind in ChangeKind:
+        before, after = old.get(kind.value) or {}, new.get(kind.value) or {}
+        for name in set(before) | set(after):
+            if before.get(name) != after.get(name):
+                moved |= moves_failover(kind, name)
+    return frozenset(moved)
+
+
+S = TypeVar("S", bound="Scenario")
+
+
+def measured_workloads(base: S, head: S, at_rate: bool) -> tuple[S, S]:
+    """Both sides measure latency at a fixed rate unless asked not to (--no-rate; produce and end-to-end,
+    read with their consumer's settings), the consumer flat out when the consumer settings differ (a
+    producer-only change reads nothing flat out), and through a fault when a changed setting decides what
+    a failure costs (failover_moved). End-to-end latency at rate stands in for the end-to-end tool, which
+    forces linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md, "Latency at rate")."""
+    wanted = ({Workload.RATE} if at_rate else set()) | ({Workload.CONSUME} if base.consumer != head.consumer else set())
+    wanted |= {Workload.FAILOVER} if failover_moved(base, head) else set()
+
+    def measuring(sc: S) -> S:
+        return dataclasses.replace(sc, workloads=tuple(w for w in Workload if w in {*sc.workloads, *wanted}))
+    return measuring(base), measuring(head)
 
 
 def production_changes(base: RepoScenario, head: RepoScenario) -> list[SettingChange]:

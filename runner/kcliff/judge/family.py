@@ -28,9 +28,11 @@ class Family:
     judged: tuple[Metric, ...]
 
     @classmethod
-    def of(cls, changed: Iterable[ChangeKind], workloads: Iterable[Workload]) -> Family:
+    def of(cls, changed: Iterable[ChangeKind], workloads: Iterable[Workload],
+           failover: frozenset[Metric] = frozenset()) -> Family:
+        """`failover`: the failover metrics the changed settings move (configrepo.failover_moved)."""
         kinds = frozenset(changed)
-        return cls(kinds, metrics.judged(kinds, workloads))
+        return cls(kinds, metrics.judged(kinds, workloads, failover))
 
     @property
     def size(self) -> int:

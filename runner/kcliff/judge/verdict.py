@@ -222,10 +222,12 @@ class ScenarioVerdict:
     base_in_tier: bool = False
     notes: tuple[str, ...] = ()
     rate_cliff: bool = False  # head could not hold the fixed rate that base held
+    lost: int = 0  # acknowledged records the head's runs through a fault lost: a durability cliff
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "verdict": self.verdict, "head_in_tier": self.head_in_tier,
-                "base_in_tier": self.base_in_tier, "rate_cliff": self.rate_cliff, "notes": list(self.notes),
+                "base_in_tier": self.base_in_tier, "rate_cliff": self.rate_cliff, "lost": self.lost,
+                "notes": list(self.notes),
                 "decisions": [d.to_dict() for d in self.decisions]}
 
 
@@ -233,7 +235,8 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
                      head: Mapping[str, Sequence[float | None]],
                      ceiling: float | None = None, family: Family | None = None,
                      held: tuple[bool | None, bool | None] = (None, None), budget: LatencyBudget | None = None,
-                     stopped: tuple[bool, bool] = (False, False), **decide_args: Any) -> ScenarioVerdict:
+                     stopped: tuple[bool, bool] = (False, False), lost: tuple[int | None, int | None] = (None, None),
+                     **decide_args: Any) -> ScenarioVerdict:
     """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries.
     With a `family` (kcliff check), only its judged metrics count, each regression question at its
     share of alpha; the others are decided for their figures and reported as not judged. `held`: whether
@@ -241,7 +244,8 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     on a cliff at rate (its latencies there are only a lower bound). `budget`: the service's latency
     budget (within_budget). `stopped`: whether base and head were stopped on their cliff (on_cliff.on_its_cliff):
     a head the early stop cut twice running, where base ran on, fell to the cliff tier, whatever its cut
-    runs' figures read."""
+    runs' figures read. `lost`: acknowledged records base's and head's runs through a fault lost (None:
+    not measured): one the head lost fails the check by itself, a durability cliff, whatever the statistics."""
     alpha = decide_args.pop("alpha", DEFAULT_ALPHA)
     decisions = tuple(within_budget(_decision(base[m], head[m], m, alpha, family, decide_args), budget)
                       for m in METRICS if m in base and m in head)
@@ -263,7 +267,13 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     if tier and stopped[1] and not stopped[0]:
         head_in = True
         notes.append("head was stopped on its cliff twice running: under the early stop's share of the reference")
-    if head_in and not base_in:
+    head_lost = lost[1] or 0
+    if head_lost:
+        notes.append(f"head lost {head_lost} acknowledged record(s) under acks=all through a broker's failure: "
+                     "a durability cliff" + (f" (base lost {lost[0]})" if lost[0] else " (base lost none)"))
+    if head_lost:
+        verdict = Outcome.CLIFF
+    elif head_in and not base_in:
         verdict = Outcome.CLIFF
         if not stopped[1]:  # else head_in came from the ceiling, which is then set
             notes.append(f"head throughput is at or below the slowest tier the canaries define ({ceiling:.3g} MB/s)")
@@ -276,7 +286,7 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
         verdict = Outcome.INCONCLUSIVE
     else:
         verdict = Outcome.PASS
-    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes), rate_cliff)
+    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes), rate_cliff, head_lost)
 
 
 def _decision(base: Sequence[float | None], head: Sequence[float | None], metric: str, alpha: float,

@@ -10,7 +10,8 @@ from kcliff import configrepo
 from kcliff.judge import verdict
 from kcliff.lint.github import annotation, github_path
 from kcliff.lint.severity import Severity
-from kcliff.results.metrics import METRICS, THROUGHPUT, Metric, Workload, trades_cpu_for_bytes
+from kcliff.results.metrics import (METRICS, THROUGHPUT, Metric, Workload, moved_by_setting, moves_failover,
+                                    trades_cpu_for_bytes)
 
 
 def failing(sv: verdict.ScenarioVerdict) -> list[tuple[Metric, float | None]]:
@@ -34,6 +35,10 @@ def measured_effect(sv: verdict.ScenarioVerdict, blamed: list[tuple[Metric, floa
     return f"measured with this change: {ratios or 'no ratio'} ({rounds} rounds){tier}"
 
 
+def lost_effect(lost: int) -> str:
+    return f"lost {lost} acknowledged record(s) under acks=all when a broker died (a durability cliff)"
+
+
 def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.SettingChange], fmt: str,
                       head_root: Path | None = None) -> list[str]:
     """One finding per changed setting line that can move a failing metric when the head measured a
@@ -44,13 +49,20 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
     if head is None:
         return []
     failed = failing(head)
-    blamed = [(c, [(m, r) for m, r in failed if m.moved({c.kind})]) for c in changes]
+    blamed = [(c, [(m, r) for m, r in failed if moved_by_setting(m, c.kind, c.name)]) for c in changes]
     lines = [(c, measured_effect(head, those)) for c, those in blamed if those]
+    whole_run = measured_effect(head, failed)
+    if head.lost:  # a durability cliff: also on every changed setting that decides what a failure costs
+        lost = lost_effect(head.lost)
+        effects = {i: effect for i, c in enumerate(changes) for d, effect in lines if d is c}
+        lines = [(c, f"{lost}; {effects[i]}" if i in effects else lost) for i, c in enumerate(changes)
+                 if i in effects or moves_failover(c.kind, c.name)]
+        whole_run = f"{lost}; {whole_run}"
     if fmt != "github":
         return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c, effect in lines]
     title = f"kcliff: measured {head.verdict}"
     return ([annotation(Severity.ERROR, github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
-             for c, effect in lines] or [annotation(Severity.ERROR, "", None, title, measured_effect(head, failed))])
+             for c, effect in lines] or [annotation(Severity.ERROR, "", None, title, whole_run)])
 
 
 def tradeoff_findings(said: str, changes: list[configrepo.SettingChange], fmt: str,

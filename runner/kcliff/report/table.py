@@ -11,7 +11,8 @@ from kcliff.measure import environment
 from kcliff.results import baseline as baselines
 from kcliff.results import baseline_host
 from kcliff.results.baseline_host import Yardstick
-from kcliff.results.metrics import CONSUMED, E2E_P99, P99, RATE_E2E_P99, RATE_P99, THROUGHPUT, Metric, Workload
+from kcliff.results.metrics import (CONSUMED, E2E_P99, P99, RATE_E2E_P99, RATE_P99, RECOVERY, STALL, THROUGHPUT,
+                                    UNAVAILABLE, Metric, Workload)
 from kcliff.results.model import REFERENCE_ID, Entry, ResultsDoc
 from kcliff.results.rig import Rig
 
@@ -37,7 +38,7 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
     reference = doc.reference()
     ref_mb = reference.median(THROUGHPUT) if reference else None
     ref_read = reference.median(CONSUMED) if reference else None
-    with_reads, at_rate = doc.has_read_side(), doc.measured(Workload.RATE)
+    with_reads, at_rate, failover = doc.has_read_side(), doc.measured(Workload.RATE), doc.measured(Workload.FAILOVER)
     out = []
     for entry in doc.scenarios:
         mb = (entry.summary or {}).get(THROUGHPUT.key)
@@ -56,6 +57,8 @@ def rows(doc: ResultsDoc) -> list[list[str]]:
                     f"{e2e.median:.0f}" if e2e is not None else "-"]
         if at_rate:
             row += [_at_rate(entry, metric) for metric in (RATE_P99, RATE_E2E_P99)]
+        if failover:
+            row += [_failover(entry, metric) for metric in FAILOVER_COLUMNS] + [_lost(entry)]
         row.append(canary_cell(canary_verdict(entry, reference) if entry.is_canary else None))
         out.append(row)
     return out
@@ -67,15 +70,29 @@ def _at_rate(entry: Entry, metric: Metric) -> str:
     return (f"{stat.median:.0f}" if stat is not None else "-") + (" (not held)" if entry.fell_behind(metric) else "")
 
 
+def _failover(entry: Entry, metric: Metric) -> str:
+    """A failover figure's median in seconds, '>' where a run's step had not ended by its end."""
+    stat = (entry.summary or {}).get(metric.key)
+    censored = any(metric.key in r.fo_censored for r in entry.read_runs if r.workload is Workload.FAILOVER)
+    return ">" * censored + f"{stat.median:.1f}" if stat is not None else "-"
+
+
+def _lost(entry: Entry) -> str:
+    lost = entry.lost_records()
+    return "-" if lost is None else str(lost)
+
+
+FAILOVER_COLUMNS = (UNAVAILABLE, STALL, RECOVERY)
 HEADER = ["scenario", "status", "MB/s median [range]", "p99 ms", "vs reference", "canary"]
 READ_HEADER = ["consumed MB/s", "e2e p99 ms"]
 RATE_HEADER = ["p99 at rate ms", "e2e p99 at rate ms"]
+FAILOVER_HEADER = ["unavailable s", "stall s", "recovery s", "lost"]  # through a broker killed (docs/failover.md)
 
 
 def render(doc: ResultsDoc) -> str:
     body = rows(doc)
     header = (HEADER[:-1] + (READ_HEADER if doc.has_read_side() else []) + (RATE_HEADER if doc.measured(Workload.RATE)
-              else []) + HEADER[-1:])
+              else []) + (FAILOVER_HEADER if doc.measured(Workload.FAILOVER) else []) + HEADER[-1:])
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:

@@ -127,12 +127,17 @@ METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E
                                                   RATE_E2E_P99, *FAILOVER_METRICS)}
 
 
-def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload]) -> tuple[Metric, ...]:
+def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload],
+           failover: frozenset[Metric] = frozenset()) -> tuple[Metric, ...]:
     """The one rule of which metrics a check judges: those its `workloads` measure that a change of the
-    `changed` kinds can move. Nothing changed (an A/A check asked for with --measure-unchanged): every
+    `changed` kinds can move; of the failover metrics, those the changed settings move (`failover`,
+    from FAILOVER_SETTINGS). Nothing changed (an A/A check asked for with --measure-unchanged): every
     measured metric, so that an A/A check exercises the whole family it would judge."""
     kinds, measured = frozenset(changed), frozenset(workloads)
-    return tuple(m for m in METRICS.values() if m.workload in measured and (not kinds or m.moved(kinds)))
+
+    def moved(m: Metric) -> bool:
+        return m in failover if m.workload is Workload.FAILOVER else m.moved(kinds)
+    return tuple(m for m in METRICS.values() if m.workload in measured and (not kinds or moved(m)))
 SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
 READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
                      "e2e_p999_ms", "rate_achieved_per_s", "rate_p50_ms", "rate_p99_ms", "rate_p999_ms",
@@ -196,3 +201,9 @@ FAILOVER_SETTINGS: dict[ChangeKind, dict[str, frozenset[Metric]]] = {
 def moves_failover(kind: ChangeKind, name: str) -> frozenset[Metric]:
     """The failover metrics a setting of this kind and name can move (empty: none, no fault is measured for it)."""
     return FAILOVER_SETTINGS[kind].get(name, frozenset())
+
+
+def moved_by_setting(metric: Metric, kind: ChangeKind, name: str) -> bool:
+    """Whether changing this one setting can move `metric`: a failover metric by FAILOVER_SETTINGS, any
+    other by its kinds of change. A regression is blamed on the lines whose setting can move it."""
+    return metric in moves_failover(kind, name) if metric.workload is Workload.FAILOVER else metric.moved({kind})

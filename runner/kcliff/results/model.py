@@ -252,6 +252,11 @@ class Entry(_Model):
         found = {round(t, 1) for r in self.read_runs if r.workload is Workload.RATE if (t := r.rate_target_per_s)}
         return tuple(sorted(found))
 
+    def lost_records(self) -> int | None:
+        """Acknowledged records its runs through a fault lost, all told (None: none read its log back)."""
+        counted = [r.fo_lost for r in self.read_runs if r.workload is Workload.FAILOVER and r.fo_lost is not None]
+        return sum(counted) if counted else None
+
     def values(self, metric: Metric) -> list[float | None]:
         """One metric's per-run values, for the statistics."""
         return [r.value(metric) for r in self.runs_of(metric)]
