@@ -9,9 +9,10 @@ from pathlib import Path
 
 from kcliff import configrepo
 from kcliff.configrepo.diff import SettingChange
-from kcliff.judge import verdict
+from kcliff.judge import stopping, verdict
 from kcliff.judge.family import Family
 from kcliff.report import check_findings
+from kcliff.results.model import Entry, ReadRun, Run
 from kcliff.results.metrics import (CATCH_UP, FAILOVER_METRICS, FAILOVER_P999, RECOVERY, STALL, THROUGHPUT, UNAVAILABLE,
                                     ChangeKind, Workload, judged)
 
@@ -85,3 +86,14 @@ def test_lost_records_are_annotated_on_each_changed_setting_that_decides_what_a_
     # no such line: one finding for the run
     alone = check_findings.measured_findings(outcome, changes[1:], "github")
     assert len(alone) == 1 and "lost 4 acknowledged" in alone[0] and "file=" not in alone[0]
+
+
+def test_a_lost_record_stops_the_check_measuring_at_once():
+    family = Family.of({ChangeKind.BROKER}, (Workload.PRODUCE, Workload.FAILOVER), frozenset({UNAVAILABLE}))
+
+    def side(name: str, lost: int) -> Entry:
+        return Entry(id=name, runs=[Run(records=1000, mb_per_sec=10.0)], workloads=["produce", "failover"],
+                     read_runs=[ReadRun(workload=Workload.FAILOVER, records=1000, fo_unavailable_s=10.0, fo_lost=lost)])
+    decided = stopping.certain(18, family)
+    assert decided([side("base", 0), side("head", 2)])
+    assert not decided([side("base", 0), side("head", 0)])  # one round decides nothing else

@@ -19,6 +19,9 @@ from kcliff.measure.failover import Fault, FailoverRun, Timeline
 from kcliff.measure.failover_side import to_read_run
 from kcliff.results.metrics import (CATCH_UP, FAILOVER_SETTINGS, RECOVERY, STALL, UNAVAILABLE, ChangeKind,
                                     moves_failover)
+from kcliff.judge.canary import canary_verdict
+from kcliff.report import table
+from kcliff.results import model
 from kcliff.results.model import ReadRun
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "loadgen"
@@ -98,3 +101,20 @@ def test_which_settings_move_which_failover_metric_is_one_table_of_known_setting
     unknown = [(kind.value, name) for kind, names in FAILOVER_SETTINGS.items() for name in names
                if not kafka.releases_of(kind.value, name)]
     assert unknown == []
+
+
+RUN = Path(__file__).resolve().parents[1] / "data" / "results" / "run-failover.json"
+
+
+def test_a_failover_suite_run_shows_its_outage_per_scenario_and_its_canary_seen():
+    """tests/data/results/run-failover.json: `kcliff run --suite failover --records 20000 --repeats 1`, the
+    same day and machine as the recorded log: the reference 10.68 s unavailable, broker-session-30s 30.54 s."""
+    doc = model.load(RUN)
+    reference, canary = doc.entry("reference"), doc.entry("broker-session-30s")
+    assert reference is not None and canary is not None
+    assert reference.median(UNAVAILABLE) == 10.677 and canary.median(UNAVAILABLE) == 30.54
+    verdict = canary_verdict(canary, reference)
+    assert verdict.seen and verdict.ratio is not None and 0.3 < verdict.ratio < 0.4
+    header, rule, *rows = table.render(doc).splitlines()
+    assert "unavailable s" in header and "lost" in header
+    assert rows[0].split()[6:10] == ["10.7", "10.7", "20.1", "0"] and rows[1].endswith("cliff seen")

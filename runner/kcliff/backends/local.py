@@ -277,11 +277,15 @@ class LocalCluster(Restartable):
             procs.stop(node.proc, grace_s=0.0)  # reaped and forgotten: its pid may be another's later
 
     def _stop_nodes(self, grace_s: float = 8.0) -> None:
+        """All nodes asked to stop at once: stopped one by one, the last one's broker lost the quorum
+        and was killed at the grace's end, and with a long broker.session.timeout.ms its registration
+        then outlived its restart (DuplicateBrokerRegistration until the broker gave up, and died)."""
+        ours = [n.pid for n in self.nodes if n.pid is not None
+                and (n.proc is not None or procs.started_with(n.pid, n.directory / "server.properties"))]
+        procs.stop_pids(ours, grace_s)
         for node in self.nodes:
             if node.proc is not None:
-                procs.stop(node.proc, grace_s=grace_s)
-            elif node.pid is not None and procs.started_with(node.pid, node.directory / "server.properties"):
-                procs.stop_pid(node.pid, grace_s=grace_s)
+                procs.stop(node.proc, grace_s=0.0)  # reaped and forgotten
             node.proc = None
             node.pid = None
 

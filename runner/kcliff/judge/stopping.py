@@ -56,7 +56,7 @@ def certain(rounds: int, family: Family, budget: LatencyBudget | None = None, by
 
     def decided(entries: list[Entry]) -> bool:
         base, head = entries
-        if on_its_cliff(base) or on_its_cliff(head):
+        if on_its_cliff(base) or on_its_cliff(head) or head.lost_records():  # a lost record: a durability cliff
             return True
         capped = reads_on_cliff(base) or reads_on_cliff(head)  # a read side capped twice reads no more
         return judged_decided({m.name: (base.values(m), head.values(m)) for m in family.judged

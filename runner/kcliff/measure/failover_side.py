@@ -31,6 +31,21 @@ def bound_s(sc: Scenario) -> float:
     return 2 * session_ms / 1000 + BOUND_SLACK_S
 
 
+# A run through a fault takes its steps' time and this much beside: the JVM and the group join, the
+# warm-up, three seconds before the fault, the tail, the drain and the log read back (30-50 s measured).
+RUN_OVERHEAD_S = 25.0
+# A group's time budget grows by this many of its runs through a fault, whatever its rounds: a check's
+# sequential stop decides a failover metric in about three rounds, and a run cut by the budget tells nothing.
+BUDGETED_RUNS = 4
+
+
+def budget_s(sc: Scenario, rounds: int) -> float:
+    """What a scenario's runs through a fault add to its group's time budget (0 when it measures none)."""
+    if Workload.FAILOVER not in sc.workloads:
+        return 0.0
+    return min(rounds, BUDGETED_RUNS) * (RUN_OVERHEAD_S + bound_s(sc) / 2)
+
+
 def unmeasurable(cluster: Cluster) -> str | None:
     """Why this cluster cannot be measured through a fault (None: it can)."""
     if restartable(cluster) is None:

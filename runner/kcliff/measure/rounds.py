@@ -9,7 +9,7 @@ import random
 import time
 
 from kcliff.errors import ClusterError
-from kcliff.measure import faults, producer, rate_side
+from kcliff.measure import failover_side, faults, producer, rate_side
 from kcliff.measure.document import GroupStop, check_fault, finish, new_entry
 from kcliff.measure.on_cliff import on_its_cliff
 from kcliff.measure.options import Options, sized
@@ -52,7 +52,7 @@ class Rounds:
         rig.doc.scenarios.extend(entries)
         topics = shared_topics(scenarios)
         began = time.monotonic()
-        budget = self.opts.budget_s * len(scenarios)
+        budget = sum(self.opts.budget_s + failover_side.budget_s(sc, rounds) for sc in scenarios)
         deadline = began + budget
         clock = RoundClock(rounds, deadline)
         rig.progress.rounds(clock)
