@@ -3,10 +3,11 @@ killed while the producer sends at a fixed rate and a consumer group member read
 the figures the clients saw.
 
 Margins from the reference's runs through a fault on the 2-core machine (2026-11-30, Kafka 4.2.0, the
-9 s default broker.session.timeout.ms, 1,024 records/s): unavailable 10.68, 10.29 and 9.19 s, stall
-within 0.1 s of it, recovery 20.1 s, runs of 29-31 s, nothing lost, failed or duplicated. Asserted: the
-outage lies between 5 s (the fencing it waits for is 9 s, less up to a 2 s heartbeat) and 25 s, and not a
-record acknowledged is missing from the log.
+9 s default broker.session.timeout.ms, 1,024 records/s): unavailable 10.68, 10.29, 9.19 and 11.56 s,
+stall 10.68, 10.28 (the slowest partition to read again is not always the slowest to be written), recovery
+17.8-20.1 s, runs of 29-32 s, nothing lost, failed or duplicated. Asserted: both outages lie between 5 s
+(the fencing they wait for is 9 s, less up to a 2 s heartbeat) and 25 s, and not a record acknowledged is
+missing from the log.
 """
 
 import os
@@ -39,9 +40,9 @@ def test_a_broker_killed_mid_run_is_measured_as_the_clients_saw_it_and_started_a
         admin.delete_topic(topic, missing_ok=True)
     print(run.model_dump(exclude={"fo_lost_seqs"}))
     assert run.complete, run.stop_reason
-    assert run.fo_unavailable_s is not None and 5 < run.fo_unavailable_s < 25
-    assert run.fo_stall_s is not None and run.fo_stall_s >= run.fo_unavailable_s - 1  # nothing to read meanwhile
-    assert run.fo_recovery_s is not None and run.fo_recovery_s >= run.fo_unavailable_s - 1
+    for outage in (run.fo_unavailable_s, run.fo_stall_s):  # nothing to read while nothing is written
+        assert outage is not None and 5 < outage < 25
+    assert run.fo_recovery_s is not None and 5 < run.fo_recovery_s < 2 * failover_side.bound_s(Scenario("r", "r"))
     assert (run.fo_verified, run.fo_lost, run.fo_censored) == (True, 0, [])
     assert cluster.dead_nodes() == []  # started again
     # the clients' warnings of the dead broker went beside the run's log, not to kcliff's output
@@ -66,5 +67,6 @@ def test_interrupted_while_a_broker_is_dead_kcliff_starts_it_again_before_it_exi
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err[-2000:]
-    assert len(dead) == 1 and cluster.dead_nodes() == [], err[-2000:]
+    after = LocalCluster.from_state(shared_dir(shared_cluster))  # the healed broker's new pid is in its state
+    assert after is not None and len(dead) == 1 and after.dead_nodes() == [], err[-2000:]
     assert "Traceback" not in err
