@@ -188,9 +188,12 @@ FAILOVER_SETTINGS: dict[ChangeKind, dict[str, frozenset[Metric]]] = {
                          "offsets.topic.replication.factor"), _GROUP),
     },
     ChangeKind.TOPIC: dict.fromkeys(("min.insync.replicas", "unclean.leader.election.enable"), _OUTAGE),
-    ChangeKind.PRODUCER: dict.fromkeys(("request.timeout.ms", "delivery.timeout.ms", "retries", "retry.backoff.ms",
-                                        "retry.backoff.max.ms", "enable.idempotence", "max.block.ms",
-                                        "metadata.max.age.ms", "reconnect.backoff.max.ms"), _CLIENT_WAIT),
+    # request.timeout.ms and delivery.timeout.ms wait on a broker that hangs, and fail what an outage outlasts
+    # (fo_failed): a killed broker resets its connections at once and its outage (about 10 s) is far inside
+    # the 120 s default, so they join once a hung broker is a fault and failed deliveries are judged
+    ChangeKind.PRODUCER: dict.fromkeys(("retries", "retry.backoff.ms", "retry.backoff.max.ms", "enable.idempotence",
+                                        "max.block.ms", "metadata.max.age.ms", "reconnect.backoff.max.ms"),
+                                       _CLIENT_WAIT),
     ChangeKind.CONSUMER: dict.fromkeys(("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
                                         "group.protocol", "group.remote.assignor", "partition.assignment.strategy",
                                         "request.timeout.ms", "default.api.timeout.ms", "enable.auto.commit",
