@@ -82,9 +82,8 @@ class Admin:
     def _wait_for_leaders(self, name: str, partitions: int) -> None:
         deadline = time.monotonic() + TIMEOUT_S
         while time.monotonic() < deadline:
-            meta = self._client.list_topics(topic=name, timeout=5).topics.get(name)
-            if meta and meta.error is None and len(meta.partitions) == partitions and all(
-                    p.leader >= 0 and len(p.isrs) == len(p.replicas) for p in meta.partitions.values()):
+            states = _states(self._client.list_topics(topic=name, timeout=5).topics.get(name))
+            if len(states) == partitions and all(p.whole for p in states):
                 return
             time.sleep(0.2)
         raise ClusterError(f"topic {name}: not every partition has a leader and all replicas in sync after {TIMEOUT_S:.0f}s")
@@ -115,13 +114,9 @@ class Admin:
         """Each partition's leader (-1: none), replicas and in-sync replicas as the metadata says now;
         empty when no broker answered in `timeout`."""
         try:
-            meta = self._client.list_topics(topic=topic, timeout=timeout).topics.get(topic)
+            return _states(self._client.list_topics(topic=topic, timeout=timeout).topics.get(topic))
         except KafkaException:
             return []
-        if meta is None or meta.error is not None:
-            return []
-        return [PartitionState(p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
-                for p in sorted(meta.partitions.values(), key=lambda p: p.id)]
 
     def group_coordinator(self, group: str) -> int | None:
         """The broker coordinating consumer group `group` now; None when no broker says."""
@@ -183,6 +178,14 @@ class _Transport(ClusterError):
 def _source(entry: ConfigEntry) -> ConfigSource:
     """describe_configs hands the source over as a bare int, which never equals the enum member."""
     return ConfigSource(getattr(entry.source, "value", entry.source))
+
+
+def _states(meta: Any) -> list[PartitionState]:
+    """A topic's metadata (confluent-kafka's TopicMetadata; None: not found) as its partitions' states."""
+    if meta is None or meta.error is not None:
+        return []
+    return [PartitionState(p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
+            for p in sorted(meta.partitions.values(), key=lambda p: p.id)]
 
 
 # The futures' results are Any: confluent-kafka types its futures without a result type.

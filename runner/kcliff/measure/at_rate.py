@@ -53,6 +53,14 @@ def write_properties(path: Path, values: dict[str, Any]) -> Path:
     return path.resolve()
 
 
+def client_files(log_path: Path, producer: dict[str, Any], consumer: dict[str, Any] | None
+                 ) -> tuple[Path, Path | None]:
+    """The producer's and the consumer's settings (None: no consumer) in properties files beside the run's log."""
+    consumer_file = None if consumer is None else write_properties(log_path.with_suffix(".consumer.properties"),
+                                                                   consumer)
+    return write_properties(log_path.with_suffix(".producer.properties"), producer), consumer_file
+
+
 def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float, producer_file: Path,
               consumer_file: Path | None = None, record_size: int = settings.RECORD_SIZE,
               drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S,
@@ -84,9 +92,7 @@ def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmu
     included), `consumer` the read side's (None: produce latency only). The tool is ended on every
     path: its own end, its time cap, a fault the watch sees, an exception here. `producers` clients share
     the rate in turn (a service's instances)."""
-    producer_file = write_properties(log_path.with_suffix(".producer.properties"), producer)
-    consumer_file = None if consumer is None else write_properties(
-        log_path.with_suffix(".consumer.properties"), consumer)
+    producer_file, consumer_file = client_files(log_path, producer, consumer)
     argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size, drain_s,
                      payload=payload.staged(log_path.parent) if payload else None, producers=producers)
     cap_s = START_S + warmup_s + duration_s + drain_s

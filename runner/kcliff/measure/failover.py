@@ -26,6 +26,7 @@ TAIL_S = 2.0  # once the cluster is whole and the consumer current, the run goes
 LATE_MS = 1000.0  # a read this long after its record was due is the consumer still catching up
 POLL_S = 0.2
 DRAIN_S = 15.0
+READ_BACK_S = 30.0  # Failover.VERIFY_S: the log read back after the drain, at most
 
 
 class Fault(StrEnum):
@@ -103,12 +104,10 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     group = f"kcliff-failover-{topic}" if consumer is not None else None
     args = FailoverArgs(LATE_MS, stop_file, group)
     duration_s = SETTLE_S + 3 * bound_s + TAIL_S
-    producer_file = at_rate.write_properties(log_path.with_suffix(".producer.properties"), producer)
-    consumer_file = None if consumer is None else at_rate.write_properties(
-        log_path.with_suffix(".consumer.properties"), consumer)
+    producer_file, consumer_file = at_rate.client_files(log_path, producer, consumer)
     argv = at_rate.rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size,
                              drain_s=DRAIN_S, failover=args)
-    cap_s = at_rate.START_S + warmup_s + duration_s + DRAIN_S + failover_read_back_s()
+    cap_s = at_rate.START_S + warmup_s + duration_s + DRAIN_S + READ_BACK_S
     began = time.monotonic()
     timeline: Timeline | None = None
     # the clients warn of the dead broker for as long as it is down: kept beside the run's log, not shown
@@ -130,10 +129,6 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
         kind = StopKind.FAILED if followed.ended else StopKind.BUDGET
         return FailoverRun(fault, bound_s, RateRun(None, out.progress, elapsed, code, failure, kind), timeline)
     return FailoverRun(fault, bound_s, RateRun(out.summary, out.progress, elapsed, code), timeline)
-
-
-def failover_read_back_s() -> float:
-    return 30.0  # Failover.VERIFY_S: the log read back after the drain
 
 
 def _measuring_for(followed: _Followed, seconds: float) -> bool:

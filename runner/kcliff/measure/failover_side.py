@@ -46,19 +46,12 @@ def budget_s(sc: Scenario, rounds: int) -> float:
     return min(rounds, BUDGETED_RUNS) * (RUN_OVERHEAD_S + bound_s(sc) / 2)
 
 
-def unmeasurable(cluster: Cluster) -> str | None:
-    """Why this cluster cannot be measured through a fault (None: it can)."""
-    if restartable(cluster) is None:
-        return (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need "
-                "a cluster kcliff started (local or compose)")
-    return None
-
-
 def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path) -> ReadRun:
     """One run of `sc` at `rate` through a broker killed and started again."""
-    why = unmeasurable(cluster)
     own = restartable(cluster)
-    if why is not None or own is None:
+    if own is None:
+        why = (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need a cluster "
+               "kcliff started (local or compose)")
         return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
     target = rate.records_per_s(sc.bytes_per_record())
     consumer: dict[str, Any] = dict(sc.consumer)

@@ -80,6 +80,7 @@ final class Failover {
 
     private final int partitions;
     private final long t0;
+    private final double lateMs;
     private final long lateNs;
     private final long[] sentDue;
     private final Gaps acks;
@@ -92,6 +93,7 @@ final class Failover {
     Failover(int partitions, long t0, long measuredFrom, double lateMs) {
         this.partitions = partitions;
         this.t0 = t0;
+        this.lateMs = lateMs;
         this.lateNs = Math.round(lateMs * 1e6);
         this.sentDue = new long[partitions];
         this.acks = new Gaps(partitions, measuredFrom);
@@ -129,16 +131,12 @@ final class Failover {
     }
 
     /** The summary's "failover" object; `log` is what reading the log back found (null: not read). */
-    synchronized Map<String, Object> summary(long end, boolean consumer, LogRead log, double lateMs) {
+    synchronized Map<String, Object> summary(long end, boolean consumer, LogRead log) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("t0_wall_ms", System.currentTimeMillis() - (System.nanoTime() - t0) / 1_000_000);
         out.put("partitions", partitions);
         out.put("produce_gap", acks.summary(sentDue, end, t0));
-        long[] ackedDue = new long[partitions];
-        for (int p = 0; p < partitions; p++) {
-            ackedDue[p] = acks.lastDue[p];
-        }
-        out.put("consume_gap", consumer ? reads.summary(ackedDue, end, t0) : null);
+        out.put("consume_gap", consumer ? reads.summary(acks.lastDue, end, t0) : null);
         out.put("read_twice", consumer ? readTwice : null);
         out.put("late_ms", lateMs);
         out.put("last_late_read_s", lastLateRead == Long.MIN_VALUE ? null : LoadGen.round((lastLateRead - t0) / 1e9, 3));
@@ -175,13 +173,7 @@ final class Failover {
 
     /** A plain reader's settings: the client's security settings only, to reach the cluster as it does. */
     static Properties reader(String bootstrap, Properties client) {
-        Properties props = new Properties();
-        for (String name : client.stringPropertyNames()) {
-            if (name.startsWith("security.") || name.startsWith("ssl.") || name.startsWith("sasl.")) {
-                props.put(name, client.getProperty(name));
-            }
-        }
-        props.put("bootstrap.servers", bootstrap);
+        Properties props = LoadGen.reachingAs(client, bootstrap);
         props.put("key.deserializer", ByteArrayDeserializer.class.getName());
         props.put("value.deserializer", ByteArrayDeserializer.class.getName());
         props.put("enable.auto.commit", "false");

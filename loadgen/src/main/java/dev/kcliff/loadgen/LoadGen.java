@@ -161,7 +161,7 @@ public final class LoadGen {
         if (failover != null) {
             Properties security = opt.consumer == null ? opt.producer : opt.consumer;
             summary.put("failover", failover.summary(end, consumer != null,
-                    Failover.readBack(opt.bootstrap, security, start), opt.failoverLateMs));
+                    Failover.readBack(opt.bootstrap, security, start)));
         }
         System.out.println(Json.of(summary));
         System.out.flush();
@@ -371,13 +371,7 @@ public final class LoadGen {
     }
 
     private List<TopicPartition> partitions() throws Unreachable {
-        Properties props = new Properties();
-        for (String name : opt.producer.stringPropertyNames()) {
-            if (name.startsWith("security.") || name.startsWith("ssl.") || name.startsWith("sasl.")) {
-                props.put(name, opt.producer.getProperty(name));  // to reach a cluster as the producer does
-            }
-        }
-        props.put("bootstrap.servers", opt.bootstrap);
+        Properties props = reachingAs(opt.producer, opt.bootstrap);  // to reach the cluster as the producer does
         try (Admin admin = Admin.create(props)) {
             TopicDescription topic = admin.describeTopics(List.of(opt.topic)).allTopicNames()
                     .get(CONNECT_TIMEOUT_S, TimeUnit.SECONDS).get(opt.topic);
@@ -393,6 +387,19 @@ public final class LoadGen {
             Thread.currentThread().interrupt();
             throw new Unreachable("interrupted");
         }
+    }
+
+    /** A client's security settings alone, and the bootstrap: an admin client or a plain reader that
+     *  reaches the cluster as that client does. */
+    static Properties reachingAs(Properties client, String bootstrap) {
+        Properties props = new Properties();
+        for (String name : client.stringPropertyNames()) {
+            if (name.startsWith("security.") || name.startsWith("ssl.") || name.startsWith("sasl.")) {
+                props.put(name, client.getProperty(name));
+            }
+        }
+        props.put("bootstrap.servers", bootstrap);
+        return props;
     }
 
     static Properties producerProps(Options opt) {
