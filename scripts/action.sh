@@ -61,10 +61,11 @@ check() {
   mkdir -p "$work"
   local json=$work/verdict.json
   rm -f "$json"
-  local comment=() prime=() canaries=() records=() rate=()
+  local comment=() prime=() canaries=() records=() rate=() rounds=()
   [ -z "${COMMENT:-}" ] || comment=(--comment "$COMMENT")
   [ -z "${PRIME:-}" ] || prime=(--prime "$PRIME")  # empty: kcliff's own default
   [ -z "${RECORDS:-}" ] || records=(--records "$RECORDS")  # empty: kcliff's, which a profile's caps size
+  [ -z "${ROUNDS:-}" ] || rounds=(--rounds "$ROUNDS")  # empty: kcliff's, fewer for a change measured through a fault
   [ -z "${CANARIES:-}" ] || canaries=(--canaries "$CANARIES")  # empty: those the check's judged workloads need
   [ "${AT_RATE:-true}" = true ] || rate=(--no-rate)  # false: flat out only
   # as root where it can be: a profile in the repo's kcliff.yaml caps links and disks, which needs root
@@ -73,7 +74,7 @@ check() {
   "$home/scripts/as-root.sh" --if-possible "${give_back[@]}" -- \
   "$kcliff" check --base "$BASE_DIR" --head "$HEAD_DIR" \
     --backend "$BACKEND" --kafka-version "$KAFKA_VERSION" --min-effect "$MIN_EFFECT" \
-    "${records[@]}" --rounds "$ROUNDS" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" "${rate[@]}" \
+    "${records[@]}" "${rounds[@]}" --repeats "$REPEATS" "${canaries[@]}" "${prime[@]}" "${rate[@]}" \
     --format github --workdir "$work" --summary "$GITHUB_STEP_SUMMARY" "${comment[@]}" --json "$json" || code=$?
   {
     echo "code=$code"

@@ -9,12 +9,14 @@ from pathlib import Path
 
 from kcliff import configrepo
 from kcliff.configrepo.diff import SettingChange
-from kcliff.judge import stopping, verdict
+from kcliff.judge import sequential, stopping, verdict
 from kcliff.judge.family import Family
+from kcliff.measure import failover_side
+from kcliff.measure.plan import FAULT_ROUNDS, GATE_ROUNDS
 from kcliff.report import check_findings
 from kcliff.results.model import Entry, ReadRun, Run
 from kcliff.results.metrics import (CATCH_UP, FAILOVER_METRICS, FAILOVER_P999, RECOVERY, STALL, THROUGHPUT, UNAVAILABLE,
-                                    ChangeKind, Workload, judged)
+                                    ChangeKind, Workload, judged, moved_by_setting)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "config-repo"
 SERVER = "brokers/server.properties"
@@ -34,14 +36,39 @@ def sides(tmp_path: Path, *head_lines: str, file: str = SERVER):
     return repos
 
 
-def test_a_broker_fencing_change_is_measured_through_a_fault_and_judged_on_its_outage(tmp_path):
+def test_a_broker_fencing_change_is_measured_through_a_fault_alone_and_judged_on_its_outage(tmp_path):
     base, head = sides(tmp_path, "broker.session.timeout.ms=60000")
     moved = configrepo.failover_moved(base, head)
     assert moved == {UNAVAILABLE, STALL, CATCH_UP, RECOVERY, FAILOVER_P999}
+    # a timeout only a failure runs out: no healthy run can show it, so none is measured or judged
+    assert configrepo.changed_kinds(base, head) == frozenset()
     base, head = configrepo.measured_workloads(base, head, at_rate=True)
-    assert Workload.FAILOVER in head.workloads and Workload.FAILOVER in base.workloads
+    assert set(head.workloads) == set(base.workloads) == {Workload.PRODUCE, Workload.FAILOVER}
     family = Family.of(configrepo.changed_kinds(base, head), head.workloads, moved)
-    assert set(FAILOVER_METRICS) <= set(family.judged) and THROUGHPUT in family.judged
+    assert set(family.judged) == set(FAILOVER_METRICS)
+    assert family.through_faults and family.rounds(None) == FAULT_ROUNDS and family.rounds(9) == 9
+    assert "a change of failure-only settings" in family.describe(0.025)
+    assert sequential.Plan.for_rounds(FAULT_ROUNDS, family.size, through_faults=True).looks() == (3, 4, 5, 6)
+
+
+def test_a_failover_setting_a_healthy_cluster_also_runs_on_is_measured_both_ways(tmp_path):
+    base, head = sides(tmp_path, "num.replica.fetchers=2", "broker.session.timeout.ms=60000")
+    assert configrepo.changed_kinds(base, head) == {ChangeKind.BROKER}
+    base, head = configrepo.measured_workloads(base, head, at_rate=True)
+    assert {Workload.RATE, Workload.FAILOVER} <= set(head.workloads)
+    family = Family.of(configrepo.changed_kinds(base, head), head.workloads, configrepo.failover_moved(base, head))
+    assert THROUGHPUT in family.judged and set(FAILOVER_METRICS) <= set(family.judged)
+    assert not family.through_faults and family.rounds(None) == GATE_ROUNDS
+    # a throughput regression is blamed on the setting a healthy cluster runs on, not on the timeout
+    assert moved_by_setting(THROUGHPUT, ChangeKind.BROKER, "num.replica.fetchers")
+    assert not moved_by_setting(THROUGHPUT, ChangeKind.BROKER, "broker.session.timeout.ms")
+
+
+def test_both_sides_of_a_check_wait_for_the_shorter_sides_bound(tmp_path):
+    base, head = sides(tmp_path, "broker.session.timeout.ms=60000")
+    assert failover_side.bound_s(base) == 28.0 and failover_side.bound_s(head) == 130.0
+    assert failover_side.shared_bound_s([base, head]) == 28.0
+    assert failover_side.bound_s(head, 28.0) == 28.0 and failover_side.bound_s(base, 130.0) == 28.0
 
 
 def test_a_change_no_failure_depends_on_measures_no_fault(tmp_path):

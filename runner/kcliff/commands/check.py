@@ -41,10 +41,10 @@ from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.lint.github import add_repo_root_option, annotation, github_path
-from kcliff.measure import environment, rate_side, rig_capacity
+from kcliff.measure import environment, failover_side, rate_side, rig_capacity
 from kcliff.measure.document import new_document
 from kcliff.measure.options import Options, prime_seconds
-from kcliff.measure.plan import GATE_ROUNDS, GATE_RUN_S
+from kcliff.measure.plan import FAULT_ROUNDS, GATE_ROUNDS, GATE_RUN_S
 from kcliff.measure.heartbeat import Heartbeat
 from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
@@ -68,8 +68,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("check", help="gate a config change: lint, then measure base vs head on one cluster")
     parser.add_argument("--base", required=True, help="the base branch's config repo directory")
     parser.add_argument("--head", required=True, help="the pull request's config repo directory")
-    parser.add_argument("--rounds", type=options.positive_int, default=GATE_ROUNDS,
-                        help="most interleaved base/head rounds; fewer when the verdict is certain sooner")
+    parser.add_argument("--rounds", type=options.positive_int,
+                        help=f"most interleaved base/head rounds (default {GATE_ROUNDS}, {FAULT_ROUNDS} for a change "
+                             "measured through a fault alone); fewer when the verdict is certain sooner")
     parser.add_argument("--all-rounds", action="store_true",
                         help="measure every round even when the verdict is certain sooner")
     parser.add_argument("--records", type=options.positive_int, help=f"least records per run (default {CPU_RECORDS:,}; "
@@ -145,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     base_sc, head_sc = configrepo.measured_workloads(*on_both_sides(
         lambda: to_scenario(base_repo, "base", f"base: {args.base}"),
         lambda: to_scenario(head_repo, "head", f"head: {args.head}"), (args.base, args.head), args.format,
-        args.repo_root), at_rate=not args.no_rate)
+        args.repo_root), at_rate=not args.no_rate, upgrade=upgrade)
     base_sc, head_sc, rate_notes = at_one_rate(base_sc, head_sc, args.rate)
     notes += rate_notes
     notes += [f"head: {n}" for n in head_sc.notes]
@@ -331,12 +332,14 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
                                                        run_dir, progress, "cluster-head", reuse=False))
             runner.measure_elsewhere("head", head, Admin(head.admin_bootstrap), str(upgrade.head))
-        progress.note(f"base and head interleaved, {args.rounds} rounds")
+        family = family_of(pair[0], pair[1], upgrade)
+        rounds = family.rounds(args.rounds)
+        progress.note(f"base and head interleaved, {rounds} rounds")
         try:
-            family = family_of(pair[0], pair[1], upgrade)
-            stop = stopping.certain(args.rounds, family, budget, cluster.bytes_capped())
-            flat_out = dataclasses.replace(opts, flat_out_judged=family.judges_workload(Workload.PRODUCE))
-            runner.measure_interleaved(pair, args.rounds, None if args.all_rounds else stop, flat_out)
+            stop = stopping.certain(rounds, family, budget, cluster.bytes_capped())
+            flat_out = dataclasses.replace(opts, flat_out_judged=family.judges_workload(Workload.PRODUCE),
+                                           fault_bound_s=failover_side.shared_bound_s(pair))
+            runner.measure_interleaved(pair, rounds, None if args.all_rounds else stop, flat_out)
         finally:
             runner.restore()  # run() restored after the self-test; the pair set broker configs again
         doc.status = RunStatus.COMPLETE

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
-from kcliff.results.metrics import ChangeKind, Metric, Workload, moves_failover
+from kcliff.results.metrics import ChangeKind, Metric, Workload, failure_only, moves_failover
 
 if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
     from kcliff.configrepo.repo_scenario import RepoScenario
@@ -92,10 +92,12 @@ def setting_changes(base: Sequence[Entry], head: Sequence[Entry], base_root: str
 
 def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None = None) -> frozenset[ChangeKind]:
     """The kinds of setting that differ between the two sides as kcliff applies them (as_applied:
-    durability and invariants included, so exactly what `check` compares to decide whether anything
-    measured changed), and a Kafka version change as a broker change."""
+    durability and invariants included), and a Kafka version change as a broker change. A kind whose
+    changed settings all act only when something fails (metrics.failure_only) is left out: a healthy
+    run cannot show it, and the check measures it through a fault alone (failover_moved)."""
     old, new = base.as_applied(), head.as_applied()
-    kinds = {kind for kind in ChangeKind if old.get(kind.value) != new.get(kind.value)}
+    kinds = {kind for kind in ChangeKind
+             if any(not failure_only(kind, name) for name in _differing(old.get(kind.value), new.get(kind.value)))}
     if any(old.get(key) != new.get(key) for key in PRODUCTION_KEYS):
         kinds.add(ChangeKind.PRODUCER)
     return frozenset(kinds | ({upgrade.kind} if upgrade is not None else set()))
@@ -107,24 +109,34 @@ def failover_moved(base: Scenario, head: Scenario) -> frozenset[Metric]:
     old, new = base.as_applied(), head.as_applied()
     moved: set[Metric] = set()
     for kind in ChangeKind:
-        before, after = old.get(kind.value) or {}, new.get(kind.value) or {}
-        for name in set(before) | set(after):
-            if before.get(name) != after.get(name):
-                moved |= moves_failover(kind, name)
+        for name in _differing(old.get(kind.value), new.get(kind.value)):
+            moved |= moves_failover(kind, name)
     return frozenset(moved)
+
+
+def _differing(before: dict[str, Any] | None, after: dict[str, Any] | None) -> set[str]:
+    """The names of the settings whose values differ between two settings blocks (a missing block: none set)."""
+    before, after = before or {}, after or {}
+    return {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
 
 
 S = TypeVar("S", bound="Scenario")
 
 
-def measured_workloads(base: S, head: S, at_rate: bool) -> tuple[S, S]:
+def measured_workloads(base: S, head: S, at_rate: bool, upgrade: SettingChange | None = None) -> tuple[S, S]:
     """Both sides measure latency at a fixed rate unless asked not to (--no-rate; produce and end-to-end,
     read with their consumer's settings), the consumer flat out when the consumer settings differ (a
     producer-only change reads nothing flat out), and through a fault when a changed setting decides what
     a failure costs (failover_moved). End-to-end latency at rate stands in for the end-to-end tool, which
-    forces linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md, "Latency at rate")."""
-    wanted = ({Workload.RATE} if at_rate else set()) | ({Workload.CONSUME} if base.consumer != head.consumer else set())
-    wanted |= {Workload.FAILOVER} if failover_moved(base, head) else set()
+    forces linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md, "Latency at rate").
+    A change of failure-only settings alone (no kind left in changed_kinds) is measured through the fault
+    only: no healthy run could show it."""
+    failover = {Workload.FAILOVER} if failover_moved(base, head) else set()
+    if failover and not changed_kinds(base, head, upgrade):
+        wanted: set[Workload] = failover
+    else:
+        wanted = ({Workload.RATE} if at_rate else set()) | failover
+        wanted |= {Workload.CONSUME} if base.consumer != head.consumer else set()
 
     def measuring(sc: S) -> S:
         return dataclasses.replace(sc, workloads=tuple(w for w in Workload if w in {*sc.workloads, *wanted}))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from kcliff.results import metrics
+from kcliff.measure.plan import FAULT_ROUNDS, GATE_ROUNDS
 from kcliff.results.metrics import ChangeKind, Metric, Workload
 
 
@@ -41,6 +42,15 @@ class Family:
     def judges(self, metric: Metric) -> bool:
         return metric in self.judged
 
+    @property
+    def through_faults(self) -> bool:
+        """Whether every judged metric is measured through a fault (a failure-only change)."""
+        return bool(self.judged) and all(m.workload is Workload.FAILOVER for m in self.judged)
+
+    def rounds(self, asked: int | None) -> int:
+        """A check's most rounds: as asked (--rounds), else the gate's, or fewer through a fault alone."""
+        return asked or (FAULT_ROUNDS if self.through_faults else GATE_ROUNDS)
+
     def judges_workload(self, workload: Workload) -> bool:
         """Whether any judged metric comes from `workload`'s runs."""
         return any(m.workload is workload for m in self.judged)
@@ -64,7 +74,8 @@ class Family:
         """e.g. 'judged: throughput, p99 (a producer change can move them), each regression test at
         alpha 0.0125 so that all together hold 0.025'."""
         kinds = " and ".join(sorted(k.value for k in self.changed)) or "no"
+        change = "a change of failure-only settings" if self.through_faults and not self.changed else f"a {kinds} change"
         names = ", ".join(m.name for m in self.judged) or "nothing"
         split = (f", each regression test at alpha {self.regression_alpha(alpha):.3g} so that all together hold "
                  f"{alpha:.3g}" if len(self.judged) > 1 else "")
-        return f"judged: {names} (what a {kinds} change can move){split}"
+        return f"judged: {names} (what {change} can move){split}"

@@ -66,6 +66,9 @@ FIRST_LOOK = 6  # O'Brien-Fleming spends under 1e-4 before a third of the rounds
 # can end an A/A check at round 4 (17 recorded checks at a profile: median round 4 against 6), while
 # where CPU binds they only thin out the later looks (docs/gate.md, "Stopping early").
 FIRST_LOOK_WHERE_BYTES_BIND = 4
+# Through a fault alone, a check has FAULT_ROUNDS rounds: the pass question may look from the third (a
+# look needs decide's three pairs), the regression question's early looks spend next to nothing.
+FIRST_LOOK_THROUGH_FAULTS = 3
 GRID = 1001  # points of the integration grid per look: boundaries within 1e-4 of a 2001-point grid
 
 Spending = Literal["obrien-fleming", "pocock"]
@@ -95,10 +98,12 @@ class Plan:
             raise ValueError(f"a family holds at least one metric, got {self.family}")
 
     @classmethod
-    def for_rounds(cls, max_rounds: int, family: int = 1, bytes_capped: bool = False) -> Plan:
+    def for_rounds(cls, max_rounds: int, family: int = 1, bytes_capped: bool = False,
+                   through_faults: bool = False) -> Plan:
         """The default plan for a check of `max_rounds` rounds (kcliff check --rounds) judging `family` metrics,
-        on a rig whose links or disks are capped (`bytes_capped`) or not."""
+        on a rig whose links or disks are capped (`bytes_capped`) or not, measured `through_faults` alone or not."""
         first = FIRST_LOOK_WHERE_BYTES_BIND if bytes_capped else FIRST_LOOK
+        first = FIRST_LOOK_THROUGH_FAULTS if through_faults else first
         return cls(max_rounds=max_rounds, first_look=min(first, max_rounds), family=family)
 
     @property

@@ -52,7 +52,7 @@ def certain(rounds: int, family: Family, budget: LatencyBudget | None = None, by
     certain, so the rounds left can be skipped (entries: base, head). A metric the change cannot move
     keeps nothing measuring; one within the service's latency `budget` is decided (verdict.within_budget).
     `bytes_capped`: the rig's links or disks are capped, so the first look comes sooner (Plan.for_rounds)."""
-    plan = sequential.Plan.for_rounds(rounds, family.size, bytes_capped)
+    plan = sequential.Plan.for_rounds(rounds, family.size, bytes_capped, family.through_faults)
 
     def decided(entries: list[Entry]) -> bool:
         base, head = entries

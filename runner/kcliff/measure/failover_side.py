@@ -5,7 +5,7 @@ broker killed meanwhile; the run's figures become a ReadRun of workload `failove
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import Cluster, restartable
@@ -24,11 +24,20 @@ WARMUP_S = 2.0
 BOUND_SLACK_S = 10.0
 
 
-def bound_s(sc: Scenario) -> float:
-    """How long each step of a fault is waited for in this scenario: what its settings make it last, twice."""
+def bound_s(sc: Scenario, cap_s: float | None = None) -> float:
+    """How long each step of a fault is waited for in this scenario: what its settings make it last, twice;
+    no longer than `cap_s` (Options.fault_bound_s) where one is given."""
     session_ms = int(sc.broker.get("broker.session.timeout.ms",
                                    settings.require("broker", "broker.session.timeout.ms").default))
-    return 2 * session_ms / 1000 + BOUND_SLACK_S
+    own = 2 * session_ms / 1000 + BOUND_SLACK_S
+    return own if cap_s is None else min(own, cap_s)
+
+
+def shared_bound_s(sides: Sequence[Scenario]) -> float:
+    """The bound both sides of a check wait for: the shorter side's. A longer outage is cut there and
+    reported as longer than the bound (censored), which shows it as a regression at least that large, so a
+    check takes about the outage of the side it compares against, not the one it gates."""
+    return min(bound_s(sc) for sc in sides)
 
 
 # A run through a fault takes its steps' time and this much beside: the JVM and the group join, the
@@ -39,15 +48,17 @@ RUN_OVERHEAD_S = 25.0
 BUDGETED_RUNS = 4
 
 
-def budget_s(sc: Scenario, rounds: int) -> float:
+def budget_s(sc: Scenario, rounds: int, cap_s: float | None = None) -> float:
     """What a scenario's runs through a fault add to its group's time budget (0 when it measures none)."""
     if Workload.FAILOVER not in sc.workloads:
         return 0.0
-    return min(rounds, BUDGETED_RUNS) * (RUN_OVERHEAD_S + bound_s(sc) / 2)
+    return min(rounds, BUDGETED_RUNS) * (RUN_OVERHEAD_S + bound_s(sc, cap_s) / 2)
 
 
-def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path) -> ReadRun:
-    """One run of `sc` at `rate` through a broker killed and started again."""
+def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path,
+                 cap_s: float | None = None) -> ReadRun:
+    """One run of `sc` at `rate` through a broker killed and started again, each step waited for at most
+    bound_s(sc, cap_s)."""
     own = restartable(cluster)
     if own is None:
         why = (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need a cluster "
@@ -56,7 +67,7 @@ def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_pat
     target = rate.records_per_s(sc.bytes_per_record())
     consumer: dict[str, Any] = dict(sc.consumer)
     ran = failover.failover_run(own, Admin(cluster.admin_bootstrap), topic, target, sc.as_applied()["producer"],
-                                consumer, log_path, bound_s(sc), WARMUP_S, record_size=sc.record_size)
+                                consumer, log_path, bound_s(sc, cap_s), WARMUP_S, record_size=sc.record_size)
     return to_read_run(ran, target)
 
 
@@ -71,7 +82,8 @@ def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
                        **base)
     got = summary.failover
     fault_at = ran.at_s(timeline.fault_ms) or 0.0
-    censored = [UNAVAILABLE.key] if got.produce_gap.open else []
+    # leaders not moved by the bound: the broker's restart closed the gap, which the timeout would have left open
+    censored = [UNAVAILABLE.key] if got.produce_gap.open or timeline.moved_ms is None else []
     stall = catch_up = None
     if got.consume_gap is not None:
         stall = round(got.consume_gap.ms / 1000, 3)

@@ -45,6 +45,9 @@ class Options:
     # False where nothing judged comes from the producer's flat-out runs (a consumer-only check): they
     # only fill the topic, and stop once it holds what the reads read (read_round.topic_holds_reads)
     flat_out_judged: bool = True
+    # the longest each step of a run through a fault is waited for, where shorter than the scenario's own
+    # bound (a check's: its sides' shorter, failover_side.shared_bound_s); None: each scenario's own
+    fault_bound_s: float | None = None
 
     def records_for(self, *entries: Entry) -> int:
         """Records per measured run: --records, or more where the latest runs (the warm-ups before the

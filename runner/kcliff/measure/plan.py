@@ -20,6 +20,10 @@ from kcliff.scenario.suites import Scenario, reading_reference
 # every time on the gate benchmark (docs/gate.md).
 GATE_ROUNDS = 18
 GATE_RUN_S = 4.0
+# A check measured through a fault alone (a failure-only change): each side's run lasts its outage and a
+# broker's restart (half a minute to minutes), and the outages a timeout sets are several times the 10-20%
+# their runs scatter (docs/failover.md), so fewer rounds decide it.
+FAULT_ROUNDS = 6
 
 # Whether a group's outcome is already certain, so the rounds left can be skipped: the caller's stop
 # rule (kcliff check's come from judge/stopping.py), looked at after every round.

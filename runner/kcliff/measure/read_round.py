@@ -77,7 +77,8 @@ class ReadRound:
             return rate_side.rate_run(site.cluster, sc, topic, rate, log, min(left, RATE_CAP_S), watch,
                                       self.opts.rate_records)
         if workload == Workload.FAILOVER:  # its own fault is no fault of the run's: no watch
-            return failover_side.failover_run(site.cluster, sc, topic, rate_side.rate_of(sc, self.opts.rate), log)
+            return failover_side.failover_run(site.cluster, sc, topic, rate_side.rate_of(sc, self.opts.rate), log,
+                                              self.opts.fault_bound_s)
         return read_side.latency_run(site.cluster, topic, sc.as_applied()["producer"], sc.consumer,
                                      min(left, read_side.LATENCY_CAP_S), log.with_suffix(".properties"), log, watch)
 

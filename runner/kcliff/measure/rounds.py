@@ -80,14 +80,15 @@ class Rounds:
                 self.reads.pair_round(entries, counts, i == 1, capped)
                 # every side at once, so that the flat-out figures nothing judges still pair round by round
                 filled = not self.opts.flat_out_judged and all(
-                    topic_holds_reads(e, n) for e, n in zip(entries, counts))
+                    Workload.CONSUME not in sc.workloads or topic_holds_reads(e, n)
+                    for sc, e, n in zip(scenarios, entries, counts))
                 for position, k in enumerate(round_order):
                     (sc, topic, entry), count = sides[k], counts[k]
                     if on_its_cliff(entry):
                         continue  # on its cliff twice running: more rounds would only crawl
                     site = rig.site_of(sc.id)
                     self._switch_to(site, sc, entry, topic)
-                    if filled:  # a consumer-only check: a flat-out run would only add records nobody reads
+                    if filled:  # a consumer-only or failure-only check: a flat-out run would only add records nobody reads
                         self.reads.after(site, sc, topic, entry, count, f"{word} {i}/{rounds}",
                                          None if alone else position, deadline)
                         continue
