@@ -126,3 +126,20 @@ def test_where_bytes_bind_a_canary_at_four_fifths_of_its_bound_shows_its_cliff_a
     assert settled(3, bytes_capped=True)([reference, producing("batching-off", [1.15], batching)])  # 0.56x
     near = producing("flush-1", [1.13], flush)  # 0.55x: a run left a fifth higher would hide it
     assert not settled(3, bytes_capped=True)([reference, near])
+
+
+def through_a_fault(sid: str, outages: list[float], cliff: CliffSpec | None = None) -> Entry:
+    entry = Entry(id=sid, cliff=cliff, read_runs=[ReadRun(workload="failover", records=30000, fo_unavailable_s=s)
+                                                  for s in outages])
+    entry.resummarise()
+    return entry
+
+
+def test_the_availability_canary_shows_its_cliff_after_one_round_on_any_rig():
+    # broker-session-30s: 30.5-35.4 s beside the reference's 9.2-11.6 s, 0.29-0.35x of its 0.5 bound; at the
+    # throughput canaries' factor of 3 it could never stop before its last run
+    session = CliffSpec(stands_for="a dead broker fenced after 30 s", metric="unavailable", max_ratio=0.5)
+    reference = through_a_fault(REFERENCE_ID, [11.56])
+    assert settled(3)([reference, through_a_fault("broker-session-30s", [33.0], session)])
+    assert not settled(3)([reference, through_a_fault("broker-session-30s", [24.0], session)])  # 0.48x: measure on
+    assert decisive_factor(False) == 3.0  # the throughput canaries keep theirs

@@ -45,8 +45,28 @@ class PartitionState:
 class Admin:
     def __init__(self, bootstrap: str) -> None:
         self.bootstrap = bootstrap
-        self._client = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 10000,
-                                    "log_level": 0, "logger": _quiet_logger()})
+        self._client = self._connect()
+
+    def _connect(self) -> AdminClient:
+        return AdminClient({"bootstrap.servers": self.bootstrap, "socket.timeout.ms": 10000,
+                            "log_level": 0, "logger": _quiet_logger()})
+
+    def _retrying(self, call: Callable[[AdminClient], Mapping[K, concurrent.futures.Future[Any]]], what: str,
+                  attempts: int = 4) -> dict[K, Any]:
+        """Changing num.network.threads closes the connections its removed processors held, ours
+        included: a dropped connection is retried (the change itself went through, and is read back).
+        So is a call to a broker that did not answer in time, on a new client: right after the brokers
+        restarted, a client kept timing out one broker's alter four times running (a check's base, after
+        a failover canary), where a new one is answered at once."""
+        for attempt in range(attempts):
+            try:
+                return _wait(call(self._client), what)
+            except _Transport:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(1.0)
+                self._client = self._connect()
+        raise AssertionError("unreachable")
 
     def broker_ids(self, timeout: float = 5.0) -> list[int]:
         try:
@@ -137,31 +157,31 @@ class Admin:
         broker name that the cluster-wide default needs."""
         for node_id in node_ids:  # the API takes one broker resource per call
             resource = ConfigResource(ResourceType.BROKER, str(node_id), incremental_configs=_incremental(changes))
-            _retrying(lambda: self._client.incremental_alter_configs([resource]),
+            self._retrying(lambda c: c.incremental_alter_configs([resource]),
                       f"alter broker {node_id} {sorted(changes)}")
 
     def alter_topic_configs(self, name: str, changes: dict[str, str | None]) -> None:
         """Set (value) or remove (None) topic configs of topic `name`."""
         resource = ConfigResource(ResourceType.TOPIC, name, incremental_configs=_incremental(changes))
-        _retrying(lambda: self._client.incremental_alter_configs([resource]), f"alter topic {name} {sorted(changes)}")
+        self._retrying(lambda c: c.incremental_alter_configs([resource]), f"alter topic {name} {sorted(changes)}")
 
     def topic_overrides(self, name: str) -> dict[str, str]:
         """The configs topic `name` sets itself (not those it inherits from the brokers)."""
         resource = ConfigResource(ResourceType.TOPIC, name)
-        entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe topic {name}")[resource]
+        entries = self._retrying(lambda c: c.describe_configs([resource]), f"describe topic {name}")[resource]
         return {k: e.value for k, e in entries.items()
                 if _source(e) == ConfigSource.DYNAMIC_TOPIC_CONFIG and e.value is not None}
 
     def broker_dynamic(self, node_id: int) -> dict[str, str]:
         """The per-broker dynamic configs currently set on `node_id`."""
         resource = ConfigResource(ResourceType.BROKER, str(node_id))
-        entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
+        entries = self._retrying(lambda c: c.describe_configs([resource]), f"describe broker {node_id}")[resource]
         return {k: e.value for k, e in entries.items()
                 if _source(e) == ConfigSource.DYNAMIC_BROKER_CONFIG and e.value is not None}
 
     def broker_config(self, node_id: int) -> dict[str, str | None]:
         resource = ConfigResource(ResourceType.BROKER, str(node_id))
-        entries = _retrying(lambda: self._client.describe_configs([resource]), f"describe broker {node_id}")[resource]
+        entries = self._retrying(lambda c: c.describe_configs([resource]), f"describe broker {node_id}")[resource]
         return {k: e.value for k, e in entries.items()}
 
 
@@ -208,22 +228,6 @@ def _wait(futures: Mapping[K, concurrent.futures.Future[Any]], what: str, ok: tu
         except TimeoutError:
             raise ClusterError(f"{what}: no answer in {TIMEOUT_S:.0f}s") from None
     return results
-
-
-def _retrying(call: Callable[[], Mapping[K, concurrent.futures.Future[Any]]], what: str,
-              attempts: int = 4) -> dict[K, Any]:
-    """Changing num.network.threads closes the connections its removed processors held, ours
-    included: a dropped connection is retried (the change itself went through, and is read back).
-    So is a call to a broker that did not answer in time: one restarted a moment before timed out an
-    alter once (a check's base, right after the brokers restarted from a failover canary's settings)."""
-    for attempt in range(attempts):
-        try:
-            return _wait(call(), what)
-        except _Transport:
-            if attempt == attempts - 1:
-                raise
-            time.sleep(1.0)
-    raise AssertionError("unreachable")
 
 
 def _quiet_logger() -> Any:  # a Logger; Any since confluent-kafka types its config's values as str | int | float

@@ -160,6 +160,11 @@ class Restartable(Cluster):
     def kill_broker(self, node_id: int) -> None:
         """Kill one node's broker at once (SIGKILL: no controlled shutdown), as a crash does; `heal` undoes it."""
 
+    @abstractmethod
+    def stop_broker(self, node_id: int, grace_s: float) -> None:
+        """Stop one node's broker as an operator's restart does (SIGTERM: a controlled shutdown where the
+        broker has it enabled), killed if still running after `grace_s`; `heal` starts it again."""
+
 
 def restartable(cluster: Cluster) -> Restartable | None:
     """The cluster as one that restarts and heals, when its backend declares it can."""

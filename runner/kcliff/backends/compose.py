@@ -252,6 +252,10 @@ class ComposeCluster(Restartable):
         """Kill one broker's container (SIGKILL), e.g. for fault tests."""
         self.compose("kill", "--signal", "SIGKILL", BROKERS[node_id - 1], timeout=60)
 
+    def stop_broker(self, node_id: int, grace_s: float) -> None:
+        """Stop one broker's container (SIGTERM, then SIGKILL after `grace_s`), as a rolling restart does."""
+        self.compose("stop", "--timeout", str(max(1, round(grace_s))), BROKERS[node_id - 1], timeout=grace_s + 60)
+
     def container_caps(self) -> dict[str, dict[str, int]]:
         """What docker enforces, per broker container: {'kafka-1': {'nano_cpus': ..., 'memory': ...}}."""
         caps = {}

@@ -270,9 +270,19 @@ class LocalCluster(Restartable):
         self.save_state()
 
     def kill_broker(self, node_id: int) -> None:
+        self._end_node(node_id, None)
+
+    def stop_broker(self, node_id: int, grace_s: float) -> None:
+        self._end_node(node_id, grace_s)
+
+    def _end_node(self, node_id: int, grace_s: float | None) -> None:
+        """One node's process ended: SIGKILLed at once (grace_s None), else stopped within `grace_s`."""
         node = next(n for n in self.nodes if n.node_id == node_id)
         if node.pid is not None and procs.started_with(node.pid, node.directory / "server.properties"):
-            procs.crash(node.pid)
+            if grace_s is None:
+                procs.crash(node.pid)
+            else:
+                procs.stop_pids([node.pid], grace_s)
         if node.proc is not None:
             procs.stop(node.proc, grace_s=0.0)  # reaped and forgotten: its pid may be another's later
 

@@ -33,14 +33,14 @@ def settled(rounds: int, bytes_capped: bool = False) -> Decided:
     """The self-test's stop: every canary in the group has the verdict beside the reference that it
     will have after all `rounds` (canary_settled), whatever the rounds left measure, or is far enough
     below its bound on this rig (canary_decisive, decisive_factor: `bytes_capped`, the rig's links or
-    disks are capped)."""
-    factor = decisive_factor(bytes_capped)
+    disks are capped; a canary through a fault: its own factor)."""
 
     def done(entries: list[Entry]) -> bool:
         reference = next((e for e in entries if e.id == REFERENCE_ID), None)
         canaries = [e for e in entries if e.is_canary]
         return reference is not None and bool(canaries) and all(
-            canary_decisive(c, reference, runs_left(c, c.cliff.metric, rounds), factor)
+            canary_decisive(c, reference, runs_left(c, c.cliff.metric, rounds),
+                            decisive_factor(bytes_capped, METRICS[c.cliff.metric]))
             or canary_settled(c, reference, runs_left(c, c.cliff.metric, rounds),
                               runs_left(reference, c.cliff.metric, rounds))
             for c in canaries if c.cliff is not None)

@@ -32,13 +32,17 @@ READ_BACK_S = 30.0  # Failover.VERIFY_S: the log read back after the drain, at m
 class Fault(StrEnum):
     """What is done to the cluster while the run goes on."""
     BROKER_KILL = "broker-kill"  # a broker SIGKILLed, started again once its partitions have new leaders
+    # every broker stopped (SIGTERM) and started again in turn, each once the cluster is whole: how a broker
+    # config change reaches production, and where controlled shutdown decides what each stop costs
+    ROLLING_RESTART = "rolling-restart"
 
 
 @dataclass(frozen=True)
 class Timeline:
     """When each step of the fault happened, in wall-clock ms (the load generator's t0 is on the same
-    clock); None where the step had not happened by its bound."""
-    victim: int
+    clock); None where the step had not happened by its bound. A rolling restart's are its last broker's,
+    and None where any broker's step was not done by its bound."""
+    victim: int  # the broker killed; in a rolling restart, the last one restarted
     fault_ms: int
     moved_ms: int | None  # every partition the victim led has another leader
     healed_ms: int | None  # the victim runs again
@@ -103,7 +107,8 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     stop_file.write_text("")
     group = f"kcliff-failover-{topic}" if consumer is not None else None
     args = FailoverArgs(LATE_MS, stop_file, group)
-    duration_s = SETTLE_S + 3 * bound_s + TAIL_S
+    steps = 3 * (len(admin.broker_ids()) if fault is Fault.ROLLING_RESTART else 1)
+    duration_s = SETTLE_S + steps * bound_s + TAIL_S
     producer_file, consumer_file = at_rate.client_files(log_path, producer, consumer)
     argv = at_rate.rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size,
                              drain_s=DRAIN_S, failover=args)
@@ -115,7 +120,8 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
         followed = _Followed(tool)
         try:
             if followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
-                timeline = _broker_kill(cluster, admin, topic, group, followed, rate, bound_s)
+                made = _rolling_restart if fault is Fault.ROLLING_RESTART else _broker_kill
+                timeline = made(cluster, admin, topic, group, followed, rate, bound_s)
         finally:
             if cluster.dead_nodes():
                 cluster.heal()  # the fault is undone on every path, an interrupt's too
@@ -153,6 +159,29 @@ def _broker_kill(cluster: Restartable, admin: Admin, topic: str, group: str | No
     followed.wait_for(lambda: _caught_up(followed, rate), bound_s)
     followed.pump(TAIL_S)
     return Timeline(victim, fault_ms, moved_ms, healed_ms, whole_ms)
+
+
+def _rolling_restart(cluster: Restartable, admin: Admin, topic: str, group: str | None, followed: _Followed,
+                     rate: float, bound_s: float) -> Timeline:
+    """Stop each broker in turn (the group's coordinator last), wait until its partitions have other
+    leaders, start it again and wait until every partition is whole, then for the consumer to catch up."""
+    coordinator = _victim(admin, topic, group)
+    order = sorted(admin.broker_ids(), key=lambda b: (b == coordinator, b))
+    fault_ms = wall_ms()
+    moved_ms = healed_ms = whole_ms = fault_ms
+    moved = whole = True
+    for broker in order:
+        led = {p.partition for p in admin.partitions(topic) if p.leader == broker}
+        cluster.stop_broker(broker, grace_s=bound_s)
+        moved &= followed.wait_for(lambda: _led_elsewhere(admin, topic, led, broker), bound_s)
+        moved_ms = wall_ms()
+        cluster.heal()
+        healed_ms = wall_ms()
+        whole &= followed.wait_for(lambda: _whole(admin, topic), bound_s)
+        whole_ms = wall_ms()
+    followed.wait_for(lambda: _caught_up(followed, rate), bound_s)
+    followed.pump(TAIL_S)
+    return Timeline(order[-1], fault_ms, moved_ms if moved else None, healed_ms, whole_ms if whole else None)
 
 
 def _victim(admin: Admin, topic: str, group: str | None) -> int:
