@@ -82,8 +82,7 @@ def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
                        **base)
     got = summary.failover
     fault_at = ran.at_s(timeline.fault_ms) or 0.0
-    # leaders not moved by the bound: the broker's restart closed the gap, which the timeout would have left open
-    censored = [UNAVAILABLE.key] if got.produce_gap.open or timeline.moved_ms is None else []
+    censored = [UNAVAILABLE.key] if got.produce_gap.open else []
     stall = catch_up = None
     if got.consume_gap is not None:
         stall = round(got.consume_gap.ms / 1000, 3)

@@ -87,7 +87,7 @@ class SuiteRunner:
                 self.measure_group(planned.interleaved, self.opts.repeats, settled)
             for index, sc in enumerate(planned.alone, len(planned.interleaved) + 1):
                 self.progress.scenario(index, planned.measured, sc.id)
-                self.measure_group([sc], self.opts.repeats)
+                self.measure_group([sc], self.opts.repeats, self._beside_reference(sc, settled))
             for sc in scenarios:
                 if sc.id in planned.unshowable:
                     self._record_skip(sc, planned.unshowable[sc.id])
@@ -128,6 +128,14 @@ class SuiteRunner:
                             opts: Options | None = None) -> list[Entry]:
         """One group, round by round (rounds.Rounds), with the suite's options unless given others."""
         return Rounds(self.rig, opts or self.opts).measure(scenarios, rounds, decided)
+
+    def _beside_reference(self, sc: Scenario, settled: Decided | None) -> Decided | None:
+        """A canary measured on its own (it needs a broker restart) stops as the interleaved ones do, by
+        `settled`, beside the reference's runs measured before it."""
+        reference = self.doc.reference()
+        if settled is None or reference is None or sc.cliff is None:
+            return None
+        return lambda entries: settled([reference, *entries])
 
     def measure_group(self, group: list[Scenario], rounds: int, decided: Decided | None = None,
                       opts: Options | None = None) -> list[Entry]:
