@@ -61,6 +61,9 @@ class StandInRestartable(StandInCluster, Restartable):
     def kill_broker(self, node_id: int) -> None:
         self.dead.append(node_id)
 
+    def stop_broker(self, node_id: int, grace_s: float) -> None:
+        self.dead.append(node_id)
+
 
 class StandInAdmin:
     """The admin calls the suite and BrokerState make, answered from memory."""
