@@ -102,6 +102,8 @@ CATALOGUE: tuple[Setting, ...] = (
     # how long a dead broker keeps its partitions' leadership: measured through a fault (docs/failover.md)
     _int("broker.session.timeout.ms", "broker", 9000, "restart", 1, INT_MAX),
     _int("broker.heartbeat.interval.ms", "broker", 2000, "restart", 1, INT_MAX),
+    # whether a stopping broker hands its leaderships over first: measured through a rolling restart
+    Setting("controlled.shutdown.enable", "broker", "bool", True, "restart"),
     # topic
     _int("partitions", "topic", 6, "topic", 1, 1000),
     _int("flush.messages", "topic", LONG_MAX, "topic", 1, LONG_MAX),
