@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
-from kcliff.results.metrics import ChangeKind, Metric, Workload, moves_failover
+from kcliff.results.metrics import ChangeKind, Fault, Metric, Workload, fault_for, moves_failover
 
 if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
     from kcliff.configrepo.repo_scenario import RepoScenario
@@ -112,6 +112,17 @@ def failover_moved(base: Scenario, head: Scenario) -> frozenset[Metric]:
             if before.get(name) != after.get(name):
                 moved |= moves_failover(kind, name)
     return frozenset(moved)
+
+
+def failover_fault(base: Scenario, head: Scenario) -> Fault:
+    """The fault both sides are measured through (metrics.fault_for): a member killed when every changed
+    setting that decides what a failure costs is a consumer group's, else a broker killed."""
+    old, new = base.as_applied(), head.as_applied()
+    changed = []
+    for kind in ChangeKind:
+        before, after = old.get(kind.value) or {}, new.get(kind.value) or {}
+        changed += [(kind, name) for name in set(before) | set(after) if before.get(name) != after.get(name)]
+    return fault_for(changed)
 
 
 S = TypeVar("S", bound="Scenario")

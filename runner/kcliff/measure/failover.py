@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,6 +17,7 @@ from kcliff.host import procs
 from kcliff.measure import at_rate, rate_output
 from kcliff.measure.at_rate import FailoverArgs, RateRun
 from kcliff.measure.rate_output import RateProgress
+from kcliff.results.metrics import Fault
 from kcliff.results.model import StopKind
 from kcliff.scenario import settings
 
@@ -27,11 +27,6 @@ LATE_MS = 1000.0  # a read this long after its record was due is the consumer st
 POLL_S = 0.2
 DRAIN_S = 15.0
 READ_BACK_S = 30.0  # Failover.VERIFY_S: the log read back after the drain, at most
-
-
-class Fault(StrEnum):
-    """What is done to the cluster while the run goes on."""
-    BROKER_KILL = "broker-kill"  # a broker SIGKILLed, started again once its partitions have new leaders
 
 
 @dataclass(frozen=True)

@@ -210,3 +210,27 @@ def moved_by_setting(metric: Metric, kind: ChangeKind, name: str) -> bool:
     """Whether changing this one setting can move `metric`: a failover metric by FAILOVER_SETTINGS, any
     other by its kinds of change. A regression is blamed on the lines whose setting can move it."""
     return metric in moves_failover(kind, name) if metric.workload is Workload.FAILOVER else metric.moved({kind})
+
+
+class Fault(StrEnum):
+    """What a run through a fault does while the group reads (measure/failover.py, docs/failover.md)."""
+    BROKER_KILL = "broker-kill"  # a broker SIGKILLed, started again once its partitions have new leaders
+    MEMBER_KILL = "member-kill"  # a second member of the consumer group SIGKILLed once it holds partitions
+
+
+# The settings only a consumer group's member dying shows: the member's own timeouts, protocol, assignors and
+# commits, and the brokers' group.* limits and timeouts. A broker kill shows them only through the group's
+# coordinator, if it happens to be the broker killed; offsets.topic.replication.factor is the other way round.
+MEMBER_KILL_SETTINGS: dict[ChangeKind, frozenset[str]] = {
+    ChangeKind.CONSUMER: frozenset(FAILOVER_SETTINGS[ChangeKind.CONSUMER]),
+    ChangeKind.BROKER: frozenset(n for n in FAILOVER_SETTINGS[ChangeKind.BROKER] if n.startswith("group.")),
+}
+
+
+def fault_for(changed: Iterable[tuple[ChangeKind, str]]) -> Fault:
+    """The fault a change is measured through: a member killed when every changed setting that moves a
+    failover metric is a consumer group's (MEMBER_KILL_SETTINGS), else a broker killed."""
+    moving = [(kind, name) for kind, name in changed if moves_failover(kind, name)]
+    if moving and all(name in MEMBER_KILL_SETTINGS.get(kind, frozenset()) for kind, name in moving):
+        return Fault.MEMBER_KILL
+    return Fault.BROKER_KILL
