@@ -9,6 +9,7 @@ import pytest
 
 from kcliff import configrepo
 from kcliff.errors import InputError
+from kcliff.measure import failover_side
 from kcliff.results.metrics import ChangeKind, Fault, Workload, fault_for
 from kcliff.scenario import settings
 from kcliff.scenario.suites import Scenario, parse_scenario
@@ -43,6 +44,16 @@ def test_a_config_repos_longer_session_is_measured_through_a_member_killed(tmp_p
     assert Workload.FAILOVER in measured.workloads
     base, head = sides(tmp_path / "b", "broker.session.timeout.ms=60000")
     assert configrepo.failover_fault(base, head) is Fault.BROKER_KILL
+
+
+def test_a_member_kill_waits_twice_the_session_that_decides_it():
+    assert failover_side.member_bound_s(Scenario("a", "a")) == 2 * 45 + 10
+    short = Scenario("b", "b", consumer={"session.timeout.ms": 6000}, fault=Fault.MEMBER_KILL)
+    assert failover_side.member_bound_s(short) == 22 and failover_side.fault_bound_s(short) == 22
+    # the consumer protocol: the brokers' group.consumer.session.timeout.ms (45 s) decides
+    assert failover_side.member_bound_s(Scenario("c", "c", consumer={"group.protocol": "consumer"})) == 100
+    # a broker kill keeps its own bound
+    assert failover_side.fault_bound_s(Scenario("d", "d", consumer={"session.timeout.ms": 6000})) == 28
 
 
 def test_the_catalogue_has_the_group_members_settings_at_kafkas_defaults():

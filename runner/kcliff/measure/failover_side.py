@@ -11,7 +11,8 @@ from kcliff.backends.admin import Admin
 from kcliff.backends.base import Cluster, restartable
 from kcliff.measure import failover
 from kcliff.measure.failover import FailoverRun
-from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Workload
+from kcliff.measure import member_kill
+from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Fault, Workload
 from kcliff.results.model import ReadRun, StopKind
 from kcliff.scenario import settings
 from kcliff.scenario.rate import Rate
@@ -31,6 +32,26 @@ def bound_s(sc: Scenario) -> float:
     return 2 * session_ms / 1000 + BOUND_SLACK_S
 
 
+# With group.protocol=consumer the brokers' group.consumer.session.timeout.ms decides when a dead member's
+# partitions move: kcliff's brokers run its default (Kafka 3.7 to 4.2)
+GROUP_CONSUMER_SESSION_MS = 45000
+
+
+def member_bound_s(sc: Scenario) -> float:
+    """How long each step of a member kill is waited for: twice the session that makes the group notice."""
+    if str(sc.consumer.get("group.protocol", "classic")).lower() == "consumer":
+        session_ms = GROUP_CONSUMER_SESSION_MS
+    else:
+        session_ms = int(sc.consumer.get("session.timeout.ms",
+                                          settings.require("consumer", "session.timeout.ms").default))
+    return 2 * session_ms / 1000 + BOUND_SLACK_S
+
+
+def fault_bound_s(sc: Scenario) -> float:
+    """The bound of the fault the scenario's runs go through (its `fault`)."""
+    return member_bound_s(sc) if sc.fault is Fault.MEMBER_KILL else bound_s(sc)
+
+
 # A run through a fault takes its steps' time and this much beside: the JVM and the group join, the
 # warm-up, three seconds before the fault, the tail, the drain and the log read back (30-50 s measured).
 RUN_OVERHEAD_S = 25.0
@@ -43,20 +64,24 @@ def budget_s(sc: Scenario, rounds: int) -> float:
     """What a scenario's runs through a fault add to its group's time budget (0 when it measures none)."""
     if Workload.FAILOVER not in sc.workloads:
         return 0.0
-    return min(rounds, BUDGETED_RUNS) * (RUN_OVERHEAD_S + bound_s(sc) / 2)
+    return min(rounds, BUDGETED_RUNS) * (RUN_OVERHEAD_S + fault_bound_s(sc) / 2)
 
 
 def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path) -> ReadRun:
-    """One run of `sc` at `rate` through a broker killed and started again."""
+    """One run of `sc` at `rate` through its fault: a broker killed and started again, or a group's member killed."""
     own = restartable(cluster)
     if own is None:
         why = (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need a cluster "
                "kcliff started (local or compose)")
         return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
+    if sc.fault is Fault.MEMBER_KILL and cluster.backend != "local":  # a container outlives its client's SIGKILL
+        why = f"the {cluster.backend} backend cannot crash a group member yet: the member kill needs the local backend"
+        return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
     target = rate.records_per_s(sc.bytes_per_record())
     consumer: dict[str, Any] = dict(sc.consumer)
     ran = failover.failover_run(own, Admin(cluster.admin_bootstrap), topic, target, sc.as_applied()["producer"],
-                                consumer, log_path, bound_s(sc), WARMUP_S, record_size=sc.record_size)
+                                consumer, log_path, fault_bound_s(sc), WARMUP_S, fault=sc.fault,
+                                record_size=sc.record_size)
     return to_read_run(ran, target)
 
 
@@ -71,6 +96,8 @@ def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
                        **base)
     got = summary.failover
     fault_at = ran.at_s(timeline.fault_ms) or 0.0
+    if ran.member is not None:
+        return _member_read_run(ran, base)
     censored = [UNAVAILABLE.key] if got.produce_gap.open else []
     stall = catch_up = None
     if got.consume_gap is not None:
@@ -89,3 +116,24 @@ def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
                    fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
                    fo_log_duplicates=got.log_duplicates, fo_read_twice=got.read_twice, fo_verified=got.verified,
                    **base)
+
+
+def _member_read_run(ran: FailoverRun, base: dict[str, Any]) -> ReadRun:
+    """A member kill's figures: the stall from both members' reads (member_kill.figures), the catch-up as a
+    broker kill's, the records the survivor read again after the dead member (expected, never lost); no
+    broker was killed, so there is no recovery to measure."""
+    summary, timeline, member = ran.run.summary, ran.timeline, ran.member
+    assert summary is not None and summary.failover is not None and timeline is not None and member is not None
+    got = summary.failover
+    fault_at = ran.at_s(timeline.fault_ms) or 0.0
+    found = member_kill.figures(member, got.t0_wall_ms, got.partitions, ran.bound_s)
+    assert found is not None  # a timeline means the member was killed
+    late = got.last_late_read_s
+    catch_up = 0.0 if late is None else round(max(0.0, late - fault_at), 3)
+    censored = [UNAVAILABLE.key] if got.produce_gap.open else []
+    censored += [STALL.key, CATCH_UP.key] if found.censored else []
+    return ReadRun(records=summary.acked, fo_fault_at_s=fault_at, fo_unavailable_s=round(got.produce_gap.ms / 1000, 3),
+                   fo_stall_s=found.stall_s, fo_catch_up_s=catch_up, fo_p999_ms=summary.produce.p999_ms,
+                   fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
+                   fo_log_duplicates=got.log_duplicates, fo_read_twice=(got.read_twice or 0) + found.read_twice,
+                   fo_verified=got.verified, **base)
