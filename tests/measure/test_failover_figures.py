@@ -15,7 +15,8 @@ from pathlib import Path
 from kcliff.kafka import configs
 from kcliff.measure import rate_output
 from kcliff.measure.at_rate import RateRun
-from kcliff.measure.failover import Fault, FailoverRun, Timeline
+from kcliff.measure.failover import FailoverRun, Timeline
+from kcliff.results.metrics import Fault
 from kcliff.measure.failover_side import to_read_run
 from kcliff.results.metrics import (CATCH_UP, FAILOVER_SETTINGS, RECOVERY, STALL, UNAVAILABLE, ChangeKind,
                                     moves_failover)

@@ -14,12 +14,14 @@ import os
 import signal
 import subprocess
 import uuid
+from pathlib import Path
 
 import pytest
 from conftest import KCLIFF, ROOT, wait_for
 from kcliff.backends.admin import Admin
 from kcliff.backends.local import LocalCluster, shared_dir
 from kcliff.measure import failover_side
+from kcliff.results.metrics import Fault
 from kcliff.scenario.rate import Rate, RateUnit
 from kcliff.scenario.settings import INVARIANTS
 from kcliff.scenario.suites import Scenario
@@ -70,3 +72,40 @@ def test_interrupted_while_a_broker_is_dead_kcliff_starts_it_again_before_it_exi
     after = LocalCluster.from_state(shared_dir(shared_cluster))  # the healed broker's new pid is in its state
     assert after is not None and len(dead) == 1 and after.dead_nodes() == [], err[-2000:]
     assert "Traceback" not in err
+
+
+def test_a_group_member_killed_mid_run_stalls_its_partitions_for_its_session_and_dies_with_the_run(
+        shared_cluster, tmp_path):
+    cluster = LocalCluster.from_state(shared_dir(shared_cluster))
+    assert cluster is not None
+    admin = Admin(cluster.admin_bootstrap)
+    topic = f"kcliff-member-{uuid.uuid4().hex[:6]}"
+    admin.create_topic(topic, 6, 3, {"min.insync.replicas": str(INVARIANTS["topic"]["min.insync.replicas"])})
+    sc = Scenario("short-session", "a 6 s session", consumer={"session.timeout.ms": 6000,
+                                                             "heartbeat.interval.ms": 1000},
+                  fault=Fault.MEMBER_KILL)
+    try:
+        run = failover_side.failover_run(cluster, sc, topic, Rate(1, RateUnit.MB_PER_S), tmp_path / "failover.log")
+    finally:
+        admin.delete_topic(topic, missing_ok=True)
+    print(run.model_dump(exclude={"fo_lost_seqs"}))
+    print((tmp_path / "failover.member.log").read_text()[-3000:])
+    assert run.complete, run.stop_reason
+    assert run.fo_fault == Fault.MEMBER_KILL.value and run.fo_victim is None
+    assert run.fo_stall_s is not None and 4 < run.fo_stall_s < failover_side.member_bound_s(sc)
+    assert (run.fo_verified, run.fo_lost, run.fo_censored) == (True, 0, [])
+    assert "member-read" in (tmp_path / "failover.member.log").read_text()
+    assert _members_of(topic) == []  # its JVM is gone
+
+
+def _members_of(topic: str) -> list[int]:
+    """The pids of load generator members (--member) reading `topic`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--member" in argv and topic.encode() in argv:
+            found.append(int(proc.name))
+    return found

@@ -11,8 +11,8 @@ Kafka topics and MSK configurations (terraform.py) and Spring Boot application f
 
 from typing import TYPE_CHECKING
 
-from kcliff.configrepo.diff import (SettingChange, changed_kinds, failover_moved, kafka_version, measured_workloads,
-                                   production_changes, setting_changes, version_change)
+from kcliff.configrepo.diff import (SettingChange, changed_kinds, failover_fault, failover_moved, kafka_version,
+                                   measured_workloads, production_changes, setting_changes, version_change)
 from kcliff.configrepo.discover import MANIFEST, READERS, ConfigRepo, checkout_root, discover, load, role_from_name
 from kcliff.configrepo.model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # imported on first use (__getattr__): kcliff.scenario pulls 
 __all__ = [
     "MANIFEST", "READERS", "ConfigRepo", "Entry", "Note", "NoteLevel", "RawEntry", "ReadResult", "RepoFile",
     "RepoScenario", "SettingChange", "TopicDecl", "checkout_root", "discover", "load", "measured_entries",
-    "role_from_name", "changed_kinds", "failover_moved", "measured_workloads", "production_changes", "kafka_version", "setting_changes", "to_scenario", "version_change",
+    "role_from_name", "changed_kinds", "failover_fault", "failover_moved", "measured_workloads", "production_changes", "kafka_version", "setting_changes", "to_scenario", "version_change",
 ]
 
 

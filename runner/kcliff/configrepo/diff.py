@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
-from kcliff.results.metrics import ChangeKind, Metric, Workload, failure_only, moves_failover
+from kcliff.results.metrics import ChangeKind, Fault, Metric, Workload, failure_only, fault_for, moves_failover
 
 if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
     from kcliff.configrepo.repo_scenario import RepoScenario
@@ -120,6 +120,13 @@ def _differing(before: dict[str, Any] | None, after: dict[str, Any] | None) -> s
     return {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
 
 
+def failover_fault(base: Scenario, head: Scenario) -> Fault:
+    """The fault both sides are measured through (metrics.fault_for)."""
+    old, new = base.as_applied(), head.as_applied()
+    return fault_for([(kind, name) for kind in ChangeKind
+                      for name in _differing(old.get(kind.value), new.get(kind.value))])
+
+
 S = TypeVar("S", bound="Scenario")
 
 
@@ -130,7 +137,7 @@ def measured_workloads(base: S, head: S, at_rate: bool, upgrade: SettingChange |
     a failure costs (failover_moved). End-to-end latency at rate stands in for the end-to-end tool, which
     forces linger.ms=0 and fetch.max.wait.ms=0 and so cannot show either (docs/gate.md, "Latency at rate").
     A change of failure-only settings alone (no kind left in changed_kinds) is measured through the fault
-    only: no healthy run could show it."""
+    only: no healthy run could show it. Both sides go through the fault the change calls for (failover_fault)."""
     failover = {Workload.FAILOVER} if failover_moved(base, head) else set()
     if failover and not changed_kinds(base, head, upgrade):
         wanted: set[Workload] = failover
@@ -138,8 +145,11 @@ def measured_workloads(base: S, head: S, at_rate: bool, upgrade: SettingChange |
         wanted = ({Workload.RATE} if at_rate else set()) | failover
         wanted |= {Workload.CONSUME} if base.consumer != head.consumer else set()
 
+    fault = failover_fault(base, head) if failover else base.fault
+
     def measuring(sc: S) -> S:
-        return dataclasses.replace(sc, workloads=tuple(w for w in Workload if w in {*sc.workloads, *wanted}))
+        return dataclasses.replace(sc, workloads=tuple(w for w in Workload if w in {*sc.workloads, *wanted}),
+                                   fault=fault)
     return measuring(base), measuring(head)
 
 

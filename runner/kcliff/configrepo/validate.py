@@ -22,7 +22,7 @@ from kcliff.configrepo import connect, librdkafka
 from kcliff.configrepo.model import Entry, EntryKind, Note, NoteLevel, RawEntry
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
-from kcliff.scenario import settings
+from kcliff.scenario import combinations, settings
 
 ACKS = ("all", "-1", "0", "1")
 
@@ -210,7 +210,7 @@ def validate(raw_entries: list[RawEntry], release: Release) -> tuple[list[Entry]
                                                       "Kafka uses the last value"))
         entries[key] = result
     found = list(entries.values())
-    problems += _producer_combinations(found) + connect.refused(found)
+    problems += _producer_combinations(found) + _group_combinations(found) + connect.refused(found)
     return found, notes, problems
 
 
@@ -235,4 +235,19 @@ def _producer_combinations(entries: list[Entry]) -> list[InputError]:
             problems.append(InputError("max.in.flight.requests.per.connection above 5 with enable.idempotence=true: "
                                        "the Kafka producer refuses this (at most 5); lower it or set "
                                        "enable.idempotence=false", inflight.path, inflight.line))
+    return problems
+
+
+def _group_combinations(entries: list[Entry]) -> list[InputError]:
+    """A consumer file's group settings Kafka refuses (combinations.group_problems): a session outside the
+    brokers' limits, a heartbeat not below it, either with group.protocol=consumer."""
+    by_file: dict[str, dict[str, Entry]] = {}
+    for e in entries:
+        if e.scope == "consumer":
+            by_file.setdefault(e.path, {})[e.name] = e
+    problems: list[InputError] = []
+    for found in by_file.values():
+        for name, why in combinations.group_problems({n: e.value for n, e in found.items()}):
+            blamed = found.get(name) or found.get("session.timeout.ms") or next(iter(found.values()))
+            problems.append(InputError(why, blamed.path, blamed.line))
     return problems

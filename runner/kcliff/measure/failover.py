@@ -6,18 +6,20 @@ and the consumer has caught up, so a run lasts what the settings make the outage
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable
 
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import Restartable
 from kcliff.host import procs
-from kcliff.measure import at_rate, rate_output
+from kcliff.measure import at_rate, member_kill, rate_output
 from kcliff.measure.at_rate import FailoverArgs, RateRun
-from kcliff.measure.rate_output import RateProgress
+from kcliff.measure.member_kill import MemberSide
+from kcliff.measure.rate_output import RateProgress, Resumed
+from kcliff.results.metrics import Fault
 from kcliff.results.model import StopKind
 from kcliff.scenario import settings
 
@@ -29,20 +31,12 @@ DRAIN_S = 15.0
 READ_BACK_S = 30.0  # Failover.VERIFY_S: the log read back after the drain, at most
 
 
-class Fault(StrEnum):
-    """What is done to the cluster while the run goes on."""
-    BROKER_KILL = "broker-kill"  # a broker SIGKILLed, started again once its partitions have new leaders
-    # every broker stopped (SIGTERM) and started again in turn, each once the cluster is whole: how a broker
-    # config change reaches production, and where controlled shutdown decides what each stop costs
-    ROLLING_RESTART = "rolling-restart"
-
-
 @dataclass(frozen=True)
 class Timeline:
     """When each step of the fault happened, in wall-clock ms (the load generator's t0 is on the same
     clock); None where the step had not happened by its bound. A rolling restart's are its last broker's,
     and None where any broker's step was not done by its bound."""
-    victim: int  # the broker killed; in a rolling restart, the last one restarted
+    victim: int | None  # the broker killed (a rolling restart's last); None: a consumer group's member was
     fault_ms: int
     moved_ms: int | None  # every partition the victim led has another leader
     healed_ms: int | None  # the victim runs again
@@ -56,6 +50,7 @@ class FailoverRun:
     bound_s: float
     run: RateRun
     timeline: Timeline | None  # None: the fault was never made (the run ended before it)
+    member: MemberSide | None = None  # a member kill's: what the killed member had read
 
     def at_s(self, wall_ms: int | None) -> float | None:
         """A wall-clock time on the run's own time line: seconds after its first due record."""
@@ -93,6 +88,9 @@ class _Followed:
     def progress(self) -> list[RateProgress]:
         return rate_output.parse(self.tool.seen).progress
 
+    def resumed(self) -> list[Resumed]:
+        return rate_output.parse(self.tool.seen).resumed
+
 
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -113,13 +111,20 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     argv = at_rate.rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size,
                              drain_s=DRAIN_S, failover=args)
     cap_s = at_rate.START_S + warmup_s + duration_s + DRAIN_S + READ_BACK_S
-    began = time.monotonic()
+    began, since_ms = time.monotonic(), wall_ms()  # the member reads this run's records, none before
     timeline: Timeline | None = None
+    member: MemberSide | None = None
     # the clients warn of the dead broker for as long as it is down: kept beside the run's log, not shown
     with procs.FollowedTool(argv, log_path, errors=log_path.with_suffix(".stderr.log")) as tool:
         followed = _Followed(tool)
         try:
-            if followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
+            if fault is Fault.MEMBER_KILL:  # its JVM starts as the run does, and is killed SETTLE_S in at the soonest
+                if consumer_file is None or group is None:
+                    raise ValueError("a member kill needs the consumer group's settings")
+                if followed.wait_for(lambda: _measuring_for(followed, 0.0), at_rate.START_S + warmup_s):
+                    argv = member_kill.member_argv(cluster, topic, consumer_file, group, since_ms)
+                    timeline, member = _member_kill(argv, log_path.with_suffix(".member.log"), followed, bound_s)
+            elif followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
                 made = _rolling_restart if fault is Fault.ROLLING_RESTART else _broker_kill
                 timeline = made(cluster, admin, topic, group, followed, rate, bound_s)
         finally:
@@ -133,8 +138,10 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     if out.summary is None:
         failure = at_rate.failure(code) if followed.ended else f"load generator still running after {cap_s:.0f}s"
         kind = StopKind.FAILED if followed.ended else StopKind.BUDGET
-        return FailoverRun(fault, bound_s, RateRun(None, out.progress, elapsed, code, failure, kind), timeline)
-    return FailoverRun(fault, bound_s, RateRun(out.summary, out.progress, elapsed, code), timeline)
+        return FailoverRun(fault, bound_s, RateRun(None, out.progress, elapsed, code, failure, kind), timeline, member)
+    if member is not None:  # the survivor's last lines too: its summary came after the kill's steps
+        member = dataclasses.replace(member, resumed=out.resumed)
+    return FailoverRun(fault, bound_s, RateRun(out.summary, out.progress, elapsed, code), timeline, member)
 
 
 def _measuring_for(followed: _Followed, seconds: float) -> bool:
@@ -182,6 +189,33 @@ def _rolling_restart(cluster: Restartable, admin: Admin, topic: str, group: str 
     followed.wait_for(lambda: _caught_up(followed, rate), bound_s)
     followed.pump(TAIL_S)
     return Timeline(order[-1], fault_ms, moved_ms if moved else None, healed_ms, whole_ms if whole else None)
+
+
+def _member_kill(argv: list[str], log_path: Path, followed: _Followed, bound_s: float
+                 ) -> tuple[Timeline | None, MemberSide]:
+    """Start a second member of the group, kill it once it has read a while and the run has settled, wait
+    until the survivor reads every partition it held and is current again. Its JVM ends with the block."""
+    with member_kill.Member(argv, log_path) as member:
+        def ready() -> bool:
+            return member.has_read_for(member_kill.MEMBER_READ_S) and _measuring_for(followed, SETTLE_S)
+        if not member_kill.wait(member, followed.pump, ready, bound_s):
+            return None, member.side(followed.resumed())
+        before = len(followed.resumed())
+        fault_ms = member.kill()
+        moved = member_kill.wait(member, followed.pump,
+                                 lambda: member_kill.taken_over(member, followed.resumed()[before:]), bound_s)
+        moved_ms = wall_ms() if moved else None
+        seen = len(followed.progress())
+        member_kill.wait(member, followed.pump, lambda: _current(followed.progress()[seen:]), bound_s)
+        followed.pump(TAIL_S)
+        return Timeline(None, fault_ms, moved_ms, None, None), member.side(followed.resumed())
+
+
+def _current(progress: list[RateProgress]) -> bool:
+    """The consumer read nothing late in an interval: what the dead member read and committed is never read
+    here, so its counts cannot tell (as _caught_up does for a broker kill)."""
+    return any(p.end_to_end is not None and p.end_to_end.max_ms is not None and p.end_to_end.max_ms <= LATE_MS
+               for p in progress)
 
 
 def _victim(admin: Admin, topic: str, group: str | None) -> int:

@@ -11,7 +11,8 @@ from kcliff.backends.admin import Admin
 from kcliff.backends.base import Cluster, restartable
 from kcliff.measure import failover
 from kcliff.measure.failover import FailoverRun
-from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Workload
+from kcliff.measure import member_kill
+from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Fault, Workload
 from kcliff.results.model import ReadRun, StopKind
 from kcliff.scenario import settings
 from kcliff.scenario.rate import Rate
@@ -25,12 +26,17 @@ BOUND_SLACK_S = 10.0
 
 
 def bound_s(sc: Scenario, cap_s: float | None = None) -> float:
-    """How long each step of a fault is waited for in this scenario: what its settings make it last, twice;
+    """How long each step of the scenario's fault is waited for: what its settings make it last, twice;
     no longer than `cap_s` (Options.fault_bound_s) where one is given."""
+    own = member_bound_s(sc) if sc.fault is Fault.MEMBER_KILL else broker_bound_s(sc)
+    return own if cap_s is None else min(own, cap_s)
+
+
+def broker_bound_s(sc: Scenario) -> float:
+    """A broker's fault: twice the session after which the controller fences a broker it no longer hears."""
     session_ms = int(sc.broker.get("broker.session.timeout.ms",
                                    settings.require("broker", "broker.session.timeout.ms").default))
-    own = 2 * session_ms / 1000 + BOUND_SLACK_S
-    return own if cap_s is None else min(own, cap_s)
+    return 2 * session_ms / 1000 + BOUND_SLACK_S
 
 
 def shared_bound_s(sides: Sequence[Scenario]) -> float:
@@ -38,6 +44,21 @@ def shared_bound_s(sides: Sequence[Scenario]) -> float:
     reported as longer than the bound (censored), which shows it as a regression at least that large, so a
     check takes about the outage of the side it compares against, not the one it gates."""
     return min(bound_s(sc) for sc in sides)
+
+
+# With group.protocol=consumer the brokers' group.consumer.session.timeout.ms decides when a dead member's
+# partitions move: kcliff's brokers run its default (Kafka 3.7 to 4.2)
+GROUP_CONSUMER_SESSION_MS = 45000
+
+
+def member_bound_s(sc: Scenario) -> float:
+    """How long each step of a member kill is waited for: twice the session that makes the group notice."""
+    if str(sc.consumer.get("group.protocol", "classic")).lower() == "consumer":
+        session_ms = GROUP_CONSUMER_SESSION_MS
+    else:
+        session_ms = int(sc.consumer.get("session.timeout.ms",
+                                          settings.require("consumer", "session.timeout.ms").default))
+    return 2 * session_ms / 1000 + BOUND_SLACK_S
 
 
 # A run through a fault takes its steps' time and this much beside: the JVM and the group join, the
@@ -57,17 +78,21 @@ def budget_s(sc: Scenario, rounds: int, cap_s: float | None = None) -> float:
 
 def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path,
                  cap_s: float | None = None) -> ReadRun:
-    """One run of `sc` at `rate` through a broker killed and started again, each step waited for at most
-    bound_s(sc, cap_s)."""
+    """One run of `sc` at `rate` through its fault (a broker killed and started again, every broker
+    restarted in turn, or a group's member killed), each step waited for at most bound_s(sc, cap_s)."""
     own = restartable(cluster)
     if own is None:
         why = (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need a cluster "
                "kcliff started (local or compose)")
         return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
+    if sc.fault is Fault.MEMBER_KILL and cluster.backend != "local":  # a container outlives its client's SIGKILL
+        why = f"the {cluster.backend} backend cannot crash a group member yet: the member kill needs the local backend"
+        return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
     target = rate.records_per_s(sc.bytes_per_record())
     consumer: dict[str, Any] = dict(sc.consumer)
     ran = failover.failover_run(own, Admin(cluster.admin_bootstrap), topic, target, sc.as_applied()["producer"],
-                                consumer, log_path, bound_s(sc, cap_s), WARMUP_S, record_size=sc.record_size)
+                                consumer, log_path, bound_s(sc, cap_s), WARMUP_S, fault=sc.fault,
+                                record_size=sc.record_size)
     return to_read_run(ran, target)
 
 
@@ -82,6 +107,8 @@ def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
                        **base)
     got = summary.failover
     fault_at = ran.at_s(timeline.fault_ms) or 0.0
+    if ran.member is not None:
+        return _member_read_run(ran, base)
     censored = [UNAVAILABLE.key] if got.produce_gap.open else []
     stall = catch_up = None
     if got.consume_gap is not None:
@@ -100,3 +127,24 @@ def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
                    fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
                    fo_log_duplicates=got.log_duplicates, fo_read_twice=got.read_twice, fo_verified=got.verified,
                    **base)
+
+
+def _member_read_run(ran: FailoverRun, base: dict[str, Any]) -> ReadRun:
+    """A member kill's figures: the stall from both members' reads (member_kill.figures), the catch-up as a
+    broker kill's, the records the survivor read again after the dead member (expected, never lost); no
+    broker was killed, so there is no recovery to measure."""
+    summary, timeline, member = ran.run.summary, ran.timeline, ran.member
+    assert summary is not None and summary.failover is not None and timeline is not None and member is not None
+    got = summary.failover
+    fault_at = ran.at_s(timeline.fault_ms) or 0.0
+    found = member_kill.figures(member, got.t0_wall_ms, got.partitions, ran.bound_s)
+    assert found is not None  # a timeline means the member was killed
+    late = got.last_late_read_s
+    catch_up = 0.0 if late is None else round(max(0.0, late - fault_at), 3)
+    censored = [UNAVAILABLE.key] if got.produce_gap.open else []
+    censored += [STALL.key, CATCH_UP.key] if found.censored else []
+    return ReadRun(records=summary.acked, fo_fault_at_s=fault_at, fo_unavailable_s=round(got.produce_gap.ms / 1000, 3),
+                   fo_stall_s=found.stall_s, fo_catch_up_s=catch_up, fo_p999_ms=summary.produce.p999_ms,
+                   fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
+                   fo_log_duplicates=got.log_duplicates, fo_read_twice=(got.read_twice or 0) + found.read_twice,
+                   fo_verified=got.verified, **base)

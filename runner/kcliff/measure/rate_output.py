@@ -5,7 +5,7 @@ carries its histograms' HdrHistogram encodings, so repeats merge exactly (`merge
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable
 
@@ -27,6 +27,7 @@ def held(target_rate: float, achieved_rate: float) -> bool:
 class LineKind(str, Enum):
     PROGRESS = "progress"
     SUMMARY = "summary"
+    RESUMED = "resumed"  # through a fault: a partition read again after a gap (Failover.read)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,18 @@ class Gap:
     partition: int | None
     from_s: float | None
     open: bool
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """Through a fault, a partition this consumer read again after more than the run's late time without
+    a read of it: from `from_s` (its previous read here) to `at_s`, seconds after the run's first due
+    record, with the sequence number of the record that ended the gap."""
+    type: LineKind
+    partition: int
+    from_s: float
+    at_s: float
+    seq: int
 
 
 @dataclass(frozen=True)
@@ -126,10 +139,12 @@ class RateSummary:
 class RateOutput:
     progress: list[RateProgress]
     summary: RateSummary | None  # None: the tool ended before its summary
+    resumed: list[Resumed] = field(default_factory=list)
 
 
 _PROGRESS = pydantic.TypeAdapter(RateProgress)
 _SUMMARY = pydantic.TypeAdapter(RateSummary)
+_RESUMED = pydantic.TypeAdapter(Resumed)
 
 
 class OutputError(ValueError):
@@ -141,6 +156,7 @@ def parse(lines: Iterable[str]) -> RateOutput:
     (a JVM's own warnings)."""
     progress: list[RateProgress] = []
     summary: RateSummary | None = None
+    resumed: list[Resumed] = []
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if not text.startswith("{"):
@@ -150,11 +166,13 @@ def parse(lines: Iterable[str]) -> RateOutput:
             kind = LineKind(fields.get("type"))
             if kind is LineKind.PROGRESS:
                 progress.append(_PROGRESS.validate_python(fields))
+            elif kind is LineKind.RESUMED:
+                resumed.append(_RESUMED.validate_python(fields))
             else:
                 summary = _SUMMARY.validate_python(fields)
         except (ValueError, AttributeError) as e:  # pydantic's ValidationError is a ValueError
             raise OutputError(f"load generator output line {number}: {e}") from None
-    return RateOutput(progress, summary)
+    return RateOutput(progress, summary, resumed)
 
 
 def merged(latencies: Iterable[Latency]) -> Latency:

@@ -241,3 +241,37 @@ def moved_by_setting(metric: Metric, kind: ChangeKind, name: str) -> bool:
     if metric.workload is Workload.FAILOVER:
         return metric in moves_failover(kind, name)
     return not failure_only(kind, name) and metric.moved({kind})
+
+
+class Fault(StrEnum):
+    """What a run through a fault does while the group reads (measure/failover.py, docs/failover.md)."""
+    BROKER_KILL = "broker-kill"  # a broker SIGKILLed, started again once its partitions have new leaders
+    MEMBER_KILL = "member-kill"  # a second member of the consumer group SIGKILLed once it holds partitions
+    # every broker stopped (SIGTERM) and started again in turn, each once the cluster is whole: how a broker
+    # config change reaches production, and where controlled shutdown decides what each stop costs
+    ROLLING_RESTART = "rolling-restart"
+
+
+# The settings only a consumer group's member dying shows: the member's own timeouts, protocol, assignors and
+# commits, and the brokers' group.* limits and timeouts. A broker kill shows them only through the group's
+# coordinator, if it happens to be the broker killed; offsets.topic.replication.factor is the other way round.
+MEMBER_KILL_SETTINGS: dict[ChangeKind, frozenset[str]] = {
+    ChangeKind.CONSUMER: frozenset(FAILOVER_SETTINGS[ChangeKind.CONSUMER]),
+    ChangeKind.BROKER: frozenset(n for n in FAILOVER_SETTINGS[ChangeKind.BROKER] if n.startswith("group.")),
+}
+
+
+# The settings only a stop of a running broker shows: a crash (SIGKILL) never shuts down
+ROLLING_RESTART_SETTINGS: dict[ChangeKind, frozenset[str]] = {ChangeKind.BROKER: frozenset({"controlled.shutdown.enable"})}
+
+
+def fault_for(changed: Iterable[tuple[ChangeKind, str]]) -> Fault:
+    """The fault a change is measured through: a rolling restart when it changes how a broker stops
+    (ROLLING_RESTART_SETTINGS); a member killed when every changed setting that moves a failover metric is a
+    consumer group's (MEMBER_KILL_SETTINGS); else a broker killed."""
+    moving = [(kind, name) for kind, name in changed if moves_failover(kind, name)]
+    if any(name in ROLLING_RESTART_SETTINGS.get(kind, frozenset()) for kind, name in moving):
+        return Fault.ROLLING_RESTART
+    if moving and all(name in MEMBER_KILL_SETTINGS.get(kind, frozenset()) for kind, name in moving):
+        return Fault.MEMBER_KILL
+    return Fault.BROKER_KILL

@@ -139,6 +139,13 @@ CATALOGUE: tuple[Setting, ...] = (
     Setting("check.crcs", "consumer", "bool", True, "consumer"),
     Setting("isolation.level", "consumer", "enum", "read_uncommitted", "consumer",
             choices=("read_uncommitted", "read_committed")),
+    # a consumer group member's timeouts and protocol: measured by killing a member (docs/failover.md). The
+    # client types them with no range; the brokers refuse a session outside their group.min/max session
+    # timeouts, and the consumer protocol refuses the first two (scenario/combinations.py)
+    _int("session.timeout.ms", "consumer", 45000, "consumer", 1, INT_MAX),
+    _int("heartbeat.interval.ms", "consumer", 3000, "consumer", 1, INT_MAX),
+    _int("max.poll.interval.ms", "consumer", 300000, "consumer", 1, INT_MAX),
+    Setting("group.protocol", "consumer", "enum", "classic", "consumer", choices=("classic", "consumer")),
 )
 
 # Fixed for every scenario; a scenario may repeat them but not change them.

@@ -19,16 +19,16 @@ from typing import Any
 
 from kcliff import resources, yamlio
 from kcliff.errors import InputError, Problems
-from kcliff.results.metrics import METRICS, READ_SIDE, Workload
+from kcliff.results.metrics import METRICS, READ_SIDE, Fault, Workload
 from kcliff.results.model import REFERENCE_ID
-from kcliff.scenario import json_events, payload_files, payload_key, settings
+from kcliff.scenario import combinations, json_events, payload_files, payload_key, settings
 from kcliff.scenario.payload import Payload, PayloadKind
 from kcliff.scenario.payload_files import PreparedPayload
 from kcliff.scenario.rate import Rate, parse_rate
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate", "producers",
-                 "record_size", "payload")
+                 "record_size", "payload", "fault")
 MAX_PRODUCERS = settings.MAX_PRODUCERS
 MAX_RECORD_SIZE = settings.MAX_RECORD_SIZE
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "max_ratio_where_bytes_bind", "min_client_rtt_ms")
@@ -81,6 +81,7 @@ class Scenario:
     # what the records are (random letters unless a scenario says); json-events centre on record_size,
     # samples are as long as they are (bytes_per_record is then their mean)
     payload: Payload = Payload.random()
+    fault: Fault = Fault.BROKER_KILL  # what its runs through a fault do (docs/failover.md)
 
     def settings_in(self, scope: str) -> dict[str, Any]:
         return dict(getattr(self, scope))
@@ -143,6 +144,8 @@ class Scenario:
             applied["producers"] = self.producers
         if self.consumer:
             applied["consumer"] = dict(self.consumer)
+        if self.fault is not Fault.BROKER_KILL:  # only then, so a broker kill's hash is what it always was
+            applied["fault"] = self.fault.value
         return applied
 
     def settings_hash(self) -> str:
@@ -249,13 +252,16 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
     with found.catch():
         payload = payload_key.parse(raw, path, MAX_RECORD_SIZE)
     record_size = _record_size(raw, payload, path, found)
+    fault = Fault.BROKER_KILL
+    with found.catch():
+        fault = combinations.parse_fault(raw, path)
     found.raise_all()
-    _check_combination(blocks, path, raw)
+    combinations.check(blocks, path, raw)
     workloads = _workloads(raw, path, blocks["consumer"], cliff, rate)
     line = yamlio.node_line(raw)
     return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
                     blocks["consumer"], workloads, cliff, path, line, rate=rate, producers=producers,
-                    record_size=record_size, payload=payload)
+                    record_size=record_size, payload=payload, fault=fault)
 
 
 def _record_size(raw: dict[str, Any], payload: Payload, path: str, found: Problems) -> int:
@@ -300,15 +306,6 @@ def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: 
         raise _fail(f"cliff.metric {cliff.metric} needs the {METRICS[cliff.metric].workload} workload", path, raw,
                     "workloads")
     return tuple(w for w in WORKLOADS if w in given or w is Workload.PRODUCE)
-
-
-def _check_combination(blocks: dict[str, dict[str, Any]], path: str, raw: Any) -> None:
-    producer = blocks["producer"]
-    inflight = producer.get("max.in.flight.requests.per.connection", 5)
-    if inflight > 5 and producer.get("enable.idempotence", True):
-        raise _fail("max.in.flight.requests.per.connection above 5 needs enable.idempotence: false "
-                    "(the idempotent producer allows at most 5)", path, raw.get("producer"),
-                    "max.in.flight.requests.per.connection")
 
 
 def reading_reference(scenarios: list[Scenario], read_baseline: bool = True) -> list[Scenario]:

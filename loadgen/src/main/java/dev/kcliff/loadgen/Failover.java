@@ -43,6 +43,10 @@ final class Failover {
             java.util.Arrays.fill(last, start);
         }
 
+        long since(int p, long now) {
+            return now - last[p];
+        }
+
         void at(int p, long now, long due) {
             long gap = now - last[p];
             if (gap > longest) {
@@ -52,6 +56,16 @@ final class Failover {
             }
             last[p] = Math.max(last[p], now);
             lastDue[p] = Math.max(lastDue[p], due);
+        }
+
+        /** Whether each partition's latest due time here has reached `other`'s (reads: the acks'). */
+        boolean caughtUp(Gaps other) {
+            for (int p = 0; p < lastDue.length; p++) {
+                if (lastDue[p] < other.lastDue[p]) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** The longest gap, or one still open at `end` when a partition's last record came before
@@ -124,10 +138,28 @@ final class Failover {
         if (now - due > lateNs) {
             lastLateRead = now;
         }
+        int p = partitionOf(seq);
+        long gap;
         synchronized (this) {
-            reads.at(partitionOf(seq), now, due);
+            gap = reads.since(p, now);
+            reads.at(p, now, due);
+        }
+        if (gap > lateNs) {  // read again after a while: another member's partition taken over, a stall's end
+            Map<String, Object> line = new LinkedHashMap<>();
+            line.put("type", "resumed");
+            line.put("partition", p);
+            line.put("from_s", LoadGen.round((now - gap - t0) / 1e9, 3));
+            line.put("at_s", LoadGen.round((now - t0) / 1e9, 3));
+            line.put("seq", seq);
+            System.out.println(Json.of(line));
+            System.out.flush();
         }
         return true;
+    }
+
+    /** Whether every partition's latest acknowledged record has been read here. */
+    synchronized boolean readLatest() {
+        return reads.caughtUp(acks);
     }
 
     /** The summary's "failover" object; `log` is what reading the log back found (null: not read). */

@@ -18,10 +18,13 @@ final class Options {
             + " [--failover LATE_MS] [--stop-file FILE]\n"
             + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --num-records N"
             + " (--record-size BYTES | --payload-file FILE) --producer-config FILE [--warmup-records N]"
-            + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)";
+            + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)\n"
+            + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --consumer-config FILE --member GROUP"
+            + " --since-ms WALL_MS  (one more member of GROUP, reading until killed: Member.java)";
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
             "payload-file", "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s",
-            "producers", "num-records", "warmup-records", "reporting-interval-ms", "throughput", "group-id", "failover", "stop-file");
+            "producers", "num-records", "warmup-records", "reporting-interval-ms", "throughput", "group-id", "failover", "stop-file",
+            "member", "since-ms");
     private static final List<String> RATE_ONLY = List.of("rate", "duration-s", "warmup-s", "consumer-config",
             "interval-s", "drain-s", "producers", "group-id", "failover", "stop-file");
 
@@ -51,6 +54,8 @@ final class Options {
     final String groupId;  // the consumer joins this group (subscribes) instead of being assigned: null
     final Path stopFile;  // once it holds anything, the measured duration ends (kcliff saw a fault through)
     final double failoverLateMs;  // < 0: not a failover run; else a read later than this is catching up
+    final String memberGroup;  // --member: only a member of this group, reading until it is killed (Member.java)
+    final long sinceMs;  // --member: a partition the group has no offset for is read from this wall-clock time
     private final List<String> problems = new ArrayList<>();
 
     Options(String[] args) throws BadArguments {
@@ -68,6 +73,27 @@ final class Options {
         bootstrap = required(given, "bootstrap-servers");
         topic = required(given, "topic");
         flatOut = given.containsKey("num-records");
+        memberGroup = given.get("member");
+        boolean member = memberGroup != null;
+        if (member) {  // a member sends nothing: only the consumer's settings and where to start
+            given.keySet().stream().filter(name -> !List.of("bootstrap-servers", "topic", "consumer-config", "member",
+                    "since-ms").contains(name)).forEach(name -> problems.add("--" + name + " is not for --member"));
+        } else if (given.containsKey("since-ms")) {
+            problems.add("--since-ms is for --member");
+        }
+        sinceMs = member ? whole(given, "since-ms", null, 0) : 0;
+        if (member && !given.containsKey("consumer-config")) {
+            problems.add("--member needs --consumer-config: the member reads with the scenario's consumer settings");
+        }
+        if (member) {
+            rate = 0;
+            payload = null;
+            durationS = 0;
+        } else {
+            rate = flatOut ? 0 : number(given, "rate", null, 0.001);
+            payload = payload(given);
+            durationS = flatOut ? 0 : number(given, "duration-s", null, 0.001);
+        }
         if (flatOut) {
             RATE_ONLY.stream().filter(given::containsKey).forEach(
                     name -> problems.add("--" + name + " is for a run at a rate, not with --num-records"));
@@ -82,9 +108,6 @@ final class Options {
         if (flatOut && warmupRecords >= numRecords) {
             problems.add("--warmup-records must be fewer than --num-records");
         }
-        rate = flatOut ? 0 : number(given, "rate", null, 0.001);
-        payload = payload(given);
-        durationS = flatOut ? 0 : number(given, "duration-s", null, 0.001);
         warmupS = number(given, "warmup-s", 0.0, 0);
         intervalS = number(given, "interval-s", 1.0, 0.01);
         drainS = number(given, "drain-s", 15.0, 0);
@@ -96,7 +119,7 @@ final class Options {
         if ((warmupS + durationS) * rate > Integer.MAX_VALUE) {
             problems.add("--rate x (--warmup-s + --duration-s) must be at most " + Integer.MAX_VALUE + " records");
         }
-        producer = properties(required(given, "producer-config"), "producer-config");
+        producer = member ? new Properties() : properties(required(given, "producer-config"), "producer-config");
         String consumerFile = given.get("consumer-config");
         consumer = consumerFile == null ? null : properties(consumerFile, "consumer-config");
         groupId = given.get("group-id");

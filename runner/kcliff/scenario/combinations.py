@@ -1,0 +1,69 @@
+"""Settings Kafka refuses together, and the fault a scenario is measured through: checked where a scenario
+file is read (scenario/suites.py), the group's also where a config repo is (configrepo/validate.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kcliff import yamlio
+from kcliff.errors import InputError
+from kcliff.results.metrics import Fault
+
+# kcliff's brokers run the defaults of group.min.session.timeout.ms and group.max.session.timeout.ms: a
+# member asking for a session outside them is refused at its join (INVALID_SESSION_TIMEOUT)
+GROUP_MIN_SESSION_MS = 6000
+GROUP_MAX_SESSION_MS = 1800000
+# with group.protocol=consumer (KIP-848) the broker's group.consumer.session.timeout.ms and
+# group.consumer.heartbeat.interval.ms decide, and the client refuses its own
+CLASSIC_ONLY = ("session.timeout.ms", "heartbeat.interval.ms")
+
+
+def producer_problems(producer: dict[str, Any]) -> list[tuple[str, str]]:
+    """What Kafka refuses in the producer's settings together: (the setting to blame, why)."""
+    if producer.get("max.in.flight.requests.per.connection", 5) > 5 and producer.get("enable.idempotence", True):
+        return [("max.in.flight.requests.per.connection", "max.in.flight.requests.per.connection above 5 needs "
+                 "enable.idempotence: false (the idempotent producer allows at most 5)")]
+    return []
+
+
+def group_problems(consumer: dict[str, Any]) -> list[tuple[str, str]]:
+    """What Kafka refuses in a consumer group member's settings: (the setting to blame, why)."""
+    found: list[tuple[str, str]] = []
+    if str(consumer.get("group.protocol", "classic")).lower() == "consumer":
+        for name in CLASSIC_ONLY:
+            if name in consumer:
+                found.append((name, f"consumer setting '{name}' is refused with group.protocol=consumer: the "
+                                    "brokers' group.consumer.* settings decide it there"))
+        return found
+    session = consumer.get("session.timeout.ms", 45000)
+    if isinstance(session, int) and not GROUP_MIN_SESSION_MS <= session <= GROUP_MAX_SESSION_MS:
+        found.append(("session.timeout.ms",
+                      f"consumer setting 'session.timeout.ms' {session} is outside the brokers' "
+                      f"group.min.session.timeout.ms..group.max.session.timeout.ms ({GROUP_MIN_SESSION_MS}.."
+                      f"{GROUP_MAX_SESSION_MS}): Kafka refuses the member's join (INVALID_SESSION_TIMEOUT)"))
+    heartbeat = consumer.get("heartbeat.interval.ms", 3000)
+    if isinstance(session, int) and isinstance(heartbeat, int) and heartbeat >= session:
+        found.append(("heartbeat.interval.ms",
+                      f"consumer setting 'heartbeat.interval.ms' {heartbeat} must be below session.timeout.ms "
+                      f"{session}: Kafka's consumer refuses it"))
+    return found
+
+
+def check(blocks: dict[str, dict[str, Any]], path: str, raw: dict[str, Any]) -> None:
+    """A scenario file's settings, block by block (`blocks`, read from `raw`): InputError at the first
+    setting Kafka would refuse in its company."""
+    for scope, problems in (("producer", producer_problems), ("consumer", group_problems)):
+        for name, why in problems(blocks.get(scope, {})):
+            raise InputError(why, path, yamlio.key_line(raw.get(scope), name))
+
+
+def parse_fault(raw: dict[str, Any], path: str) -> Fault:
+    """A scenario's `fault:` (the broker kill when it says none); InputError naming the faults otherwise."""
+    given = raw.get("fault")
+    if given is None:
+        return Fault.BROKER_KILL
+    try:
+        return Fault(given)
+    except ValueError:
+        raise InputError(f"fault must be one of {', '.join(Fault)}, got {given!r}", path,
+                         yamlio.key_line(raw, "fault")) from None
