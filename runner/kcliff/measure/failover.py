@@ -114,16 +114,20 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     began, since_ms = time.monotonic(), wall_ms()  # the member reads this run's records, none before
     timeline: Timeline | None = None
     member: MemberSide | None = None
+    member_argv: list[str] | None = None
+    if fault is Fault.MEMBER_KILL:
+        if consumer_file is None or group is None:
+            raise ValueError("a member kill needs the consumer group's settings")
+        # its command first: building a class archive for it (host/class_archive.py) took seconds mid-run
+        member_argv = member_kill.member_argv(cluster, topic, consumer_file, group, since_ms)
     # the clients warn of the dead broker for as long as it is down: kept beside the run's log, not shown
     with procs.FollowedTool(argv, log_path, errors=log_path.with_suffix(".stderr.log")) as tool:
         followed = _Followed(tool)
         try:
-            if fault is Fault.MEMBER_KILL:  # its JVM starts as the run does, and is killed SETTLE_S in at the soonest
-                if consumer_file is None or group is None:
-                    raise ValueError("a member kill needs the consumer group's settings")
+            if member_argv is not None:  # its JVM starts as the run does, and is killed SETTLE_S in at the soonest
                 if followed.wait_for(lambda: _measuring_for(followed, 0.0), at_rate.START_S + warmup_s):
-                    argv = member_kill.member_argv(cluster, topic, consumer_file, group, since_ms)
-                    timeline, member = _member_kill(argv, log_path.with_suffix(".member.log"), followed, bound_s)
+                    timeline, member = _member_kill(member_argv, log_path.with_suffix(".member.log"), followed,
+                                                    bound_s)
             elif followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
                 made = _rolling_restart if fault is Fault.ROLLING_RESTART else _broker_kill
                 timeline = made(cluster, admin, topic, group, followed, rate, bound_s)

@@ -53,6 +53,10 @@ final class Member implements ConsumerRebalanceListener {
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
         Member member = new Member(consumer, opt.sinceMs);
         try {
+            Map<String, Object> started = new LinkedHashMap<>();  // the JVM's start, apart from the group's join
+            started.put("type", "member-started");
+            started.put("wall_ms", System.currentTimeMillis());
+            print(started);
             consumer.subscribe(List.of(opt.topic), member);
             while (true) {  // until killed: a crashed member never leaves its group
                 member.read(consumer.poll(Duration.ofMillis(100)));
@@ -91,6 +95,7 @@ final class Member implements ConsumerRebalanceListener {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        long began = System.currentTimeMillis();
         Map<TopicPartition, Long> since = new HashMap<>();
         var committed = consumer.committed(Set.copyOf(partitions));
         for (TopicPartition tp : partitions) {
@@ -110,7 +115,8 @@ final class Member implements ConsumerRebalanceListener {
         partitions.forEach(tp -> held.add(tp.partition()));
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("type", "member-assigned");
-        line.put("wall_ms", System.currentTimeMillis());
+        line.put("wall_ms", began);
+        line.put("positioned_ms", System.currentTimeMillis());
         line.put("partitions", held);
         print(line);
     }
