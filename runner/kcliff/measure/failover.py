@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -103,7 +104,9 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     `bound_s`. The fault is undone (a dead broker started again) whatever ends the run."""
     stop_file = log_path.with_suffix(".stop")
     stop_file.write_text("")
-    group = f"kcliff-failover-{topic}" if consumer is not None else None
+    # a group of its own per run: a member killed in the last run stays in its group for its whole session
+    # (300 s for a long one), and the next run's member would wait that long to be given every partition
+    group = f"kcliff-failover-{topic}-{uuid.uuid4().hex[:6]}" if consumer is not None else None
     args = FailoverArgs(LATE_MS, stop_file, group)
     steps = 3 * (len(admin.broker_ids()) if fault is Fault.ROLLING_RESTART else 1)
     duration_s = SETTLE_S + steps * bound_s + TAIL_S

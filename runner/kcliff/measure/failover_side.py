@@ -143,6 +143,8 @@ def _member_read_run(ran: FailoverRun, base: dict[str, Any]) -> ReadRun:
     catch_up = 0.0 if late is None else round(max(0.0, late - fault_at), 3)
     censored = [UNAVAILABLE.key] if got.produce_gap.open else []
     censored += [STALL.key, CATCH_UP.key] if found.censored else []
+    if found.censored:  # a partition never read again: the consumer caught up no sooner than its stall ended
+        catch_up = max(catch_up, found.stall_s)
     return ReadRun(records=summary.acked, fo_fault_at_s=fault_at, fo_unavailable_s=round(got.produce_gap.ms / 1000, 3),
                    fo_stall_s=found.stall_s, fo_catch_up_s=catch_up, fo_p999_ms=summary.produce.p999_ms,
                    fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
