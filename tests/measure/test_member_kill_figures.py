@@ -40,6 +40,12 @@ def run_of(out: rate_output.RateOutput, member_lines: list[str], resumed=None) -
     return FailoverRun(Fault.MEMBER_KILL, BOUND_S, RateRun(out.summary, out.progress, 31.1, 0), timeline, side)
 
 
+def test_a_last_line_the_kill_cut_short_is_skipped():
+    _, member_lines = recorded()
+    reads = [line for line in member_lines if '"member-read"' in line]
+    assert member_kill.parse([*member_lines, reads[-1][:40]]) == member_kill.parse(member_lines)
+
+
 def test_the_members_output_gives_what_it_had_read_when_it_died():
     out, member_lines = recorded()
     first, held = member_kill.parse(member_lines)

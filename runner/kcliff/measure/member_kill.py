@@ -47,14 +47,17 @@ class MemberSide:
 
 def parse(lines: Iterable[str]) -> tuple[int | None, dict[int, PartitionRead]]:
     """The member's output: the wall clock of its first read, and each partition's latest read (its last
-    `member-read` line; lines that are no JSON object, a JVM's warnings, are skipped)."""
+    `member-read` line; lines that are no JSON object, a JVM's warnings or a line the kill cut, are skipped)."""
     first: int | None = None
     held: dict[int, PartitionRead] = {}
     for line in lines:
         text = line.strip()
         if not text.startswith("{"):
             continue
-        fields = json.loads(text)
+        try:
+            fields = json.loads(text)
+        except json.JSONDecodeError:  # its last line, cut short where the SIGKILL found it
+            continue
         if fields.get("type") != "member-read":
             continue
         first = fields["wall_ms"] if first is None else first
