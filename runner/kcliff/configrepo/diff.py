@@ -96,8 +96,7 @@ def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None 
     changed settings all act only when something fails (metrics.failure_only) is left out: a healthy
     run cannot show it, and the check measures it through a fault alone (failover_moved)."""
     old, new = base.as_applied(), head.as_applied()
-    kinds = {kind for kind in ChangeKind
-             if any(not failure_only(kind, name) for name in _differing(old.get(kind.value), new.get(kind.value)))}
+    kinds = {kind for kind, name in changed_settings(base, head) if not failure_only(kind, name)}
     if any(old.get(key) != new.get(key) for key in PRODUCTION_KEYS):
         kinds.add(ChangeKind.PRODUCER)
     return frozenset(kinds | ({upgrade.kind} if upgrade is not None else set()))
@@ -106,25 +105,22 @@ def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None 
 def failover_moved(base: Scenario, head: Scenario) -> frozenset[Metric]:
     """The failover metrics the settings that differ between the two sides can move (FAILOVER_SETTINGS):
     a check with any measures both sides through a fault."""
-    old, new = base.as_applied(), head.as_applied()
-    moved: set[Metric] = set()
-    for kind in ChangeKind:
-        for name in _differing(old.get(kind.value), new.get(kind.value)):
-            moved |= moves_failover(kind, name)
-    return frozenset(moved)
-
-
-def _differing(before: dict[str, Any] | None, after: dict[str, Any] | None) -> set[str]:
-    """The names of the settings whose values differ between two settings blocks (a missing block: none set)."""
-    before, after = before or {}, after or {}
-    return {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
+    return frozenset(m for kind, name in changed_settings(base, head) for m in moves_failover(kind, name))
 
 
 def failover_fault(base: Scenario, head: Scenario) -> Fault:
     """The fault both sides are measured through (metrics.fault_for)."""
+    return fault_for(changed_settings(base, head))
+
+
+def changed_settings(base: Scenario, head: Scenario) -> list[tuple[ChangeKind, str]]:
+    """Each setting (its kind and name) whose value differs between the two sides as kcliff applies them."""
     old, new = base.as_applied(), head.as_applied()
-    return fault_for([(kind, name) for kind in ChangeKind
-                      for name in _differing(old.get(kind.value), new.get(kind.value))])
+    changed = []
+    for kind in ChangeKind:
+        before, after = old.get(kind.value) or {}, new.get(kind.value) or {}
+        changed += [(kind, name) for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)]
+    return changed
 
 
 S = TypeVar("S", bound="Scenario")
