@@ -216,12 +216,8 @@ def validate(raw_entries: list[RawEntry], release: Release) -> tuple[list[Entry]
 
 def _producer_combinations(entries: list[Entry]) -> list[InputError]:
     """Combinations the Kafka producer refuses at start-up (ConfigException): bad input, not a cliff."""
-    by_file: dict[str, dict[str, Entry]] = {}
-    for e in entries:
-        if e.scope == "producer":
-            by_file.setdefault(e.path, {})[e.name] = e
     problems: list[InputError] = []
-    for found in by_file.values():
+    for found in _by_file(entries, "producer"):
         idem = found.get("enable.idempotence")
         if idem is None or idem.value is not True:
             continue
@@ -241,13 +237,19 @@ def _producer_combinations(entries: list[Entry]) -> list[InputError]:
 def _group_combinations(entries: list[Entry]) -> list[InputError]:
     """A consumer file's group settings Kafka refuses (combinations.group_problems): a session outside the
     brokers' limits, a heartbeat not below it, either with group.protocol=consumer."""
-    by_file: dict[str, dict[str, Entry]] = {}
-    for e in entries:
-        if e.scope == "consumer":
-            by_file.setdefault(e.path, {})[e.name] = e
     problems: list[InputError] = []
-    for found in by_file.values():
+    for found in _by_file(entries, "consumer"):
         for name, why in combinations.group_problems({n: e.value for n, e in found.items()}):
             blamed = found.get(name) or found.get("session.timeout.ms") or next(iter(found.values()))
             problems.append(InputError(why, blamed.path, blamed.line))
     return problems
+
+
+def _by_file(entries: list[Entry], scope: str) -> list[dict[str, Entry]]:
+    """The entries of `scope`, one mapping of name to entry per file: a combination Kafka refuses is one
+    client's, and each file configures one."""
+    by_file: dict[str, dict[str, Entry]] = {}
+    for e in entries:
+        if e.scope == scope:
+            by_file.setdefault(e.path, {})[e.name] = e
+    return list(by_file.values())
