@@ -9,9 +9,9 @@ from typing import Any, Sequence
 
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import Cluster, restartable
-from kcliff.measure import failover
+from kcliff.measure import failover, member_kill
 from kcliff.measure.failover import FailoverRun
-from kcliff.measure import member_kill
+from kcliff.measure.rate_output import FailoverFigures
 from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Fault, Workload
 from kcliff.results.model import ReadRun, StopKind
 from kcliff.scenario import settings
@@ -107,46 +107,37 @@ def to_read_run(ran: FailoverRun, target: float) -> ReadRun:
                        **base)
     got = summary.failover
     fault_at = ran.at_s(timeline.fault_ms) or 0.0
-    if ran.member is not None:
-        return _member_read_run(ran, base)
+    late = got.last_late_read_s
+    catch_up = 0.0 if late is None else round(max(0.0, late - fault_at), 3)
     censored = [UNAVAILABLE.key] if got.produce_gap.open else []
-    stall = catch_up = None
-    if got.consume_gap is not None:
-        stall = round(got.consume_gap.ms / 1000, 3)
-        late = got.last_late_read_s
-        catch_up = 0.0 if late is None else round(max(0.0, late - fault_at), 3)
-        censored += [STALL.key, CATCH_UP.key] if got.consume_gap.open else []
+    base |= {"records": summary.acked, "fo_fault_at_s": fault_at,
+             "fo_unavailable_s": round(got.produce_gap.ms / 1000, 3), "fo_p999_ms": summary.produce.p999_ms,
+             "fo_failed": summary.errors, "fo_lost": got.lost, "fo_lost_seqs": got.lost_seqs,
+             "fo_log_duplicates": got.log_duplicates, "fo_verified": got.verified}
+    if ran.member is not None:
+        return _member_read_run(ran, got, catch_up, censored, base)
+    reads = got.consume_gap  # None: no consumer read, so nothing stalled or caught up
+    censored += [STALL.key, CATCH_UP.key] if reads is not None and reads.open else []
     whole_at = ran.at_s(timeline.whole_ms)
     if whole_at is None:  # not whole by its bound: as long as it was waited for, at least
         censored.append(RECOVERY.key)
         whole_at = ran.at_s(timeline.healed_ms) or fault_at
         whole_at += ran.bound_s
-    return ReadRun(records=summary.acked, fo_victim=timeline.victim, fo_fault_at_s=fault_at,
-                   fo_unavailable_s=round(got.produce_gap.ms / 1000, 3), fo_stall_s=stall, fo_catch_up_s=catch_up,
-                   fo_recovery_s=round(whole_at - fault_at, 3), fo_p999_ms=summary.produce.p999_ms,
-                   fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
-                   fo_log_duplicates=got.log_duplicates, fo_read_twice=got.read_twice, fo_verified=got.verified,
-                   **base)
+    return ReadRun(fo_victim=timeline.victim, fo_stall_s=None if reads is None else round(reads.ms / 1000, 3),
+                   fo_catch_up_s=None if reads is None else catch_up, fo_recovery_s=round(whole_at - fault_at, 3),
+                   fo_censored=censored, fo_read_twice=got.read_twice, **base)
 
 
-def _member_read_run(ran: FailoverRun, base: dict[str, Any]) -> ReadRun:
+def _member_read_run(ran: FailoverRun, got: FailoverFigures, catch_up: float, censored: list[str],
+                     base: dict[str, Any]) -> ReadRun:
     """A member kill's figures: the stall from both members' reads (member_kill.figures), the catch-up as a
     broker kill's, the records the survivor read again after the dead member (expected, never lost); no
     broker was killed, so there is no recovery to measure."""
-    summary, timeline, member = ran.run.summary, ran.timeline, ran.member
-    assert summary is not None and summary.failover is not None and timeline is not None and member is not None
-    got = summary.failover
-    fault_at = ran.at_s(timeline.fault_ms) or 0.0
-    found = member_kill.figures(member, got.t0_wall_ms, got.partitions, ran.bound_s)
+    assert ran.member is not None
+    found = member_kill.figures(ran.member, got.t0_wall_ms, got.partitions, ran.bound_s)
     assert found is not None  # a timeline means the member was killed
-    late = got.last_late_read_s
-    catch_up = 0.0 if late is None else round(max(0.0, late - fault_at), 3)
-    censored = [UNAVAILABLE.key] if got.produce_gap.open else []
-    censored += [STALL.key, CATCH_UP.key] if found.censored else []
     if found.censored:  # a partition never read again: the consumer caught up no sooner than its stall ended
+        censored += [STALL.key, CATCH_UP.key]
         catch_up = max(catch_up, found.stall_s)
-    return ReadRun(records=summary.acked, fo_fault_at_s=fault_at, fo_unavailable_s=round(got.produce_gap.ms / 1000, 3),
-                   fo_stall_s=found.stall_s, fo_catch_up_s=catch_up, fo_p999_ms=summary.produce.p999_ms,
-                   fo_censored=censored, fo_failed=summary.errors, fo_lost=got.lost, fo_lost_seqs=got.lost_seqs,
-                   fo_log_duplicates=got.log_duplicates, fo_read_twice=(got.read_twice or 0) + found.read_twice,
-                   fo_verified=got.verified, **base)
+    return ReadRun(fo_stall_s=found.stall_s, fo_catch_up_s=catch_up, fo_censored=censored,
+                   fo_read_twice=(got.read_twice or 0) + found.read_twice, **base)
