@@ -158,7 +158,7 @@ class Admin:
         for node_id in node_ids:  # the API takes one broker resource per call
             resource = ConfigResource(ResourceType.BROKER, str(node_id), incremental_configs=_incremental(changes))
             self._retrying(lambda c: c.incremental_alter_configs([resource]),
-                      f"alter broker {node_id} {sorted(changes)}")
+                           f"alter broker {node_id} {sorted(changes)}")
 
     def alter_topic_configs(self, name: str, changes: dict[str, str | None]) -> None:
         """Set (value) or remove (None) topic configs of topic `name`."""

@@ -88,7 +88,7 @@ class Rounds:
                         continue  # on its cliff twice running: more rounds would only crawl
                     site = rig.site_of(sc.id)
                     self._switch_to(site, sc, entry, topic)
-                    if filled:  # a consumer-only or failure-only check: a flat-out run would only add records nobody reads
+                    if filled:  # consumer-only or failure-only: a flat-out run adds records nobody reads
                         self.reads.after(site, sc, topic, entry, count, f"{word} {i}/{rounds}",
                                          None if alone else position, deadline)
                         continue
