@@ -14,7 +14,7 @@ from kcliff.measure.failover import FailoverRun
 from kcliff.measure.rate_output import FailoverFigures
 from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Fault, Workload
 from kcliff.results.model import ReadRun, StopKind
-from kcliff.scenario import settings
+from kcliff.scenario import combinations, settings
 from kcliff.scenario.rate import Rate
 from kcliff.scenario.suites import Scenario
 
@@ -53,7 +53,7 @@ GROUP_CONSUMER_SESSION_MS = 45000
 
 def member_bound_s(sc: Scenario) -> float:
     """How long each step of a member kill is waited for: twice the session that makes the group notice."""
-    if str(sc.consumer.get("group.protocol", "classic")).lower() == "consumer":
+    if combinations.consumer_protocol(sc.consumer):
         session_ms = GROUP_CONSUMER_SESSION_MS
     else:
         session_ms = int(sc.consumer.get("session.timeout.ms",

@@ -8,6 +8,7 @@ from typing import Any
 from kcliff import yamlio
 from kcliff.errors import InputError
 from kcliff.results.metrics import Fault
+from kcliff.scenario import settings
 
 # kcliff's brokers run the defaults of group.min.session.timeout.ms and group.max.session.timeout.ms: a
 # member asking for a session outside them is refused at its join (INVALID_SESSION_TIMEOUT)
@@ -26,22 +27,29 @@ def producer_problems(producer: dict[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
+def consumer_protocol(consumer: dict[str, Any]) -> bool:
+    """Whether the member joins with Kafka 4's group protocol (group.protocol=consumer, KIP-848), where the
+    brokers' group.consumer.* settings decide its session and heartbeat."""
+    protocol = consumer.get("group.protocol", settings.require("consumer", "group.protocol").default)
+    return str(protocol).lower() == "consumer"
+
+
 def group_problems(consumer: dict[str, Any]) -> list[tuple[str, str]]:
     """What Kafka refuses in a consumer group member's settings: (the setting to blame, why)."""
     found: list[tuple[str, str]] = []
-    if str(consumer.get("group.protocol", "classic")).lower() == "consumer":
+    if consumer_protocol(consumer):
         for name in CLASSIC_ONLY:
             if name in consumer:
                 found.append((name, f"consumer setting '{name}' is refused with group.protocol=consumer: the "
                                     "brokers' group.consumer.* settings decide it there"))
         return found
-    session = consumer.get("session.timeout.ms", 45000)
+    session = consumer.get("session.timeout.ms", settings.require("consumer", "session.timeout.ms").default)
     if isinstance(session, int) and not GROUP_MIN_SESSION_MS <= session <= GROUP_MAX_SESSION_MS:
         found.append(("session.timeout.ms",
                       f"consumer setting 'session.timeout.ms' {session} is outside the brokers' "
                       f"group.min.session.timeout.ms..group.max.session.timeout.ms ({GROUP_MIN_SESSION_MS}.."
                       f"{GROUP_MAX_SESSION_MS}): Kafka refuses the member's join (INVALID_SESSION_TIMEOUT)"))
-    heartbeat = consumer.get("heartbeat.interval.ms", 3000)
+    heartbeat = consumer.get("heartbeat.interval.ms", settings.require("consumer", "heartbeat.interval.ms").default)
     if isinstance(session, int) and isinstance(heartbeat, int) and heartbeat >= session:
         found.append(("heartbeat.interval.ms",
                       f"consumer setting 'heartbeat.interval.ms' {heartbeat} must be below session.timeout.ms "
