@@ -165,6 +165,18 @@ class Restartable(Cluster):
         """Stop one node's broker as an operator's restart does (SIGTERM: a controlled shutdown where the
         broker has it enabled), killed if still running after `grace_s`; `heal` starts it again."""
 
+    @abstractmethod
+    def pause_broker(self, node_id: int) -> None:
+        """Freeze one node's broker (SIGSTOP): alive to the OS, silent to the cluster; `resume_broker` undoes it."""
+
+    @abstractmethod
+    def resume_broker(self, node_id: int) -> None:
+        """Let a paused broker run again (SIGCONT)."""
+
+    def controller_apart(self) -> bool:
+        """Whether the controller quorum runs apart from the brokers, so two brokers may die and elections go on."""
+        return False
+
 
 def restartable(cluster: Cluster) -> Restartable | None:
     """The cluster as one that restarts and heals, when its backend declares it can."""

@@ -256,6 +256,12 @@ class ComposeCluster(Restartable):
         """Stop one broker's container (SIGTERM, then SIGKILL after `grace_s`), as a rolling restart does."""
         self.compose("stop", "--timeout", str(max(1, round(grace_s))), BROKERS[node_id - 1], timeout=grace_s + 60)
 
+    def pause_broker(self, node_id: int) -> None:
+        self.compose("pause", BROKERS[node_id - 1], timeout=60)
+
+    def resume_broker(self, node_id: int) -> None:
+        self.compose("unpause", BROKERS[node_id - 1], timeout=60)
+
     def container_caps(self) -> dict[str, dict[str, int]]:
         """What docker enforces, per broker container: {'kafka-1': {'nano_cpus': ..., 'memory': ...}}."""
         caps = {}

@@ -1,4 +1,5 @@
-"""The embedded default: three combined-mode KRaft nodes as separate JVMs on loopback, no Docker.
+"""The embedded default: three combined-mode KRaft nodes as separate JVMs on loopback, no Docker (or
+three brokers beside a controller of their own, `Caps.controller_apart`: backends/local_nodes.py).
 
 Each node gets its own directory under the run directory (server.properties, data/, broker.log).
 Ports are picked free at start-up, so a Kafka the user already runs is never disturbed.
@@ -7,6 +8,8 @@ Ports are picked free at start-up, so a Kafka the user already runs is never dis
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -15,8 +18,9 @@ from typing import Any
 
 from kcliff.backends import replication_rtt
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import STARTED_LINE, Restartable, Usage, free_ports, new_cluster_id
+from kcliff.backends.base import Restartable, Usage, free_ports, new_cluster_id
 from kcliff.backends.latency import LatencyProxy
+from kcliff.backends.local_nodes import CONTROLLER_ID, NODES, Node, controller_properties, server_properties, voters
 from kcliff.backends.storage import broker_env, find_library, log_bytes
 from kcliff.errors import ClusterError
 from kcliff.host import procs
@@ -24,9 +28,7 @@ from kcliff.host.netns import Fabric, LinkCap, new_fabric, require_root
 from kcliff.host.leftovers import STATE_FILE
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka.release import BROKER_CLASS, STORAGE_CLASS, KafkaRelease, LogRole
-from kcliff.scenario import settings
 
-NODES = (1, 2, 3)
 READY_TIMEOUT_S = 90.0
 
 
@@ -43,67 +45,12 @@ class Caps:
     disk_mb_s: float = 0.0  # each broker's disk write throughput, MB/s (storage.py)
     replication_rtt_ms: int = 0  # follower <-> leader round trip (cross-zone) added by a proxy (replication_rtt.py)
     replication_rtt_given: bool = False  # given on the command line: it wins over a rig profile's, 0 too
+    controller_apart: bool = False  # the quorum in a JVM of its own, not the brokers' (local_nodes.py)
 
     @property
     def shim(self) -> bool:
         """Whether the brokers preload the emulated disk's shim."""
         return self.fsync_delay_ms > 0 or self.disk_mb_s > 0
-
-
-@dataclass
-class Node:
-    node_id: int
-    broker_port: int
-    controller_port: int
-    directory: Path
-    host: str = "127.0.0.1"  # its own namespace's address when links are capped
-    proc: subprocess.Popen[bytes] | None = None
-    pid: int | None = None
-    client_port: int | None = None  # the listener behind the latency proxy, when there is one
-    proxy_port: int | None = None   # where producers reach this broker through the proxy
-    log_mark: int = 0               # broker.log's size when this process was launched
-    replication_port: int | None = None  # its replication listener, when followers fetch through a proxy
-    replication_proxy: str | None = None  # host:port of that proxy, which other brokers are told
-
-    @property
-    def log(self) -> Path:
-        return self.directory / "broker.log"
-
-    def started(self) -> bool:
-        """This process has logged that it started, which a broker does once the controller unfenced it."""
-        with open(self.log, "rb") as log:
-            log.seek(self.log_mark)
-            return STARTED_LINE.encode() in log.read()
-
-
-def server_properties(node: Node, voters: str, overrides: dict[str, Any]) -> str:
-    listeners = [f"PLAINTEXT://{node.host}:{node.broker_port}", f"CONTROLLER://{node.host}:{node.controller_port}"]
-    advertised = [f"PLAINTEXT://{node.host}:{node.broker_port}"]
-    if node.proxy_port:
-        # producers bootstrap on CLIENT and are told the proxy's address; admin calls stay direct
-        listeners.append(f"CLIENT://{node.host}:{node.client_port}")
-        advertised.append(f"CLIENT://127.0.0.1:{node.proxy_port}")
-    replication, replication_advertised, inter_broker = replication_rtt.listeners(node)
-    props = {
-        "process.roles": "broker,controller",
-        "node.id": node.node_id,
-        "controller.quorum.voters": voters,
-        "listeners": ",".join(listeners + replication),
-        "advertised.listeners": ",".join(advertised + replication_advertised),
-        "controller.listener.names": "CONTROLLER",
-        "inter.broker.listener.name": inter_broker,
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,CLIENT:PLAINTEXT,"
-                                          f"{replication_rtt.LISTENER}:PLAINTEXT",
-        "log.dirs": str(node.directory / "data"),
-        "offsets.topic.replication.factor": 3,
-        "transaction.state.log.replication.factor": 3,
-        "transaction.state.log.min.isr": 2,
-        "group.initial.rebalance.delay.ms": 0,
-        "auto.create.topics.enable": "false",
-        **settings.INVARIANTS["broker"],
-        **overrides,
-    }
-    return "".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in props.items())
 
 
 @dataclass
@@ -120,6 +67,7 @@ class LocalCluster(Restartable):
     replication_proxy: LatencyProxy | None = None  # followers' fetches cross it (replication_rtt.py)
     fabric: Fabric | None = None  # the brokers' namespaces and capped links, when links are capped
     mark: str = ""  # procs.MARK_VAR of its processes: this run's, or the `cluster up` cluster's own
+    controller: Node | None = None  # the controller apart, when caps.controller_apart
 
     @property
     def admin_bootstrap(self) -> str:
@@ -140,10 +88,12 @@ class LocalCluster(Restartable):
         began = time.monotonic()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.mark = procs.run_mark() if self.owned else procs.cluster_mark(self.workdir)
-        ports = free_ports(6 * len(NODES))  # the last two per node for a replication round trip
+        ports = free_ports(6 * len(NODES) + 1)  # the last two per node for a replication round trip
         self.cluster_id = new_cluster_id()
         self.nodes = [Node(i, ports[4 * k], ports[4 * k + 1], self.workdir / f"node-{i}")
                       for k, i in enumerate(NODES)]
+        if self.caps.controller_apart:
+            self.controller = Node(CONTROLLER_ID, 0, ports[-1], self.workdir / "controller")
         try:
             if self.caps.shim:
                 find_library()  # a missing shim fails before anything starts
@@ -158,7 +108,7 @@ class LocalCluster(Restartable):
                                   if n.proxy_port and n.client_port})
             if self.caps.replication_rtt_ms > 0:
                 self.replication_proxy = replication_rtt.start(
-                    self.nodes, ports[4 * len(NODES):], self.fabric.host_address if self.fabric else "127.0.0.1",
+                    self.nodes, ports[4 * len(NODES):-1], self.fabric.host_address if self.fabric else "127.0.0.1",
                     self.caps.replication_rtt_ms, self.workdir, self.owned, self.mark)
             self._write_configs()
             self._format()
@@ -181,23 +131,28 @@ class LocalCluster(Restartable):
         for node in self.nodes:
             node.host = self.fabric.address(node.node_id)
             self.fabric.cap(node.node_id, LinkCap(self.caps.link_mbit))
+        if self.controller is not None:  # uncapped, on the host's end of the fabric
+            self.controller.host = self.fabric.host_address
 
-    def _voters(self) -> str:
-        return ",".join(f"{n.node_id}@{n.host}:{n.controller_port}" for n in self.nodes)
+    def _all_nodes(self) -> list[Node]:
+        """Every JVM of the cluster: the brokers, and the controller apart when there is one."""
+        return self.nodes + ([self.controller] if self.controller is not None else [])
 
     def _write_configs(self) -> None:
+        quorum = voters(self.nodes, self.controller)
         for node in self.nodes:
             node.directory.mkdir(parents=True, exist_ok=True)
-            (node.directory / "server.properties").write_text(
-                server_properties(node, self._voters(), self.overrides))
+            node.config.write_text(server_properties(node, quorum, self.overrides, apart=self.controller is not None))
+        if self.controller is not None:
+            self.controller.directory.mkdir(parents=True, exist_ok=True)
+            self.controller.config.write_text(controller_properties(self.controller, quorum, self.overrides))
 
     def _format(self) -> None:
         """Format all nodes' storage in parallel (one short JVM each)."""
         running = []
-        for node in self.nodes:
+        for node in self._all_nodes():
             argv = kafka_dist.java_command(self.libs, STORAGE_CLASS, 256, archived=True) + [
-                "format", "-t", self.cluster_id, "-c", str(node.directory / "server.properties"),
-                "--ignore-formatted"]
+                "format", "-t", self.cluster_id, "-c", str(node.config), "--ignore-formatted"]
             running.append((node, procs.spawn(argv, log=node.directory / "format.log", mark=self.mark)))
         for node, proc in running:
             try:
@@ -211,15 +166,15 @@ class LocalCluster(Restartable):
                 raise ClusterError(f"formatting node {node.node_id} failed (exit {code}):\n{tail}")
 
     def _launch(self, only: list[int] | None = None) -> None:
-        for node in self.nodes:
+        for node in self._all_nodes():
             if only is not None and node.node_id not in only:
                 continue
             # from a class archive, as the tools: three brokers loading their classes at once on a shared
             # host; 1.6 s of a 20.8 s start here (docs/measurements.md, "Tool start-up")
             argv = kafka_dist.java_command(self.libs, BROKER_CLASS, self.caps.broker_heap_mb, LogRole.BROKER,
                                            self.caps.broker_cpus, archived=True)
-            argv.append(str(node.directory / "server.properties"))
-            if self.fabric is not None:
+            argv.append(str(node.config))
+            if self.fabric is not None and node is not self.controller:
                 argv = self.fabric.exec_prefix(node.node_id) + argv
             node.log_mark = node.log.stat().st_size if node.log.exists() else 0
             node.proc = procs.spawn(argv, log=node.log, register=self.owned, mark=self.mark,
@@ -241,7 +196,7 @@ class LocalCluster(Restartable):
             dead = self.dead_nodes()
             if dead:
                 raise ClusterError(f"node {dead[0]} exited during start-up; see {self.workdir / f'node-{dead[0]}' / 'broker.log'}")
-            if all(n.started() for n in self.nodes) and len(admin.broker_ids(timeout=2)) == len(NODES):
+            if all(n.started() for n in self._all_nodes()) and len(admin.broker_ids(timeout=2)) == len(NODES):
                 break
             time.sleep(0.5)
         else:
@@ -262,7 +217,7 @@ class LocalCluster(Restartable):
         self.save_state()
 
     def dead_nodes(self) -> list[int]:
-        return [n.node_id for n in self.nodes if n.pid is None or not procs.pid_alive(n.pid)]
+        return [n.node_id for n in self._all_nodes() if n.pid is None or not procs.pid_alive(n.pid)]
 
     def heal(self) -> None:
         self._launch(only=self.dead_nodes())
@@ -275,10 +230,29 @@ class LocalCluster(Restartable):
     def stop_broker(self, node_id: int, grace_s: float) -> None:
         self._end_node(node_id, grace_s)
 
+    def pause_broker(self, node_id: int) -> None:
+        self._signal(node_id, signal.SIGSTOP)
+
+    def resume_broker(self, node_id: int) -> None:
+        self._signal(node_id, signal.SIGCONT)
+
+    def _signal(self, node_id: int, signum: signal.Signals) -> None:
+        node = self._node(node_id)
+        if node.pid is not None and procs.started_with(node.pid, node.config):
+            if signum is signal.SIGSTOP and not self.owned:  # kcliff's death must not leave it paused
+                procs.on_death(["kill", "-CONT", str(node.pid)])
+            os.kill(node.pid, signum)
+
+    def controller_apart(self) -> bool:
+        return self.controller is not None
+
+    def _node(self, node_id: int) -> Node:
+        return next(n for n in self._all_nodes() if n.node_id == node_id)
+
     def _end_node(self, node_id: int, grace_s: float | None) -> None:
         """One node's process ended: SIGKILLed at once (grace_s None), else stopped within `grace_s`."""
-        node = next(n for n in self.nodes if n.node_id == node_id)
-        if node.pid is not None and procs.started_with(node.pid, node.directory / "server.properties"):
+        node = self._node(node_id)
+        if node.pid is not None and procs.started_with(node.pid, node.config):
             if grace_s is None:
                 procs.crash(node.pid)
             else:
@@ -290,10 +264,10 @@ class LocalCluster(Restartable):
         """All nodes asked to stop at once: stopped one by one, the last one's broker lost the quorum
         and was killed at the grace's end, and with a long broker.session.timeout.ms its registration
         then outlived its restart (DuplicateBrokerRegistration until the broker gave up, and died)."""
-        ours = [n.pid for n in self.nodes if n.pid is not None
-                and (n.proc is not None or procs.started_with(n.pid, n.directory / "server.properties"))]
+        ours = [n.pid for n in self._all_nodes() if n.pid is not None
+                and (n.proc is not None or procs.started_with(n.pid, n.config))]
         procs.stop_pids(ours, grace_s)
-        for node in self.nodes:
+        for node in self._all_nodes():
             if node.proc is not None:
                 procs.stop(node.proc, grace_s=0.0)  # reaped and forgotten
             node.proc = None
@@ -309,7 +283,7 @@ class LocalCluster(Restartable):
         if self.fabric is not None:
             self.fabric.delete()
         (self.workdir / STATE_FILE).unlink(missing_ok=True)
-        for node in self.nodes:
+        for node in self._all_nodes():
             _remove_tree(node.directory / "data")
 
     def data_root(self) -> Path | None:
@@ -345,11 +319,8 @@ class LocalCluster(Restartable):
                  "proxy": {"api_port": self.proxy.api_port, "pid": self.proxy.pid} if self.proxy else None,
                  "replication_proxy": replication_rtt.saved(self.replication_proxy),
                  "fabric": vars(self.fabric) if self.fabric else None,
-                 "nodes": [{"node_id": n.node_id, "broker_port": n.broker_port, "controller_port": n.controller_port,
-                            "host": n.host,
-                            "client_port": n.client_port, "proxy_port": n.proxy_port,
-                            "replication_port": n.replication_port, "replication_proxy": n.replication_proxy,
-                            "directory": str(n.directory), "pid": n.pid} for n in self.nodes]}
+                 "nodes": [_node_state(n) for n in self.nodes],
+                 "controller": _node_state(self.controller) if self.controller else None}
         (self.workdir / STATE_FILE).write_text(json.dumps(state, indent=2))
 
     @classmethod
@@ -360,11 +331,9 @@ class LocalCluster(Restartable):
             return None
         state = json.loads(path.read_text())
         cluster = cls(workdir, Path(state["libs"]), Caps(**state["caps"]), state["overrides"],
-                      [Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]),
-                            n.get("host", "127.0.0.1"), None, n["pid"], n.get("client_port"), n.get("proxy_port"),
-                            replication_port=n.get("replication_port"), replication_proxy=n.get("replication_proxy"))
-                       for n in state["nodes"]], state["cluster_id"], owned=False,
-                      mark=state.get("mark") or procs.cluster_mark(workdir))
+                      [_node_of(n) for n in state["nodes"]], state["cluster_id"], owned=False,
+                      mark=state.get("mark") or procs.cluster_mark(workdir),
+                      controller=_node_of(state["controller"]) if state.get("controller") else None)
         if state.get("proxy"):
             cluster.proxy = LatencyProxy(cluster.caps.client_rtt_ms, workdir / "toxiproxy.log", register=False,
                                          mark=cluster.mark, api_port=state["proxy"]["api_port"],
@@ -375,6 +344,18 @@ class LocalCluster(Restartable):
             cluster.fabric = Fabric(**state["fabric"])
         cluster.bringup_s = state.get("bringup_s")
         return cluster
+
+
+def _node_state(n: Node) -> dict[str, Any]:
+    return {"node_id": n.node_id, "broker_port": n.broker_port, "controller_port": n.controller_port, "host": n.host,
+            "client_port": n.client_port, "proxy_port": n.proxy_port, "replication_port": n.replication_port,
+            "replication_proxy": n.replication_proxy, "directory": str(n.directory), "pid": n.pid}
+
+
+def _node_of(n: dict[str, Any]) -> Node:
+    return Node(n["node_id"], n["broker_port"], n["controller_port"], Path(n["directory"]), n.get("host", "127.0.0.1"),
+                None, n["pid"], n.get("client_port"), n.get("proxy_port"), replication_port=n.get("replication_port"),
+                replication_proxy=n.get("replication_proxy"))
 
 
 def _remove_tree(path: Path) -> None:

@@ -30,6 +30,8 @@ LATE_MS = 1000.0  # a read this long after its record was due is the consumer st
 POLL_S = 0.2
 DRAIN_S = 15.0
 READ_BACK_S = 30.0  # Failover.VERIFY_S: the log read back after the drain, at most
+BEHIND_S = 2.0  # once fenced, the broker held behind misses this long of writes the others acknowledge
+ELECTION_S = 3.0  # once the dead brokers are fenced, an unclean election has this long to happen
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     # (300 s for a long one), and the next run's member would wait that long to be given every partition
     group = f"kcliff-failover-{topic}-{uuid.uuid4().hex[:6]}" if consumer is not None else None
     args = FailoverArgs(LATE_MS, stop_file, group)
-    steps = 3 * (len(admin.broker_ids()) if fault is Fault.ROLLING_RESTART else 1)
+    steps = {Fault.ROLLING_RESTART: 3 * len(admin.broker_ids()), Fault.FOLLOWER_BEHIND: 4}.get(fault, 3)
     duration_s = SETTLE_S + steps * bound_s + TAIL_S
     producer_file, consumer_file = at_rate.client_files(log_path, producer, consumer)
     argv = at_rate.rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size,
@@ -132,7 +134,8 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
                     timeline, member = _member_kill(member_argv, log_path.with_suffix(".member.log"), followed,
                                                     bound_s)
             elif followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
-                made = _rolling_restart if fault is Fault.ROLLING_RESTART else _broker_kill
+                made = {Fault.ROLLING_RESTART: _rolling_restart, Fault.FOLLOWER_BEHIND: _follower_behind
+                        }.get(fault, _broker_kill)
                 timeline = made(cluster, admin, topic, group, followed, rate, bound_s)
         finally:
             if cluster.dead_nodes():
@@ -198,6 +201,40 @@ def _rolling_restart(cluster: Restartable, admin: Admin, topic: str, group: str 
     return Timeline(order[-1], fault_ms, moved_ms if moved else None, healed_ms, whole_ms if whole else None)
 
 
+def _follower_behind(cluster: Restartable, admin: Admin, topic: str, group: str | None, followed: _Followed,
+                     rate: float, bound_s: float) -> Timeline:
+    """Pause a broker other than the group's coordinator until the controller has fenced it (out of every
+    ISR) and it has missed BEHIND_S of acknowledged writes; kill the other two at once and resume it. Once
+    the controller has fenced the dead ones, only an unclean election gives a partition a leader, the one
+    behind, without what it missed; then start the two again and wait until every partition is whole."""
+    coordinator = _victim(admin, topic, group)
+    brokers = admin.broker_ids()
+    behind = next(b for b in sorted(brokers, reverse=True) if b != coordinator)
+    others = [b for b in brokers if b != behind]
+    fault_ms = wall_ms()
+    cluster.pause_broker(behind)
+    try:  # resumed on every path: a paused JVM holds its clients' connections open
+        followed.wait_for(lambda: _out_of_sync(admin, topic, behind), bound_s)
+        followed.pump(BEHIND_S)
+        for broker in others:
+            cluster.kill_broker(broker)
+    finally:
+        cluster.resume_broker(behind)
+    if followed.wait_for(lambda: _none_led_by(admin, topic, set(others)), bound_s):
+        followed.wait_for(lambda: _all_led(admin, topic), ELECTION_S)
+    led = _all_led(admin, topic)
+    moved_ms = wall_ms() if led else None
+    cluster.heal()
+    healed_ms = wall_ms()
+    whole = followed.wait_for(lambda: _whole(admin, topic), bound_s)
+    whole_ms = wall_ms() if whole else None
+    if moved_ms is None and whole:  # no unclean election: the partitions led again once the in-sync came back
+        moved_ms = whole_ms
+    followed.wait_for(lambda: _caught_up(followed, rate), bound_s)
+    followed.pump(TAIL_S)
+    return Timeline(behind, fault_ms, moved_ms, healed_ms, whole_ms)
+
+
 def _member_kill(argv: list[str], log_path: Path, followed: _Followed, bound_s: float
                  ) -> tuple[Timeline | None, MemberSide]:
     """Start a second member of the group, kill it once it has read a while and the run has settled, wait
@@ -230,6 +267,23 @@ def _victim(admin: Admin, topic: str, group: str | None) -> int:
     if coordinator is not None:
         return coordinator
     return next(p.leader for p in admin.partitions(topic) if p.leader >= 0)
+
+
+def _none_led_by(admin: Admin, topic: str, dead: set[int]) -> bool:
+    """The controller has fenced the `dead` brokers: no partition names one of them its leader."""
+    states = admin.partitions(topic, timeout=2.0)
+    return bool(states) and all(p.leader not in dead for p in states)
+
+
+def _out_of_sync(admin: Admin, topic: str, broker: int) -> bool:
+    """The controller has taken `broker` out of every partition's ISR (it fences a broker that stops heartbeating)."""
+    states = admin.partitions(topic, timeout=2.0)
+    return bool(states) and all(broker not in p.isr for p in states)
+
+
+def _all_led(admin: Admin, topic: str) -> bool:
+    states = admin.partitions(topic, timeout=2.0)
+    return bool(states) and all(p.leader >= 0 for p in states)
 
 
 def _led_elsewhere(admin: Admin, topic: str, led: set[int], victim: int) -> bool:

@@ -88,6 +88,10 @@ def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_pat
     if sc.fault is Fault.MEMBER_KILL and cluster.backend != "local":  # a container outlives its client's SIGKILL
         why = f"the {cluster.backend} backend cannot crash a group member yet: the member kill needs the local backend"
         return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
+    if sc.fault.takes_two_brokers and not own.controller_apart():
+        why = (f"the {sc.fault.value} fault takes two brokers at once, and this cluster's controller quorum runs in "
+               "the brokers: it needs a local cluster started with the controller apart")
+        return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
     target = rate.records_per_s(sc.bytes_per_record())
     consumer: dict[str, Any] = dict(sc.consumer)
     ran = failover.failover_run(own, Admin(cluster.admin_bootstrap), topic, target, sc.as_applied()["producer"],

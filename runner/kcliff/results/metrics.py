@@ -250,6 +250,15 @@ class Fault(StrEnum):
     # every broker stopped (SIGTERM) and started again in turn, each once the cluster is whole: how a broker
     # config change reaches production, and where controlled shutdown decides what each stop costs
     ROLLING_RESTART = "rolling-restart"
+    # a broker paused until the controller fenced it, then the other two killed at once and it resumed: every
+    # partition's in-sync replicas dead, so only an unclean election lets the one behind lead, without the
+    # records it missed
+    FOLLOWER_BEHIND = "follower-behind"
+
+    @property
+    def takes_two_brokers(self) -> bool:
+        """Whether it takes two brokers at once: a quorum in the brokers' own JVMs would go with them."""
+        return self is Fault.FOLLOWER_BEHIND
 
 
 # The settings only a consumer group's member dying shows: the member's own timeouts, protocol, assignors and
@@ -265,11 +274,21 @@ MEMBER_KILL_SETTINGS: dict[ChangeKind, frozenset[str]] = {
 ROLLING_RESTART_SETTINGS: dict[ChangeKind, frozenset[str]] = {ChangeKind.BROKER: frozenset({"controlled.shutdown.enable"})}
 
 
+# The settings that decide whether an out-of-sync replica may lead, which only every in-sync one dead shows
+DURABILITY_SETTINGS: dict[ChangeKind, frozenset[str]] = {
+    ChangeKind.BROKER: frozenset({"unclean.leader.election.enable"}),
+    ChangeKind.TOPIC: frozenset({"unclean.leader.election.enable"}),
+}
+
+
 def fault_for(changed: Iterable[tuple[ChangeKind, str]]) -> Fault:
-    """The fault a change is measured through: a rolling restart when it changes how a broker stops
+    """The fault a change is measured through: a follower held behind while the in-sync replicas die when it
+    changes who may lead then (DURABILITY_SETTINGS); a rolling restart when it changes how a broker stops
     (ROLLING_RESTART_SETTINGS); a member killed when every changed setting that moves a failover metric is a
     consumer group's (MEMBER_KILL_SETTINGS); else a broker killed."""
     moving = [(kind, name) for kind, name in changed if moves_failover(kind, name)]
+    if any(name in DURABILITY_SETTINGS.get(kind, frozenset()) for kind, name in moving):
+        return Fault.FOLLOWER_BEHIND
     if any(name in ROLLING_RESTART_SETTINGS.get(kind, frozenset()) for kind, name in moving):
         return Fault.ROLLING_RESTART
     if moving and all(name in MEMBER_KILL_SETTINGS.get(kind, frozenset()) for kind, name in moving):

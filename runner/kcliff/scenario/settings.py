@@ -104,6 +104,8 @@ CATALOGUE: tuple[Setting, ...] = (
     _int("broker.heartbeat.interval.ms", "broker", 2000, "restart", 1, INT_MAX),
     # whether a stopping broker hands its leaderships over first: measured through a rolling restart
     Setting("controlled.shutdown.enable", "broker", "bool", True, "restart"),
+    # whether a replica out of sync may lead when none in sync lives: measured through a follower held behind
+    Setting("unclean.leader.election.enable", "broker", "bool", False, "restart"),
     # topic
     _int("partitions", "topic", 6, "topic", 1, 1000),
     _int("flush.messages", "topic", LONG_MAX, "topic", 1, LONG_MAX),
@@ -114,6 +116,7 @@ CATALOGUE: tuple[Setting, ...] = (
     _int("max.message.bytes", "topic", 1048588, "topic", 0, INT_MAX),
     _int("retention.bytes", "topic", -1, "topic", -1, LONG_MAX),
     _int("retention.ms", "topic", 604800000, "topic", -1, LONG_MAX),
+    Setting("unclean.leader.election.enable", "topic", "bool", False, "topic"),
     # producer
     _int("batch.size", "producer", 16384, "client", 0, INT_MAX),
     _int("linger.ms", "producer", 5, "client", 0, INT_MAX),
