@@ -50,6 +50,7 @@ class StandInRestartable(StandInCluster, Restartable):
         super().__init__()
         self.heals = 0
         self.restarts: list[dict[str, Any]] = []
+        self.paused: list[int] = []
 
     def restart(self, overrides: dict[str, Any]) -> None:
         self.restarts.append(dict(overrides))
@@ -63,6 +64,12 @@ class StandInRestartable(StandInCluster, Restartable):
 
     def stop_broker(self, node_id: int, grace_s: float) -> None:
         self.dead.append(node_id)
+
+    def pause_broker(self, node_id: int) -> None:
+        self.paused.append(node_id)
+
+    def resume_broker(self, node_id: int) -> None:
+        self.paused.remove(node_id)
 
 
 class StandInAdmin:

@@ -7,13 +7,15 @@ import contextlib
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Iterable, Iterator, Protocol
 
 from kcliff.backends import compose_projects
 from kcliff.backends.base import Cluster
 from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
 from kcliff.host import leftovers, netns
 from kcliff.kafka import dist as kafka_dist
+from kcliff.results.metrics import Workload
+from kcliff.scenario.suites import Scenario
 
 BACKENDS = ("local", "compose", "external")
 
@@ -40,6 +42,15 @@ class ClusterConfig:
     kafka_version: str
     kafka_home: str | None
     caps: Caps
+
+
+def for_faults(config: ClusterConfig, scenarios: Iterable[Scenario]) -> ClusterConfig:
+    """The config a local cluster needs for these scenarios' faults: its controller apart when one takes two
+    brokers at once (local_nodes.py); else as given."""
+    if config.backend != "local" or not any(Workload.FAILOVER in sc.workloads and sc.fault.takes_two_brokers
+                                            for sc in scenarios):
+        return config
+    return dataclasses.replace(config, caps=dataclasses.replace(config.caps, controller_apart=True))
 
 
 def reap_leftovers() -> list[str]:
@@ -84,6 +95,10 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
         if differ:  # caps and listeners are set at start: a rig profile needs a cluster of its own
             progress.note(f"the cluster left running by `kcliff cluster up` was started with other "
                           f"{', '.join(differ)}: starting one for this command")
+            running = None
+        if running is not None and config.caps.controller_apart and not running.controller_apart():
+            progress.note("the cluster left running by `kcliff cluster up` runs its controller quorum in the brokers, "
+                          "and a fault here takes two brokers at once: starting one with its controller apart")
             running = None
         if running is not None and not running.dead_nodes():
             progress.note(f"using the cluster left running by `kcliff cluster up` ({running.admin_bootstrap})")

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
-from kcliff.backends.open import BACKENDS, open_cluster
+from kcliff.backends.open import BACKENDS, for_faults, open_cluster
 from kcliff.commands import options
 from kcliff.configrepo import librdkafka
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
@@ -302,7 +302,7 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     """The reference and canaries as `kcliff run` measures them, then base and head interleaved on a cluster
     of the base's Kafka `version` (the repo's, else --kafka-version); with an `upgrade`, the head on a
     cluster of its own version."""
-    config = dataclasses.replace(options.cluster_config(args), kafka_version=version)
+    config = for_faults(dataclasses.replace(options.cluster_config(args), kafka_version=version), [*self_test, *pair])
     if upgrade is not None:
         options.require(config.backend != "external" and not config.kafka_home,
                         f"the head changes the Kafka version ({upgrade.base} -> {upgrade.head}): kcliff starts a "

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from kcliff.backends.admin import Admin
-from kcliff.backends.open import BACKENDS, open_cluster
+from kcliff.backends.open import BACKENDS, for_faults, open_cluster
 from kcliff.commands import options
 from kcliff.errors import InputError
 from kcliff.host import procs
@@ -165,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
     procs.install_handlers()
     progress = Progress(quiet=config.quiet)
     run_dir = config.cluster.workdir / "runs" / time.strftime("%Y%m%dT%H%M%S")
-    cluster_config, rig = rig_capacity.capped(config.cluster, options.profile(args), run_dir, progress)
+    cluster_config, rig = rig_capacity.capped(for_faults(config.cluster, scenarios), options.profile(args), run_dir,
+                                              progress)
     if rig is not None and args.records is None and previous is None:  # 100,000 records lasted a minute at a profile
         opts = dataclasses.replace(opts, records=rig.records_lasting(RUN_S_AT_PROFILE))
     # the heartbeat covers start-up to teardown and has stopped before the table is printed
