@@ -109,7 +109,7 @@ def test_lost_records_are_annotated_on_each_changed_setting_that_decides_what_a_
     changes = [change("broker", "unclean.leader.election.enable", 7), change("producer", "batch.size", 3)]
     found = check_findings.measured_findings(outcome, changes, "text")
     assert found == [f"kafka/broker.properties:7: cliff: {changes[0].describe()}: lost 4 acknowledged record(s) under "
-                     "acks=all when a broker died (a durability cliff)"]
+                     "acks=all through a failure (a durability cliff)"]
     # no such line: one finding for the run
     alone = check_findings.measured_findings(outcome, changes[1:], "github")
     assert len(alone) == 1 and "lost 4 acknowledged" in alone[0] and "file=" not in alone[0]

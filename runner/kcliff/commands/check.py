@@ -25,7 +25,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
                      "cannot show")
     family = family_of(base_sc, head_sc, upgrade)
     scenarios = {s.id: s for s in load_suites(["canaries", "failover"])}
-    canary_ids = self_test_canaries(args.canaries, scenarios, head_sc.workloads, family)
+    canary_ids = self_test_canaries(args.canaries, scenarios, head_sc, family)
     version = configrepo.kafka_version(base_repo.kafka_version, args.kafka_version)
     for side, decl in (("base", base_repo.kafka_version), ("head", head_repo.kafka_version)):
         why = kafka_release.measurable(decl.version) if decl else None
@@ -277,18 +277,20 @@ def unvouched_canaries(canaries: list[Scenario], doc: ResultsDoc, asked_ms: floa
             "inconclusive for that reason, not for the pull request"]
 
 
-def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], workloads: Iterable[Workload],
-                       family: Family) -> list[str]:
+def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], head: Scenario, family: Family) -> list[str]:
     """The canaries a check measures: --canaries as given, else the default ones the check needs
     (Family.needs_canary); and, either way, one for each workload the sides measure beyond the
-    producer's, so the rig proves it can see a cliff there too. Unknown ids are an input error."""
+    producer's, so the rig proves it can see a cliff there too; a durability canary only where the sides' fault
+    can lose a record at all (two brokers at once). Unknown ids are an input error."""
     ids = [c.strip() for c in (asked if asked is not None else DEFAULT_CANARIES).split(",") if c.strip()]
     unknown = [c for c in ids if c not in canaries]
     options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     if asked is None:
         ids = [c for c in ids if (cliff := canaries[c].cliff) is None or family.needs_canary(METRICS[cliff.metric])]
+    beyond = set(head.workloads) - {Workload.PRODUCE}
     return ids + [s.id for s in canaries.values() if s.cliff and s.id not in ids
-                  and METRICS[s.cliff.metric].workload in set(workloads) - {Workload.PRODUCE}]
+                  and METRICS[s.cliff.metric].workload in beyond
+                  and (not METRICS[s.cliff.metric].exact or head.fault.takes_two_brokers)]
 
 
 def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:

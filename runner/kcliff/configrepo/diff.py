@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
 from kcliff.results.metrics import ChangeKind, Fault, Metric, Workload, failure_only, fault_for, moves_failover
+from kcliff.scenario.settings import as_kafka_value
 
 if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
     from kcliff.configrepo.repo_scenario import RepoScenario
@@ -40,11 +41,12 @@ class SettingChange:
         return ChangeKind.of_scope(self.scope)
 
     def describe(self) -> str:
-        if self.base is None:
-            return f"{self.scope} {self.name}={self.head} added"
-        if self.head is None:
-            return f"{self.scope} {self.name}={self.base} removed"
-        return f"{self.scope} {self.name} {self.base} -> {self.head}"
+        base, head = (None if v is None else as_kafka_value(v) for v in (self.base, self.head))  # as Kafka writes them
+        if base is None:
+            return f"{self.scope} {self.name}={head} added"
+        if head is None:
+            return f"{self.scope} {self.name}={base} removed"
+        return f"{self.scope} {self.name} {base} -> {head}"
 
 
 def _by_setting(entries: Sequence[Entry]) -> dict[tuple[str, str], list[Entry]]:

@@ -37,6 +37,8 @@ def canary_verdict(canary: Entry, reference: Entry | None) -> CanaryVerdict:
     beyond max_ratio. A p99 canary stopped on its cliff has no percentiles, and shows it by stopping."""
     assert canary.cliff is not None, f"{canary.id} is not a canary"
     cliff, metric = canary.cliff, METRICS[canary.cliff.metric]
+    if metric.exact:
+        return _durability_verdict(canary)
     mine = canary.median(metric)
     ref = reference.median(metric) if reference is not None else None
     ratio = None
@@ -55,6 +57,17 @@ def canary_verdict(canary: Entry, reference: Entry | None) -> CanaryVerdict:
     return CanaryVerdict(canary.id, cliff.stands_for, metric.name, cliff.max_ratio, ratio, shows, mine, reason)
 
 
+def _durability_verdict(canary: Entry) -> CanaryVerdict:
+    """A canary of lost records shows its cliff by losing any acknowledged record, counted exactly: no ratio, and
+    no reference to compare with (the side of a check that keeps unclean election off loses none, and is judged
+    on that by the same count)."""
+    assert canary.cliff is not None
+    lost = canary.lost_records()
+    reason = "its log was never read back" if lost is None else f"lost {lost} acknowledged record(s)"
+    return CanaryVerdict(canary.id, canary.cliff.stands_for, "lost", canary.cliff.max_ratio, None,
+                         None if lost is None else lost > 0, lost, reason)
+
+
 def median_range(values: Sequence[float], more: int) -> tuple[float, float]:
     """The least and greatest median of `values` and `more` runs still to come, whatever those
     measure (every figure is at least 0)."""
@@ -67,6 +80,8 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
     max_ratio at both ends of its range. A side with a stopped run may still change which runs count."""
     assert canary.cliff is not None, f"{canary.id} is not a canary"
     metric = METRICS[canary.cliff.metric]
+    if metric.exact:  # a record lost stays lost; none lost yet may still change
+        return bool(canary.lost_records())
     ranges = []
     for entry, left in ((canary, canary_left), (reference, reference_left)):
         values = _values_so_far(entry, metric, left)
@@ -107,6 +122,8 @@ def canary_decisive(canary: Entry, reference: Entry, canary_left: int, factor: f
     counts only where no run is left (a canary decided on its cliff): else a finished one would replace it."""
     assert canary.cliff is not None, f"{canary.id} is not a canary"
     metric = METRICS[canary.cliff.metric]
+    if metric.exact:
+        return bool(canary.lost_records())
     medians = []
     for entry, left in ((canary, canary_left), (reference, 1)):
         values = _values_so_far(entry, metric, left)

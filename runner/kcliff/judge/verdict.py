@@ -269,7 +269,7 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
         notes.append("head was stopped on its cliff twice running: under the early stop's share of the reference")
     head_lost = lost[1] or 0
     if head_lost:
-        notes.append(f"head lost {head_lost} acknowledged record(s) under acks=all through a broker's failure: "
+        notes.append(f"head lost {head_lost} acknowledged record(s) under acks=all through a failure: "
                      "a durability cliff" + (f" (base lost {lost[0]})" if lost[0] else " (base lost none)"))
     if head_lost:
         verdict = Outcome.CLIFF
@@ -328,9 +328,11 @@ def worst(verdicts: Sequence[Outcome]) -> Outcome:
 
 def unsettled(sv: ScenarioVerdict) -> str:
     """The reasons of a scenario's regressed or inconclusive metrics, regressions first (what fails the
-    check before what it could not tell), '' when there are none."""
-    unsettled = [d for d in sv.decisions if d.outcome.unsettled]
-    return "; ".join(d.reason for d in sorted(unsettled, key=lambda d: d.outcome is not Outcome.REGRESSION))
+    check before what it could not tell), each said once; '' when there are none. A durability cliff is
+    decided by its count: what the statistics could not tell yet is left out beside it."""
+    unsettled = [d for d in sv.decisions if d.outcome.unsettled and not (sv.lost and d.outcome is not Outcome.REGRESSION)]
+    ordered = sorted(unsettled, key=lambda d: d.outcome is not Outcome.REGRESSION)
+    return "; ".join(dict.fromkeys(d.reason for d in ordered))
 
 
 def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryVerdict] = (),

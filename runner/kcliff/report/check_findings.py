@@ -36,7 +36,7 @@ def measured_effect(sv: verdict.ScenarioVerdict, blamed: list[tuple[Metric, floa
 
 
 def lost_effect(lost: int) -> str:
-    return f"lost {lost} acknowledged record(s) under acks=all when a broker died (a durability cliff)"
+    return f"lost {lost} acknowledged record(s) under acks=all through a failure (a durability cliff)"
 
 
 def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.SettingChange], fmt: str,

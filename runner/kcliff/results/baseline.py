@@ -86,7 +86,7 @@ class StoredReadRun(_Model, model.Figures):
 # What a stored read run keeps of a ReadRun: every read-side metric's figure, and the rate a latency at
 # rate was measured at (a figure means nothing without it).
 KEPT_READ_FIGURES = tuple(m.key for m in METRICS.values() if m.workload is not Workload.PRODUCE) + (
-    "rate_target_per_s", "rate_achieved_per_s", "rate_held", "fo_lost")
+    "rate_target_per_s", "rate_achieved_per_s", "rate_held")
 
 
 def _kept(run: model.ReadRun | StoredReadRun) -> dict[str, Any]:

@@ -69,6 +69,8 @@ class Metric:
     # unjudged by omission.
     moved_by: frozenset[ChangeKind] = EVERY_KIND
     percentile: int | None = None  # the latency percentile it reads at a service's rate (verdict.within_budget)
+    # Counted exactly, never judged by statistics: one is a cliff by itself (LOST)
+    exact: bool = False
 
     @property
     def direction(self) -> int:
@@ -126,8 +128,11 @@ RECOVERY = Metric("recovery", "fo_recovery_s", "s", False, Workload.FAILOVER, FA
 FAILOVER_P999 = Metric("p999_failover", "fo_p999_ms", "ms", False, Workload.FAILOVER, min_effect_floor=0.25,
                        moved_by=PRODUCE_SIDE)
 FAILOVER_METRICS = (UNAVAILABLE, STALL, CATCH_UP, RECOVERY, FAILOVER_P999)
+# Acknowledged under acks=all and not in the log read back: one fails a check by itself (verdict.compare_scenario),
+# and a durability canary shows its cliff by losing any (judge/canary.py); a series of its own in the export.
+LOST = Metric("lost", "fo_lost", "records", False, Workload.FAILOVER, exact=True)
 METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99, RATE_P50, RATE_P99, RATE_E2E_P50,
-                                                  RATE_E2E_P99, *FAILOVER_METRICS)}
+                                                  RATE_E2E_P99, *FAILOVER_METRICS, LOST)}
 
 
 def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload],
@@ -141,12 +146,13 @@ def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload],
 
     def moved(m: Metric) -> bool:
         return m in failover if m.workload is Workload.FAILOVER else m.moved(kinds)
-    return tuple(m for m in METRICS.values() if m.workload in measured and (not (kinds or failover) or moved(m)))
+    return tuple(m for m in METRICS.values() if m.workload in measured and not m.exact
+                 and (not (kinds or failover) or moved(m)))
 SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms")
 READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
                      "e2e_p999_ms", "rate_achieved_per_s", "rate_p50_ms", "rate_p99_ms", "rate_p999_ms",
                      "rate_e2e_p50_ms", "rate_e2e_p99_ms", "rate_e2e_p999_ms", *(m.key for m in FAILOVER_METRICS),
-                     "fo_lost", "fo_failed")
+                     LOST.key, "fo_failed")
 
 
 # Settings whose effect is a trade between CPU and bytes: fewer bytes for more CPU (compression), fuller

@@ -226,9 +226,10 @@ class Entry(_Model):
         return [r for r in (self.warmup_stopped, self.warmup, *self.runs) if r is not None]
 
     def metrics(self) -> list[Metric]:
-        """The metrics this entry's workloads measure (the producer's alone in a version 1 file)."""
+        """The metrics this entry's workloads measure and statistics judge (the producer's alone in a version 1
+        file); the exact count of lost records is judged by its own rule."""
         done = self.workloads or [Workload.PRODUCE]
-        return [m for m in METRICS.values() if m.workload in done]
+        return [m for m in METRICS.values() if m.workload in done and not m.exact]
 
     def runs_of(self, metric: Metric) -> list[ToolRun]:
         """The measured runs of the tool that reports `metric`."""

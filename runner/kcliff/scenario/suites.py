@@ -204,6 +204,10 @@ def _cliff(raw: Any, path: str, parent: Any) -> Cliff | None:
     if metric not in CLIFF_METRICS:
         raise _fail(f"cliff.metric must be one of {', '.join(CLIFF_METRICS)}, got {metric!r}", path, raw, "metric")
     ratio, where_bytes = (_ratio(raw, key, path) for key in ("max_ratio", "max_ratio_where_bytes_bind"))
+    if METRICS[metric].exact and (ratio is not None or where_bytes is not None):
+        raise _fail(f"cliff.metric {metric} is counted exactly: the canary shows its cliff by losing any acknowledged "
+                    "record, so it takes no max_ratio", path, raw, "max_ratio" if ratio is not None else
+                    "max_ratio_where_bytes_bind")
     rtt = raw.get("min_client_rtt_ms", 0.0)
     if isinstance(rtt, bool) or not isinstance(rtt, (int, float)) or not 0 <= rtt <= 1000:
         raise _fail(f"cliff.min_client_rtt_ms must be milliseconds between 0 and 1000, got {rtt!r}", path, raw,
