@@ -5,7 +5,8 @@
 # then compiled numpy, scipy and pandas anew (9 s of CPU on loaded cores, per `kcliff check`, per test that
 # runs the CLI, per act job's step). Under make, Python caches what it compiles, as it does by default.
 export PYTHONDONTWRITEBYTECODE :=
-SUITE ?= canaries
+# the reference and the canaries, and what a failure costs: the failover canaries (docs/failover.md)
+SUITE ?= canaries failover
 # a producer-broker round trip, so the in-flight=1 canary can show (README: Canaries)
 RTT_MS ?= 50
 # every fsync of the brokers' data held to at least this many ms, so the flush-1 canary shows its
@@ -30,7 +31,7 @@ setup-analysis:
 	@scripts/setup-changepoint.sh
 
 run: setup
-	.venv/bin/kcliff run --suite $(SUITE) --client-rtt-ms $(RTT_MS) $(if $(FSYNC_MS),--fsync-delay-ms $(FSYNC_MS)) $(ARGS)
+	.venv/bin/kcliff run $(foreach s,$(SUITE),--suite $(s)) --client-rtt-ms $(RTT_MS) $(if $(FSYNC_MS),--fsync-delay-ms $(FSYNC_MS)) $(ARGS)
 
 # Docker engine, compose v2 and the stand-in Kafka image for the compose tests (docs/compose.md).
 docker-setup: setup

@@ -6,7 +6,7 @@ from kcliff.measure.plan import plan
 from kcliff.results.metrics import Workload
 from kcliff.scenario.suites import Cliff, Scenario, load_suites
 
-from tests.measure.test_suite_faults import StandInCluster
+from tests.measure.test_suite_faults import StandInCluster, StandInRestartable
 
 # a latency canary at rate whose cliff needs a round trip, as inflight-1's throughput cliff does
 WAIT = Scenario("linger-500", "a latency canary", producer={"linger.ms": 500},
@@ -34,3 +34,17 @@ def test_where_it_shows_the_reference_measures_at_rate_beside_the_canary():
     planned = plan([reference, FLAT, WAIT], StandInCluster())
     assert planned.unshowable == {}
     assert next(sc for sc in planned.interleaved if sc.id == "reference").at_rate()
+
+
+def test_the_durability_canary_is_skipped_with_why_where_the_quorum_is_the_brokers():
+    """Two brokers killed at once take a quorum in the brokers with them: such a cluster (compose's, or one of
+    kcliff's own without its controller apart) skips the fault's scenarios, and says why."""
+    reference = load_suites([])[0]
+    unclean = next(sc for sc in load_suites(["failover"]) if sc.id == "unclean-election")
+    planned = plan([reference, unclean], StandInRestartable())
+    assert "controller apart" in planned.unshowable["unclean-election"]
+
+    class Apart(StandInRestartable):
+        def controller_apart(self) -> bool:
+            return True
+    assert plan([reference, unclean], Apart()).unshowable == {}

@@ -133,6 +133,11 @@ class Cluster(ABC):
         """Each broker's link and disk counters now, when this backend caps them (None: nothing capped)."""
         return None
 
+    def controller_apart(self) -> bool:
+        """Whether the controller quorum runs apart from the brokers, so two brokers may die and elections go on
+        (False where kcliff cannot tell: an external cluster's faults are not kcliff's to make)."""
+        return False
+
     def data_root(self) -> Path | None:
         """The host directory holding the brokers' logs, when the brokers write to this host's disk."""
         return None
@@ -172,10 +177,6 @@ class Restartable(Cluster):
     @abstractmethod
     def resume_broker(self, node_id: int) -> None:
         """Let a paused broker run again (SIGCONT)."""
-
-    def controller_apart(self) -> bool:
-        """Whether the controller quorum runs apart from the brokers, so two brokers may die and elections go on."""
-        return False
 
 
 def restartable(cluster: Cluster) -> Restartable | None:

@@ -108,7 +108,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
                               "with its own (kcliff cluster down, then up with the delay wanted)")
             yield running
             return
-        progress.phase(f"starting a local 3-broker KRaft cluster (Kafka {config.kafka_version})")
+        apart = ", its controller apart" if config.caps.controller_apart else ""
+        progress.phase(f"starting a local 3-broker KRaft cluster (Kafka {config.kafka_version}{apart})")
         started = start_local_cluster(run_dir / name, config.kafka_version, config.caps, config.kafka_home)
     try:
         progress.note(f"cluster ready in {started.bringup_s or 0:.1f}s ({started.admin_bootstrap})")

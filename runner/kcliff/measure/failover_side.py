@@ -76,21 +76,27 @@ def budget_s(sc: Scenario, rounds: int, cap_s: float | None = None) -> float:
     return min(rounds, BUDGETED_RUNS) * (RUN_OVERHEAD_S + bound_s(sc, cap_s) / 2)
 
 
+def unmakeable(fault: Fault, cluster: Cluster) -> str | None:
+    """Why `cluster` cannot be put through `fault` (None: it can): the one rule the plan skips a scenario by,
+    and a run refuses by."""
+    if restartable(cluster) is None:
+        return (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need a cluster "
+                "kcliff started (local or compose)")
+    if fault is Fault.MEMBER_KILL and cluster.backend != "local":  # a container outlives its client's SIGKILL
+        return f"the {cluster.backend} backend cannot crash a group member yet: the member kill needs the local backend"
+    if fault.takes_two_brokers and not cluster.controller_apart():
+        return (f"the {fault.value} fault takes two brokers at once, and this cluster's controller quorum runs in its "
+                "brokers: the local backend starts one with its controller apart for it (docs/failover.md)")
+    return None
+
+
 def failover_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: Path,
                  cap_s: float | None = None) -> ReadRun:
     """One run of `sc` at `rate` through its fault (a broker killed and started again, every broker
     restarted in turn, or a group's member killed), each step waited for at most bound_s(sc, cap_s)."""
     own = restartable(cluster)
-    if own is None:
-        why = (f"the {cluster.backend} backend cannot kill and start a broker: runs through a fault need a cluster "
-               "kcliff started (local or compose)")
-        return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
-    if sc.fault is Fault.MEMBER_KILL and cluster.backend != "local":  # a container outlives its client's SIGKILL
-        why = f"the {cluster.backend} backend cannot crash a group member yet: the member kill needs the local backend"
-        return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
-    if sc.fault.takes_two_brokers and not own.controller_apart():
-        why = (f"the {sc.fault.value} fault takes two brokers at once, and this cluster's controller quorum runs in "
-               "the brokers: it needs a local cluster started with the controller apart")
+    why = unmakeable(sc.fault, cluster)
+    if own is None or why is not None:
         return ReadRun(workload=Workload.FAILOVER, records=0, complete=False, stop_kind=StopKind.FAILED, stop_reason=why)
     target = rate.records_per_s(sc.bytes_per_record())
     consumer: dict[str, Any] = dict(sc.consumer)

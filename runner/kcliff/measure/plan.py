@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from kcliff.backends.base import Cluster
+from kcliff.measure.failover_side import unmakeable
+from kcliff.results.metrics import Workload
 from kcliff.results.model import REFERENCE_ID, Entry
 from kcliff.scenario.suites import Scenario, reading_reference
 
@@ -65,7 +67,10 @@ def plan(scenarios: list[Scenario], cluster: Cluster, read_baseline: bool = True
 
 
 def _unshowable(sc: Scenario, cluster: Cluster) -> str | None:
-    """Why this cluster cannot show the canary's cliff (its round trip is known to be too short)."""
+    """Why this cluster cannot show the canary's cliff (its round trip is known to be too short), or cannot
+    make the fault its runs through a fault need (failover_side.unmakeable)."""
+    if Workload.FAILOVER in sc.workloads and (why := unmakeable(sc.fault, cluster)):
+        return why
     rtt, needed = cluster.client_rtt_ms(), sc.cliff.min_client_rtt_ms if sc.cliff else 0.0
     if rtt is None or rtt >= needed:
         return None
