@@ -18,7 +18,8 @@ from kcliff.measure import failover_side
 from kcliff.results.metrics import ChangeKind, Fault, Workload, fault_for
 from kcliff.results.model import StopKind
 from kcliff.scenario.rate import Rate, RateUnit
-from kcliff.scenario.suites import Scenario
+from kcliff.errors import InputError
+from kcliff.scenario.suites import Scenario, parse_scenario
 
 from ..measure.test_suite_faults import StandInRestartable
 from .test_failover_judged import sides
@@ -82,3 +83,12 @@ def test_a_cluster_whose_quorum_is_its_brokers_refuses_the_fault_with_why(tmp_pa
     run = failover_side.failover_run(StandInRestartable(), sc, "t", Rate(1, RateUnit.MB_PER_S), tmp_path / "f.log")
     assert run.stop_kind is StopKind.FAILED and not run.complete
     assert run.stop_reason and "controller apart" in run.stop_reason
+
+
+def test_a_durability_canary_takes_no_ratio_and_names_its_fault():
+    raw = {"id": "unclean", "description": "d", "broker": {"unclean.leader.election.enable": True},
+           "fault": "follower-behind", "cliff": {"stands_for": "records lost", "metric": "lost"}}
+    canary = parse_scenario(raw, "failover.yaml")
+    assert canary.fault is Fault.FOLLOWER_BEHIND and Workload.FAILOVER in canary.workloads  # its metric needs it
+    with pytest.raises(InputError, match="lost is counted exactly.*takes no max_ratio"):
+        parse_scenario({**raw, "cliff": {**raw["cliff"], "max_ratio": 0.5}}, "failover.yaml")

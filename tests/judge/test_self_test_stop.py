@@ -143,3 +143,25 @@ def test_the_availability_canary_shows_its_cliff_after_one_round_on_any_rig():
     assert settled(3)([reference, through_a_fault("broker-session-30s", [33.0], session)])
     assert not settled(3)([reference, through_a_fault("broker-session-30s", [24.0], session)])  # 0.48x: measure on
     assert decisive_factor(False) == 3.0  # the throughput canaries keep theirs
+
+
+def losing(sid: str, lost: list[int | None], cliff: CliffSpec | None = None) -> Entry:
+    entry = Entry(id=sid, cliff=cliff, read_runs=[ReadRun(workload="failover", records=30000, fo_lost=n,
+                                                          fo_verified=n is not None) for n in lost])
+    entry.resummarise()
+    return entry
+
+
+def test_the_durability_canary_is_a_count_one_lost_record_shows_it_and_decides_it_at_once():
+    # unclean-election: 10,141 lost in a check's self-test (docs/failover.md); a count, no ratio, no bound
+    unclean = CliffSpec(stands_for="a follower behind leads without what it missed", metric="lost")
+    reference = through_a_fault(REFERENCE_ID, [10.3])
+    shown = canary_verdict(losing("unclean-election", [1], unclean), reference)
+    assert (shown.shows_cliff, shown.ratio, shown.canary_median) == (True, None, 1) and shown.seen
+    assert "lost 1 acknowledged" in shown.reason
+    assert settled(3)([reference, losing("unclean-election", [10141], unclean)])
+    # none lost yet: not shown, and the runs left may still lose some
+    nothing = losing("unclean-election", [0], unclean)
+    assert canary_verdict(nothing, reference).shows_cliff is False and not settled(3)([reference, nothing])
+    # a log never read back tells nothing
+    assert canary_verdict(losing("unclean-election", [None], unclean), reference).shows_cliff is None
