@@ -318,6 +318,16 @@ def test_compose_cluster_for_real(engine: str, tmp_path: Path) -> None:
                                     capture_output=True, text=True, check=True).stdout
         assert "Kafka Server started" in since_kill
         print(f"heal of a killed broker: {time.monotonic() - began:.1f}s")
+
+        # a rolling restart's stop (SIGTERM, a controlled shutdown) and the follower held behind's pause, each undone
+        cluster.stop_broker(2, grace_s=10)
+        assert cluster.dead_nodes() == [2]
+        cluster.heal()
+        cluster.pause_broker(1)
+        assert cluster.container_states()["kafka-1"] == "paused" and cluster.dead_nodes() == [1]
+        cluster.resume_broker(1)
+        assert cluster.dead_nodes() == []
+        assert not cluster.controller_apart()  # its quorum is its brokers': the follower held behind is skipped
     finally:
         cluster.down()
     assert _project_leftovers(project) == {"containers": [], "volumes": [], "networks": []}
