@@ -204,10 +204,9 @@ def _cliff(raw: Any, path: str, parent: Any) -> Cliff | None:
     if metric not in CLIFF_METRICS:
         raise _fail(f"cliff.metric must be one of {', '.join(CLIFF_METRICS)}, got {metric!r}", path, raw, "metric")
     ratio, where_bytes = (_ratio(raw, key, path) for key in ("max_ratio", "max_ratio_where_bytes_bind"))
-    if METRICS[metric].exact and (ratio is not None or where_bytes is not None):
+    if METRICS[metric].exact and (given := [k for k in ("max_ratio", "max_ratio_where_bytes_bind") if k in raw]):
         raise _fail(f"cliff.metric {metric} is counted exactly: the canary shows its cliff by losing any acknowledged "
-                    "record, so it takes no max_ratio", path, raw, "max_ratio" if ratio is not None else
-                    "max_ratio_where_bytes_bind")
+                    f"record, so it takes no {given[0]}", path, raw, given[0])
     rtt = raw.get("min_client_rtt_ms", 0.0)
     if isinstance(rtt, bool) or not isinstance(rtt, (int, float)) or not 0 <= rtt <= 1000:
         raise _fail(f"cliff.min_client_rtt_ms must be milliseconds between 0 and 1000, got {rtt!r}", path, raw,
