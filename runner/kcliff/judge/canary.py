@@ -81,7 +81,7 @@ def canary_settled(canary: Entry, reference: Entry, canary_left: int, reference_
     assert canary.cliff is not None, f"{canary.id} is not a canary"
     metric = METRICS[canary.cliff.metric]
     if metric.exact:  # a record lost stays lost; none lost yet may still change
-        return bool(canary.lost_records())
+        return _durability_verdict(canary).seen
     ranges = []
     for entry, left in ((canary, canary_left), (reference, reference_left)):
         values = _values_so_far(entry, metric, left)
@@ -123,7 +123,7 @@ def canary_decisive(canary: Entry, reference: Entry, canary_left: int, factor: f
     assert canary.cliff is not None, f"{canary.id} is not a canary"
     metric = METRICS[canary.cliff.metric]
     if metric.exact:
-        return bool(canary.lost_records())
+        return _durability_verdict(canary).seen
     medians = []
     for entry, left in ((canary, canary_left), (reference, 1)):
         values = _values_so_far(entry, metric, left)

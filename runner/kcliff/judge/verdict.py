@@ -330,7 +330,7 @@ def unsettled(sv: ScenarioVerdict) -> str:
     """The reasons of a scenario's regressed or inconclusive metrics, regressions first (what fails the
     check before what it could not tell), each said once; '' when there are none. A durability cliff is
     decided by its count: what the statistics could not tell yet is left out beside it."""
-    unsettled = [d for d in sv.decisions if d.outcome.unsettled and not (sv.lost and d.outcome is not Outcome.REGRESSION)]
+    unsettled = [d for d in sv.decisions if d.outcome.unsettled and (d.outcome is Outcome.REGRESSION or not sv.lost)]
     ordered = sorted(unsettled, key=lambda d: d.outcome is not Outcome.REGRESSION)
     return "; ".join(dict.fromkeys(d.reason for d in ordered))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from kcliff.backends.admin import Admin
+from kcliff.backends.admin import Admin, PartitionState
 from kcliff.backends.base import Restartable
 from kcliff.host import procs
 from kcliff.measure import at_rate, member_kill, rate_output
@@ -269,31 +269,33 @@ def _victim(admin: Admin, topic: str, group: str | None) -> int:
     return next(p.leader for p in admin.partitions(topic) if p.leader >= 0)
 
 
+def _every_partition(admin: Admin, topic: str, holds: Callable[[PartitionState], bool]) -> bool:
+    """Whether the metadata answered and every partition of `topic` is as `holds` asks (polled while the cluster
+    is damaged: a short timeout, and no answer is no)."""
+    states = admin.partitions(topic, timeout=2.0)
+    return bool(states) and all(holds(p) for p in states)
+
+
 def _none_led_by(admin: Admin, topic: str, dead: set[int]) -> bool:
     """The controller has fenced the `dead` brokers: no partition names one of them its leader."""
-    states = admin.partitions(topic, timeout=2.0)
-    return bool(states) and all(p.leader not in dead for p in states)
+    return _every_partition(admin, topic, lambda p: p.leader not in dead)
 
 
 def _out_of_sync(admin: Admin, topic: str, broker: int) -> bool:
     """The controller has taken `broker` out of every partition's ISR (it fences a broker that stops heartbeating)."""
-    states = admin.partitions(topic, timeout=2.0)
-    return bool(states) and all(broker not in p.isr for p in states)
+    return _every_partition(admin, topic, lambda p: broker not in p.isr)
 
 
 def _all_led(admin: Admin, topic: str) -> bool:
-    states = admin.partitions(topic, timeout=2.0)
-    return bool(states) and all(p.leader >= 0 for p in states)
+    return _every_partition(admin, topic, lambda p: p.leader >= 0)
 
 
 def _led_elsewhere(admin: Admin, topic: str, led: set[int], victim: int) -> bool:
-    states = admin.partitions(topic, timeout=2.0)
-    return bool(states) and all(p.leader >= 0 and p.leader != victim for p in states if p.partition in led)
+    return _every_partition(admin, topic, lambda p: p.partition not in led or 0 <= p.leader != victim)
 
 
 def _whole(admin: Admin, topic: str) -> bool:
-    states = admin.partitions(topic, timeout=2.0)
-    return bool(states) and all(p.whole for p in states)
+    return _every_partition(admin, topic, lambda p: p.whole)
 
 
 def _caught_up(followed: _Followed, rate: float) -> bool:
