@@ -103,11 +103,11 @@ MANAGED = ["listeners: PLAINTEXT://:9092", "advertised.listeners: x", "broker.ra
            "Listeners: upper-case too"]
 # Strimzi's exceptions pass to Kafka: kcliff types them like any other key (these it ignores, with a note)
 PASSED = ["ssl.cipher.suites: A", "ssl.protocol: TLSv1.3", "ssl.enabled.protocols: TLSv1.3",
-          "controller.quorum.election.backoff.max.ms: 1000", "controller.quorum.election.timeout.ms: 1000",
-          "controller.quorum.fetch.timeout.ms: 2000", "cruise.control.metrics.topic.replication.factor: 3",
+          "controller.quorum.election.backoff.max.ms: 1000", "cruise.control.metrics.topic.replication.factor: 3",
           "listener.name.tls-9093.max.connections: 100"]
-# ... and these two kcliff measures, through a broker's death (docs/failover.md)
-PASSED_MEASURED = ["broker.session.timeout.ms: 9000", "broker.heartbeat.interval.ms: 2000"]
+# ... and these kcliff measures, through a broker's death (docs/failover.md)
+PASSED_MEASURED = ["broker.session.timeout.ms: 9000", "broker.heartbeat.interval.ms: 2000",
+                   "controller.quorum.election.timeout.ms: 1000", "controller.quorum.fetch.timeout.ms: 2000"]
 
 
 def test_keys_strimzi_manages_are_noted_on_their_line_not_unknown(tmp_path):
@@ -119,7 +119,9 @@ def test_keys_strimzi_manages_are_noted_on_their_line_not_unknown(tmp_path):
     assert passed <= {n.line for n in repo.notes if "checked, not measured" in n.message
                       or "not defined by Apache Kafka" in n.message}
     assert [(e.name, e.value) for e in repo.entries if e.kind.measured] == [
-        ("broker.session.timeout.ms", 9000), ("broker.heartbeat.interval.ms", 2000), ("num.io.threads", 16)]
+        ("broker.session.timeout.ms", 9000), ("broker.heartbeat.interval.ms", 2000),
+        ("controller.quorum.election.timeout.ms", 1000), ("controller.quorum.fetch.timeout.ms", 2000),
+        ("num.io.threads", 16)]
     note = next(n for n in repo.notes if n.line == line_of(path, "advertised.listeners"))
     assert str(note) == (f"{path}:{note.line}: Kafka orders: spec.kafka.config 'advertised.listeners' is managed by "
                          "Strimzi (forbidden prefix 'advertised.'): Strimzi ignores it, and so does kcliff")

@@ -12,17 +12,19 @@ import dataclasses
 import json
 from pathlib import Path
 
+from kcliff.configrepo import validate
 from kcliff.kafka import configs
 from kcliff.measure import rate_output
 from kcliff.measure.at_rate import RateRun
 from kcliff.measure.failover import FailoverRun, Timeline
 from kcliff.results.metrics import Fault
 from kcliff.measure.failover_side import to_read_run
-from kcliff.results.metrics import (CATCH_UP, FAILOVER_SETTINGS, RECOVERY, STALL, UNAVAILABLE, ChangeKind,
+from kcliff.results.metrics import (CATCH_UP, FAILOVER_SETTINGS, FAILURE_ONLY, RECOVERY, STALL, UNAVAILABLE, ChangeKind,
                                     moves_failover)
 from kcliff.judge.canary import canary_verdict
 from kcliff.report import table
 from kcliff.results import model
+from kcliff.scenario import settings
 from kcliff.results.model import ReadRun
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "loadgen"
@@ -102,6 +104,12 @@ def test_which_settings_move_which_failover_metric_is_one_table_of_known_setting
     unknown = [(kind.value, name) for kind, names in FAILOVER_SETTINGS.items() for name in names
                if not kafka.releases_of(kind.value, name)]
     assert unknown == []
+    # and one kcliff applies, or measures as written (a durability setting): a change of a name it only
+    # noted would pass unmeasured, however much it moves an outage
+    unapplied = [(kind.value, name) for table in (FAILOVER_SETTINGS, FAILURE_ONLY) for kind, names in table.items()
+                 for name in names if settings.lookup(kind.value, name) is None
+                 and name not in validate.DURABILITY.get(kind.value, {})]
+    assert unapplied == []
 
 
 RUN = Path(__file__).resolve().parents[1] / "data" / "results" / "run-failover.json"

@@ -31,6 +31,7 @@ from kcliff import configrepo
 from kcliff.backends.admin import Admin
 from kcliff.backends.open import BACKENDS, for_faults, open_cluster
 from kcliff.commands import options
+from kcliff.commands.self_test import DEFAULT_CANARIES, self_test_canaries, self_test_options, unvouched_canaries
 from kcliff.configrepo import librdkafka
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
@@ -50,7 +51,7 @@ from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.report import check_findings
 from kcliff.report import markdown as report_md
-from kcliff.results.metrics import METRICS, Workload, trades_cpu_for_bytes
+from kcliff.results.metrics import Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.results.rig import CPU_BOUND, Rig
 from kcliff.scenario.latency_budget import LatencyBudget
@@ -60,7 +61,6 @@ from kcliff.scenario.suites import Scenario, load_suites
 
 UNCHANGED = ("nothing measured changed: base and head set the same broker, topic, producer and consumer "
              "settings, so no cluster was started")
-DEFAULT_CANARIES = "batching-off,flush-1"
 CPU_RECORDS = 30_000  # a run's least records where CPU binds: a fast config sends them in about a second
 
 
@@ -260,39 +260,6 @@ def at_one_rate(base: RepoScenario, head: RepoScenario, given: Rate | None
     return dataclasses.replace(base, rate=rate), dataclasses.replace(head, rate=rate), notes
 
 
-def unvouched_canaries(canaries: list[Scenario], doc: ResultsDoc, asked_ms: float | None) -> list[str]:
-    """One note naming the canaries whose cliff is made of fsync waits when the brokers synced on their
-    own disk (`asked_ms`: the --fsync-delay-ms given), and why: the self-test cannot vouch for them."""
-    env = doc.environment
-    waiting = [c.id for c in canaries if c.waits_on_fsync()]
-    if not waiting or env.get("emulated_fsync_ms"):
-        return []
-    why = {"external": "kcliff cannot emulate a slower disk in brokers it did not start",
-           "compose": "the brokers' image cannot preload kcliff's fsync shim (its stand-in can)"}.get(
-        str(env.get("backend")), "the disk was not emulated")
-    if asked_ms == 0:
-        why = "--fsync-delay-ms 0 left the brokers on their own disk"
-    return [f"the self-test cannot vouch for {', '.join(waiting)} here: its cliff is made of the brokers' fsync "
-            f"waits, and {why}; a disk that syncs in about a millisecond hides it, and then the check is "
-            "inconclusive for that reason, not for the pull request"]
-
-
-def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], head: Scenario, family: Family) -> list[str]:
-    """The canaries a check measures: --canaries as given, else the default ones the check needs
-    (Family.needs_canary); and, either way, one for each workload the sides measure beyond the
-    producer's, so the rig proves it can see a cliff there too; a durability canary only where the sides' fault
-    can lose a record at all (two brokers at once). Unknown ids are an input error."""
-    ids = [c.strip() for c in (asked if asked is not None else DEFAULT_CANARIES).split(",") if c.strip()]
-    unknown = [c for c in ids if c not in canaries]
-    options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
-    if asked is None:
-        ids = [c for c in ids if (cliff := canaries[c].cliff) is None or family.needs_canary(METRICS[cliff.metric])]
-    beyond = set(head.workloads) - {Workload.PRODUCE}
-    return ids + [s.id for s in canaries.values() if s.cliff and s.id not in ids
-                  and METRICS[s.cliff.metric].workload in beyond
-                  and (not METRICS[s.cliff.metric].exact or head.fault.takes_two_brokers)]
-
-
 def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:
     """What the check judges: the metrics its sides measure that the kinds of setting they differ in can move."""
     return Family.of(configrepo.changed_kinds(base, head, upgrade), head.workloads, configrepo.failover_moved(base, head))
@@ -320,21 +287,23 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
     opts = Options(records, None, args.repeats, args.budget, True,
                    prime_s=prime_seconds(config.backend, args.prime), run_s=args.run_seconds,
                    rate_share=args.rate_share)
-    self_test_opts = dataclasses.replace(opts, rate_records=rate_side.SELF_TEST_RATE_RECORDS)
     with Heartbeat(progress), contextlib.ExitStack() as clusters:  # it stops once the clusters are down
         cluster = clusters.enter_context(open_cluster(config, run_dir, progress, reuse=upgrade is None))
         doc = new_document(cluster, opts, ["check"], config.kafka_version)
         rig_capacity.record(doc.environment, rig)
         out = args.results or run_dir / "results.json"
         out = out.with_name(f"{out.stem}{suffix}{out.suffix}")  # a second rig's results beside the first's
-        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_opts, doc, out, run_dir / "perf",
-                             progress)
+        runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_options(opts, self_test), doc, out,
+                             run_dir / "perf", progress)
         runner.run(self_test, settled=stopping.settled(opts.repeats, cluster.bytes_capped()), read_baseline=False)
         if upgrade is not None:
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
                                                        run_dir, progress, "cluster-head", reuse=False))
-            runner.measure_elsewhere("head", head, Admin(head.admin_bootstrap), str(upgrade.head))
+            runner.measure_elsewhere(pair[1], head, Admin(head.admin_bootstrap), str(upgrade.head))
         family = family_of(pair[0], pair[1], upgrade)
+        if upgrade is None and failover_side.head_apart(pair, family.through_faults, config.backend):
+            head = clusters.enter_context(open_cluster(config, run_dir, progress, "cluster-head", reuse=False))
+            runner.measure_elsewhere(pair[1], head, Admin(head.admin_bootstrap), config.kafka_version, False)
         rounds = family.rounds(args.rounds)
         progress.note(f"base and head interleaved, {rounds} rounds")
         try:

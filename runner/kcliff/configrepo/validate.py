@@ -210,7 +210,8 @@ def validate(raw_entries: list[RawEntry], release: Release) -> tuple[list[Entry]
                                                       "Kafka uses the last value"))
         entries[key] = result
     found = list(entries.values())
-    problems += _producer_combinations(found) + _group_combinations(found) + connect.refused(found)
+    problems += (_producer_combinations(found) + _group_combinations(found) + _broker_group_combinations(found)
+                 + connect.refused(found))
     return found, notes, problems
 
 
@@ -241,6 +242,16 @@ def _group_combinations(entries: list[Entry]) -> list[InputError]:
     for found in _by_file(entries, "consumer"):
         for name, why in combinations.group_problems({n: e.value for n, e in found.items()}):
             blamed = found.get(name) or found.get("session.timeout.ms") or next(iter(found.values()))
+            problems.append(InputError(why, blamed.path, blamed.line))
+    return problems
+
+
+def _broker_group_combinations(entries: list[Entry]) -> list[InputError]:
+    """A broker file's group.consumer.* timeouts Kafka refuses at start-up (combinations.broker_group_problems)."""
+    problems: list[InputError] = []
+    for found in _by_file(entries, "broker"):
+        for name, why in combinations.broker_group_problems({n: e.value for n, e in found.items()}):
+            blamed = found[name]
             problems.append(InputError(why, blamed.path, blamed.line))
     return problems
 

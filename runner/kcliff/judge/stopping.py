@@ -107,4 +107,4 @@ def runs_left(entry: Entry, metric: str, rounds: int) -> int:
     """Runs of `metric` this entry will still measure in `rounds` rounds: none once decided on a cliff."""
     if on_its_cliff(entry) or (METRICS[metric].workload == Workload.CONSUME and reads_on_cliff(entry)):
         return 0
-    return max(rounds - len(entry.runs), 0)
+    return max(rounds - len(entry.runs_of(METRICS[metric])), 0)  # a run through a fault has no flat-out run

@@ -39,6 +39,14 @@ def broker_bound_s(sc: Scenario) -> float:
     return 2 * session_ms / 1000 + BOUND_SLACK_S
 
 
+def head_apart(sides: Sequence[Scenario], through_faults: bool, backend: str) -> bool:
+    """Whether a check measures its head on a local cluster of its own: through a fault alone (`through_faults`),
+    where the sides restart with different read-only settings. Each restart between the sides cost 20-27 s,
+    two a round; a second cluster starts, takes the head's settings and is primed once (docs/failover.md)."""
+    base, head = sides
+    return through_faults and backend == "local" and base.restart_overrides() != head.restart_overrides()
+
+
 def shared_bound_s(sides: Sequence[Scenario]) -> float:
     """The bound both sides of a check wait for: the shorter side's. A longer outage is cut there and
     reported as longer than the bound (censored), which shows it as a regression at least that large, so a
@@ -46,15 +54,12 @@ def shared_bound_s(sides: Sequence[Scenario]) -> float:
     return min(bound_s(sc) for sc in sides)
 
 
-# With group.protocol=consumer the brokers' group.consumer.session.timeout.ms decides when a dead member's
-# partitions move: kcliff's brokers run its default (Kafka 3.7 to 4.2)
-GROUP_CONSUMER_SESSION_MS = 45000
-
-
 def member_bound_s(sc: Scenario) -> float:
-    """How long each step of a member kill is waited for: twice the session that makes the group notice."""
+    """How long each step of a member kill is waited for: twice the session that makes the group notice (with
+    group.protocol=consumer the brokers' group.consumer.session.timeout.ms, else the member's own)."""
     if combinations.consumer_protocol(sc.consumer):
-        session_ms = GROUP_CONSUMER_SESSION_MS
+        name = "group.consumer.session.timeout.ms"
+        session_ms = int(sc.broker.get(name, settings.require("broker", name).default))
     else:
         session_ms = int(sc.consumer.get("session.timeout.ms",
                                           settings.require("consumer", "session.timeout.ms").default))

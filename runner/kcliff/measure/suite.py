@@ -61,14 +61,18 @@ class SuiteRunner:
     def state(self) -> BrokerState:
         return self.rig.home.state
 
-    def measure_elsewhere(self, scenario_id: str, cluster: Cluster, admin: Admin, kafka_version: str) -> None:
-        """Measure `scenario_id` on `cluster`, of `kafka_version`, from now on (the head of an upgrade
-        check). Its fresh brokers are primed for as long as the home cluster has carried load (its
-        priming and the self-test), so neither side is measured on colder brokers."""
+    def measure_elsewhere(self, sc: Scenario, cluster: Cluster, admin: Admin, kafka_version: str,
+                          matched_warmth: bool = True) -> None:
+        """Measure `sc` on `cluster`, of `kafka_version`, from now on (the head of an upgrade check, or of a
+        check through a fault alone whose sides restart differently: failover_side.head_apart). Its fresh
+        brokers take `sc`'s read-only settings first, then are primed for as long as the home cluster has
+        carried load (its priming and the self-test), so neither side is measured on colder brokers; without
+        `matched_warmth` for the priming asked only (an outage's figures are timeouts, not JIT)."""
         home = self.rig.home
         site = Site.open(cluster, admin, home.connect, kafka_version)
-        self.rig.elsewhere[scenario_id] = site
-        warm_s = time.monotonic() - home.loaded_since if home.loaded_since is not None else 0.0
+        self.rig.elsewhere[sc.id] = site
+        site.restart_for(sc, self.progress)
+        warm_s = time.monotonic() - home.loaded_since if home.loaded_since is not None and matched_warmth else 0.0
         priming.prime(self.rig, site, self.opts, max(self.opts.prime_s, warm_s))
 
     def run(self, scenarios: list[Scenario], follow_up: FollowUp | None = None,

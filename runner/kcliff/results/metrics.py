@@ -193,9 +193,9 @@ FAILOVER_SETTINGS: dict[ChangeKind, dict[str, frozenset[Metric]]] = {
         **dict.fromkeys(("num.recovery.threads.per.data.dir", "num.replica.fetchers", "replica.fetch.wait.max.ms",
                          "leader.imbalance.check.interval.seconds", "auto.leader.rebalance.enable"),
                         frozenset({RECOVERY, UNAVAILABLE})),
-        **dict.fromkeys(("group.min.session.timeout.ms", "group.max.session.timeout.ms",
-                         "group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
-                         "offsets.topic.replication.factor"), _GROUP),
+        # group.min/max.session.timeout.ms only bound what a member may ask (a join refused), and
+        # offsets.topic.replication.factor acts only where the offsets topic is created: neither is measured
+        **dict.fromkeys(("group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms"), _GROUP),
     },
     ChangeKind.TOPIC: dict.fromkeys(("min.insync.replicas", "unclean.leader.election.enable"), _OUTAGE),
     # request.timeout.ms and delivery.timeout.ms wait on a broker that hangs, and fail what an outage outlasts
@@ -212,16 +212,19 @@ FAILOVER_SETTINGS: dict[ChangeKind, dict[str, frozenset[Metric]]] = {
 
 
 # Of those, the ones a healthy cluster never acts on: a timeout that only a failure runs out, a retry only
-# an error starts, a choice made only at an election or a shutdown. A change of these alone moves no figure
-# a healthy run can show, so its check measures only through a fault (configrepo.measured_workloads).
+# an error starts, a choice made only at an election or a shutdown; and the bounds a group's timeouts must
+# keep within, which move nothing and are applied only so that a cluster with the bounded value starts. A
+# change of these alone moves no figure a healthy run can show, so its check measures only through a fault
+# (configrepo.measured_workloads), or nothing at all where no changed setting moves a failover metric.
 FAILURE_ONLY: dict[ChangeKind, frozenset[str]] = {
     ChangeKind.BROKER: frozenset({
         "broker.session.timeout.ms", "broker.heartbeat.interval.ms", "controlled.shutdown.enable",
         "unclean.leader.election.enable", "min.insync.replicas", "controller.quorum.election.timeout.ms",
         "controller.quorum.fetch.timeout.ms", "num.recovery.threads.per.data.dir",
-        "leader.imbalance.check.interval.seconds", "auto.leader.rebalance.enable", "group.min.session.timeout.ms",
-        "group.max.session.timeout.ms", "group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
-        "offsets.topic.replication.factor"}),
+        "leader.imbalance.check.interval.seconds", "auto.leader.rebalance.enable",
+        "group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
+        "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
+        "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms"}),
     # with every replica in sync, acks=all waits for all of them whatever the minimum
     ChangeKind.TOPIC: frozenset({"min.insync.replicas", "unclean.leader.election.enable"}),
     ChangeKind.PRODUCER: frozenset({"retries", "retry.backoff.ms", "retry.backoff.max.ms", "max.block.ms",
@@ -268,8 +271,8 @@ class Fault(StrEnum):
 
 
 # The settings only a consumer group's member dying shows: the member's own timeouts, protocol, assignors and
-# commits, and the brokers' group.* limits and timeouts. A broker kill shows them only through the group's
-# coordinator, if it happens to be the broker killed; offsets.topic.replication.factor is the other way round.
+# commits, and the brokers' group.* timeouts. A broker kill shows them only through the group's coordinator,
+# if it happens to be the broker killed.
 MEMBER_KILL_SETTINGS: dict[ChangeKind, frozenset[str]] = {
     ChangeKind.CONSUMER: frozenset(FAILOVER_SETTINGS[ChangeKind.CONSUMER]),
     ChangeKind.BROKER: frozenset(n for n in FAILOVER_SETTINGS[ChangeKind.BROKER] if n.startswith("group.")),

@@ -15,8 +15,15 @@ from kcliff.scenario import settings
 GROUP_MIN_SESSION_MS = 6000
 GROUP_MAX_SESSION_MS = 1800000
 # with group.protocol=consumer (KIP-848) the broker's group.consumer.session.timeout.ms and
-# group.consumer.heartbeat.interval.ms decide, and the client refuses its own
-CLASSIC_ONLY = ("session.timeout.ms", "heartbeat.interval.ms")
+# group.consumer.heartbeat.interval.ms decide, and its assignors: the client refuses its own
+CLASSIC_ONLY = ("session.timeout.ms", "heartbeat.interval.ms", "partition.assignment.strategy")
+# the classic protocol has no brokers' assignor to ask for: the client refuses it
+CONSUMER_ONLY = ("group.remote.assignor",)
+# a group.consumer.* timeout and the bounds Kafka's GroupCoordinatorConfig holds it within at start-up
+_GROUP_BOUNDS = (("group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms",
+                  "group.consumer.max.session.timeout.ms"),
+                 ("group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms",
+                  "group.consumer.max.heartbeat.interval.ms"))
 
 
 def producer_problems(producer: dict[str, Any]) -> list[tuple[str, str]]:
@@ -43,6 +50,10 @@ def group_problems(consumer: dict[str, Any]) -> list[tuple[str, str]]:
                 found.append((name, f"consumer setting '{name}' is refused with group.protocol=consumer: the "
                                     "brokers' group.consumer.* settings decide it there"))
         return found
+    for name in CONSUMER_ONLY:
+        if consumer.get(name) is not None:
+            found.append((name, f"consumer setting '{name}' is refused with the classic group protocol: it "
+                                "needs group.protocol=consumer"))
     session = consumer.get("session.timeout.ms", settings.require("consumer", "session.timeout.ms").default)
     if isinstance(session, int) and not GROUP_MIN_SESSION_MS <= session <= GROUP_MAX_SESSION_MS:
         found.append(("session.timeout.ms",
@@ -57,10 +68,32 @@ def group_problems(consumer: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
+def broker_group_problems(broker: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a broker refuses at start-up in its group.consumer.* timeouts: each within its bounds, the
+    heartbeat below the session (the setting to blame, why)."""
+    def value(name: str) -> Any:
+        return broker.get(name, settings.require("broker", name).default)
+
+    found: list[tuple[str, str]] = []
+    for name, low, high in _GROUP_BOUNDS:
+        if not value(low) <= value(name) <= value(high):
+            blamed = name if name in broker else low if low in broker else high
+            found.append((blamed, f"broker setting '{name}' {value(name)} is outside {low}..{high} "
+                                  f"({value(low)}..{value(high)}): the broker refuses to start; set the bound "
+                                  "too, or a value within it"))
+    session, heartbeat = (n for n, _, _ in _GROUP_BOUNDS)
+    if value(heartbeat) >= value(session):
+        found.append((heartbeat if heartbeat in broker else session,
+                      f"broker setting '{heartbeat}' {value(heartbeat)} must be below '{session}' "
+                      f"{value(session)}: the broker refuses to start"))
+    return found
+
+
 def check(blocks: dict[str, dict[str, Any]], path: str, raw: dict[str, Any]) -> None:
     """A scenario file's settings, block by block (`blocks`, read from `raw`): InputError at the first
     setting Kafka would refuse in its company."""
-    for scope, problems in (("producer", producer_problems), ("consumer", group_problems)):
+    for scope, problems in (("producer", producer_problems), ("consumer", group_problems),
+                            ("broker", broker_group_problems)):
         for name, why in problems(blocks.get(scope, {})):
             raise InputError(why, path, yamlio.key_line(raw.get(scope), name))
 

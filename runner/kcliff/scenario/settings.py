@@ -28,7 +28,7 @@ ALL_SCOPES = (*SCOPES, "consumer")
 class Setting:
     name: str
     scope: str
-    kind: str  # "int" | "bool" | "enum"
+    kind: str  # "int" | "bool" | "enum" | "list" (Kafka's LIST: class names, comma-separated)
     default: Any
     apply: str
     minimum: int | None = None
@@ -40,6 +40,8 @@ class Setting:
             return "one of " + ", ".join(self.choices)
         if self.kind == "bool":
             return "true or false"
+        if self.kind == "list":
+            return "a comma-separated list of class names"
         upper = f" and <= {self.maximum}" if self.maximum is not None else ""
         return f"an integer >= {self.minimum}{upper}"
 
@@ -51,6 +53,9 @@ class Setting:
             if isinstance(value, str) and value in self.choices:
                 return None
             return f"expected {self.describe_valid()}, got {value!r}"
+        if self.kind == "list":
+            names = as_list(value)
+            return None if names and all(names) else f"expected {self.describe_valid()}, got {value!r}"
         if isinstance(value, bool) or not isinstance(value, int):
             return f"expected {self.describe_valid()}, got {value!r}"
         if self.minimum is not None and value < self.minimum:
@@ -61,12 +66,23 @@ class Setting:
 
 
 def as_kafka_value(value: Any) -> str:
-    """Kafka configs are strings; booleans are lower case."""
+    """Kafka configs are strings; booleans are lower case, lists comma-separated."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
     return str(value)
 
 
+def as_list(value: Any) -> list[str]:
+    """A LIST setting's entries, given as a list or as Kafka's comma-separated string."""
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    return [str(v).strip() for v in items]
+
+
+# the classic protocol's assignors, in preference order, as Kafka's ConsumerConfig lists them
+_DEFAULT_ASSIGNORS = ["org.apache.kafka.clients.consumer.RangeAssignor",
+                      "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"]
 _BROKER_COMPRESSION = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
 _PRODUCER_COMPRESSION = ("none", "gzip", "snappy", "lz4", "zstd")
 
@@ -106,6 +122,19 @@ CATALOGUE: tuple[Setting, ...] = (
     Setting("controlled.shutdown.enable", "broker", "bool", True, "restart"),
     # whether a replica out of sync may lead when none in sync lives: measured through a follower held behind
     Setting("unclean.leader.election.enable", "broker", "bool", False, "restart"),
+    # what a broker's death and return cost, measured through a fault only (results/metrics.FAILOVER_SETTINGS)
+    _int("num.recovery.threads.per.data.dir", "broker", 2, "stepped", 1, 64),
+    _int("leader.imbalance.check.interval.seconds", "broker", 300, "restart", 1, LONG_MAX),
+    Setting("auto.leader.rebalance.enable", "broker", "bool", True, "restart"),
+    _int("controller.quorum.election.timeout.ms", "broker", 1000, "restart", 0, INT_MAX),
+    _int("controller.quorum.fetch.timeout.ms", "broker", 2000, "restart", 0, INT_MAX),
+    # Kafka 4's group protocol: the brokers decide a member's session and heartbeat (scenario/combinations.py)
+    _int("group.consumer.session.timeout.ms", "broker", 45000, "restart", 1, INT_MAX),
+    _int("group.consumer.heartbeat.interval.ms", "broker", 5000, "restart", 1, INT_MAX),
+    _int("group.consumer.min.session.timeout.ms", "broker", 45000, "restart", 1, INT_MAX),
+    _int("group.consumer.max.session.timeout.ms", "broker", 60000, "restart", 1, INT_MAX),
+    _int("group.consumer.min.heartbeat.interval.ms", "broker", 5000, "restart", 1, INT_MAX),
+    _int("group.consumer.max.heartbeat.interval.ms", "broker", 15000, "restart", 1, INT_MAX),
     # topic
     _int("partitions", "topic", 6, "topic", 1, 1000),
     _int("flush.messages", "topic", LONG_MAX, "topic", 1, LONG_MAX),
@@ -129,6 +158,13 @@ CATALOGUE: tuple[Setting, ...] = (
     Setting("enable.idempotence", "producer", "bool", True, "client"),
     _int("request.timeout.ms", "producer", 30000, "client", 0, INT_MAX),
     _int("delivery.timeout.ms", "producer", 120000, "client", 0, INT_MAX),
+    # how the producer rides out an outage: measured through a fault only
+    _int("retries", "producer", INT_MAX, "client", 0, INT_MAX),
+    _int("retry.backoff.ms", "producer", 100, "client", 0, LONG_MAX),
+    _int("retry.backoff.max.ms", "producer", 1000, "client", 0, LONG_MAX),
+    _int("max.block.ms", "producer", 60000, "client", 0, LONG_MAX),
+    _int("metadata.max.age.ms", "producer", 300000, "client", 0, LONG_MAX),
+    _int("reconnect.backoff.max.ms", "producer", 1000, "client", 0, LONG_MAX),
     # consumer: Kafka 4.2's ConsumerConfig defaults and validators
     _int("max.poll.records", "consumer", 500, "consumer", 1, INT_MAX),
     _int("fetch.min.bytes", "consumer", 1, "consumer", 0, INT_MAX),
@@ -149,6 +185,11 @@ CATALOGUE: tuple[Setting, ...] = (
     _int("heartbeat.interval.ms", "consumer", 3000, "consumer", 1, INT_MAX),
     _int("max.poll.interval.ms", "consumer", 300000, "consumer", 1, INT_MAX),
     Setting("group.protocol", "consumer", "enum", "classic", "consumer", choices=("classic", "consumer")),
+    # who gets a dead member's partitions: the client's assignors (classic), the brokers' (consumer protocol)
+    Setting("partition.assignment.strategy", "consumer", "list", _DEFAULT_ASSIGNORS, "consumer"),
+    Setting("group.remote.assignor", "consumer", "enum", None, "consumer", choices=("uniform", "range")),
+    _int("request.timeout.ms", "consumer", 30000, "consumer", 0, INT_MAX),
+    _int("default.api.timeout.ms", "consumer", 60000, "consumer", 0, INT_MAX),
 )
 
 # Fixed for every scenario; a scenario may repeat them but not change them.
