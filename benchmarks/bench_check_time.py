@@ -53,6 +53,13 @@ KINDS: dict[str, tuple[Path, str, str] | None] = {
     "A/A topic": (TOPICS, "retention.ms: 604800000", "retention.ms: 604800000\n    max.message.bytes: 2097152"),
     "A/A producer": (PRODUCER, "delivery.timeout.ms=120000", "delivery.timeout.ms=180000"),
     "A/A consumer": (CONSUMER, "auto.commit.interval.ms=5000", "auto.commit.interval.ms=10000"),
+    # failure-only changes that move no outage by anything measurable, so the check runs through a broker
+    # kill alone (docs/failover.md): a heartbeat 5% more often, read-only, so the sides restart differently
+    # (the head on a cluster of its own); a producer that would block 90 s for metadata, not 60, where
+    # metadata is never missing that long
+    "A/A failover broker": (BROKER, "compression.type=producer",
+                            "compression.type=producer\nbroker.heartbeat.interval.ms=1900"),
+    "A/A failover producer": (PRODUCER, "delivery.timeout.ms=120000", "delivery.timeout.ms=120000\nmax.block.ms=90000"),
     "regression": (PRODUCER, "batch.size=65536", "batch.size=8192"),
     "linger": (PRODUCER, "linger.ms=5", "linger.ms=100"),
     # the consumer head: every record of a quiet topic waits up to 500 ms for its fetch

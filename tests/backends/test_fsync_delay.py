@@ -210,7 +210,7 @@ def test_the_environment_records_the_delay_and_the_storage_warning_yields_to_it(
 def test_a_check_names_the_canaries_it_cannot_vouch_for_once(environment, asked, says):
     from types import SimpleNamespace
 
-    from kcliff.commands.self_test import DEFAULT_CANARIES, unvouched_canaries
+    from kcliff.judge.self_test import DEFAULT_CANARIES, unvouched_canaries
     from kcliff.scenario.suites import load_suites
     canaries = [s for s in load_suites(["canaries"]) if s.id in DEFAULT_CANARIES.split(",")]
     notes = unvouched_canaries(canaries, SimpleNamespace(environment=environment), asked)

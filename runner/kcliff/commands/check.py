@@ -31,13 +31,13 @@ from kcliff import configrepo
 from kcliff.backends.admin import Admin
 from kcliff.backends.open import BACKENDS, for_faults, open_cluster
 from kcliff.commands import options
-from kcliff.commands.self_test import DEFAULT_CANARIES, self_test_canaries, self_test_options, unvouched_canaries
 from kcliff.configrepo import librdkafka
 from kcliff.configrepo.repo_scenario import RepoScenario, to_scenario
 from kcliff.errors import InputError, InputErrors, Problems
 from kcliff.host import procs
 from kcliff.judge import at_rate, canary, compression, stopping, tradeoff, verdict
 from kcliff.judge.family import Family
+from kcliff.judge.self_test import DEFAULT_CANARIES, self_test_canaries, self_test_options, unvouched_canaries
 from kcliff.kafka import release as kafka_release
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
@@ -51,7 +51,7 @@ from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.report import check_findings
 from kcliff.report import markdown as report_md
-from kcliff.results.metrics import Workload, trades_cpu_for_bytes
+from kcliff.results.metrics import FAILED, LOST, Metric, Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.results.rig import CPU_BOUND, Rig
 from kcliff.scenario.latency_budget import LatencyBudget
@@ -331,10 +331,14 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
     # base and head ran in the same rounds, so their i-th runs pair up (see kcliff.stats)
     held = (at_rate.held_rate(doc.entry("base")), at_rate.held_rate(doc.entry("head")))
     stopped = stopping.cut_on_cliff(doc.entry("base"), doc.entry("head"))
-    lost = tuple(e.lost_records() if e is not None else None for e in (doc.entry("base"), doc.entry("head")))
+    base, head = doc.entry("base"), doc.entry("head")
+
+    def totals(metric: Metric) -> tuple[int | None, int | None]:
+        return (base.total(metric) if base else None, head.total(metric) if head else None)
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
-                                        family, held, budget, stopped, (lost[0], lost[1]), min_effect=min_effect,
-                                        paired=True)
+                                        family, held, budget, stopped, totals(LOST),
+                                        totals(FAILED) if FAILED in family.counted else (None, None),
+                                        min_effect=min_effect, paired=True)
     notes += at_rate.rate_notes(doc)
     if budget is not None:
         notes.append(f"latency at rate judged against the service's {budget} budget (the head's kcliff.yaml)")

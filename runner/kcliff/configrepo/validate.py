@@ -232,6 +232,11 @@ def _producer_combinations(entries: list[Entry]) -> list[InputError]:
             problems.append(InputError("max.in.flight.requests.per.connection above 5 with enable.idempotence=true: "
                                        "the Kafka producer refuses this (at most 5); lower it or set "
                                        "enable.idempotence=false", inflight.path, inflight.line))
+        retries = found.get("retries")
+        if retries is not None and retries.value == 0:
+            problems.append(InputError("retries=0 with enable.idempotence=true: the Kafka producer refuses this "
+                                       "(idempotence needs retries); raise it or set enable.idempotence=false",
+                                       retries.path, retries.line))
     return problems
 
 

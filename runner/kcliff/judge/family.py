@@ -27,13 +27,14 @@ class Family:
 
     changed: frozenset[ChangeKind]
     judged: tuple[Metric, ...]
+    counted: frozenset[Metric] = frozenset()  # the exact counts a changed setting moves (metrics.FAILED)
 
     @classmethod
     def of(cls, changed: Iterable[ChangeKind], workloads: Iterable[Workload],
            failover: frozenset[Metric] = frozenset()) -> Family:
         """`failover`: the failover metrics the changed settings move (configrepo.failover_moved)."""
         kinds = frozenset(changed)
-        return cls(kinds, metrics.judged(kinds, workloads, failover))
+        return cls(kinds, metrics.judged(kinds, workloads, failover), frozenset(m for m in failover if m.exact))
 
     @property
     def size(self) -> int:

@@ -24,7 +24,7 @@ from kcliff.judge.family import Family
 from kcliff.judge.verdict import ScenarioVerdict
 from kcliff.measure.on_cliff import on_its_cliff, reads_on_cliff
 from kcliff.measure.plan import Decided
-from kcliff.results.metrics import METRICS, Workload
+from kcliff.results.metrics import FAILED, METRICS, Workload
 from kcliff.results.model import REFERENCE_ID, Entry
 from kcliff.scenario.latency_budget import LatencyBudget
 
@@ -58,6 +58,8 @@ def certain(rounds: int, family: Family, budget: LatencyBudget | None = None, by
         base, head = entries
         if on_its_cliff(base) or on_its_cliff(head) or head.lost_records():  # a lost record: a durability cliff
             return True
+        if FAILED in family.counted and verdict.failed_deliveries((base.total(FAILED), head.total(FAILED))):
+            return True  # the head failed deliveries where the base failed none: a regression whatever follows
         capped = reads_on_cliff(base) or reads_on_cliff(head)  # a read side capped twice reads no more
         return judged_decided({m.name: (base.values(m), head.values(m)) for m in family.judged
                                if m in base.metrics() and m in head.metrics()

@@ -223,10 +223,12 @@ class ScenarioVerdict:
     notes: tuple[str, ...] = ()
     rate_cliff: bool = False  # head could not hold the fixed rate that base held
     lost: int = 0  # acknowledged records the head's runs through a fault lost: a durability cliff
+    failed: int = 0  # deliveries the head's producer gave up on through a fault where the base's gave up none
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "verdict": self.verdict, "head_in_tier": self.head_in_tier,
                 "base_in_tier": self.base_in_tier, "rate_cliff": self.rate_cliff, "lost": self.lost,
+                "failed": self.failed,
                 "notes": list(self.notes),
                 "decisions": [d.to_dict() for d in self.decisions]}
 
@@ -236,7 +238,7 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
                      ceiling: float | None = None, family: Family | None = None,
                      held: tuple[bool | None, bool | None] = (None, None), budget: LatencyBudget | None = None,
                      stopped: tuple[bool, bool] = (False, False), lost: tuple[int | None, int | None] = (None, None),
-                     **decide_args: Any) -> ScenarioVerdict:
+                     failed: tuple[int | None, int | None] = (None, None), **decide_args: Any) -> ScenarioVerdict:
     """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries.
     With a `family` (kcliff check), only its judged metrics count, each regression question at its
     share of alpha; the others are decided for their figures and reported as not judged. `held`: whether
@@ -245,7 +247,9 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     budget (within_budget). `stopped`: whether base and head were stopped on their cliff (on_cliff.on_its_cliff):
     a head the early stop cut twice running, where base ran on, fell to the cliff tier, whatever its cut
     runs' figures read. `lost`: acknowledged records base's and head's runs through a fault lost (None:
-    not measured): one the head lost fails the check by itself, a durability cliff, whatever the statistics."""
+    not measured): one the head lost fails the check by itself, a durability cliff, whatever the statistics.
+    `failed`: deliveries base's and head's producers gave up on through a fault, where a changed setting can
+    move them (Family.counted; None: not judged): any the head failed where the base failed none is a regression."""
     alpha = decide_args.pop("alpha", DEFAULT_ALPHA)
     decisions = tuple(within_budget(_decision(base[m], head[m], m, alpha, family, decide_args), budget)
                       for m in METRICS if m in base and m in head)
@@ -271,6 +275,10 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     if head_lost:
         notes.append(f"head lost {head_lost} acknowledged record(s) under acks=all through a failure: "
                      "a durability cliff" + (f" (base lost {lost[0]})" if lost[0] else " (base lost none)"))
+    head_failed = failed_deliveries(failed)
+    if head_failed:
+        notes.append(f"head's producer gave up on {head_failed} deliveries through a failure (base none): records "
+                     "the service must resend or drop")
     if head_lost:
         verdict = Outcome.CLIFF
     elif head_in and not base_in:
@@ -280,13 +288,21 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     elif rate_cliff:
         verdict = Outcome.CLIFF
         notes.append("head could not hold the fixed rate that base held: a cliff at rate")
-    elif Outcome.REGRESSION in outcomes:
+    elif Outcome.REGRESSION in outcomes or head_failed:
         verdict = Outcome.REGRESSION
     elif not judged or Outcome.INCONCLUSIVE in outcomes:
         verdict = Outcome.INCONCLUSIVE
     else:
         verdict = Outcome.PASS
-    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes), rate_cliff, head_lost)
+    return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes), rate_cliff, head_lost,
+                           head_failed)
+
+
+def failed_deliveries(failed: tuple[int | None, int | None]) -> int:
+    """The deliveries the head failed that count against it (0: none): any, where the base measured and failed none.
+    Where both failed some, the service already copes with failures: the count alone decides nothing."""
+    base, head = failed
+    return (head or 0) if base == 0 else 0
 
 
 def _decision(base: Sequence[float | None], head: Sequence[float | None], metric: str, alpha: float,

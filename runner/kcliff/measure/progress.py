@@ -101,6 +101,16 @@ class Progress:
         stat = (entry.summary or {}).get(THROUGHPUT.key)
         mb = stat.median if stat else None
         ratio = f" ({mb / reference_mb:.2f}x reference)" if mb and reference_mb else ""
-        figure = f"{mb:.2f} MB/s{ratio}" if mb is not None else "no figures"
+        figure = f"{mb:.2f} MB/s{ratio}" if mb is not None else first_figure(entry)
         reason = f" - {entry.status_reason}" if entry.status_reason else ""
         self._write(f"[{self.elapsed()}] {self.prefix}: {entry.status}, {figure} in {entry.wall_s or 0:.0f}s{reason}")
+
+
+def first_figure(entry: Entry) -> str:
+    """The first figure of an entry measured without the producer flat out (through a fault alone),
+    e.g. 'unavailable 10.54 s'."""
+    for metric in entry.metrics():
+        stat = (entry.summary or {}).get(metric.key)
+        if stat is not None:
+            return f"{metric.name} {stat.median:.2f} {metric.unit}"
+    return "no figures"

@@ -5,12 +5,13 @@ CPU against bytes (judge/tradeoff.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from kcliff import configrepo
 from kcliff.judge import verdict
 from kcliff.lint.github import annotation, github_path
 from kcliff.lint.severity import Severity
-from kcliff.results.metrics import (METRICS, THROUGHPUT, Metric, Workload, moved_by_setting, moves_failover,
+from kcliff.results.metrics import (FAILED, METRICS, THROUGHPUT, Metric, Workload, moved_by_setting, moves_failover,
                                     trades_cpu_for_bytes)
 
 
@@ -52,17 +53,30 @@ def measured_findings(outcome: verdict.Verdict, changes: list[configrepo.Setting
     blamed = [(c, [(m, r) for m, r in failed if moved_by_setting(m, c.kind, c.name)]) for c in changes]
     lines = [(c, measured_effect(head, those)) for c, those in blamed if those]
     whole_run = measured_effect(head, failed)
+    if head.failed:  # deliveries given up on: on the changed settings that decide what an outage outlasts
+        given_up = f"the producer gave up on {head.failed} deliveries through a failure (base none)"
+        lines = _said_first(given_up, lines, changes, lambda c: FAILED in moves_failover(c.kind, c.name))
+        whole_run = f"{given_up}; {whole_run}"
     if head.lost:  # a durability cliff: also on every changed setting that decides what a failure costs
-        lost = lost_effect(head.lost)
-        effects = {i: effect for i, c in enumerate(changes) for d, effect in lines if d is c}
-        lines = [(c, f"{lost}; {effects[i]}" if i in effects else lost) for i, c in enumerate(changes)
-                 if i in effects or moves_failover(c.kind, c.name)]
-        whole_run = f"{lost}; {whole_run}"
+        lines = _said_first(lost_effect(head.lost), lines, changes, lambda c: bool(moves_failover(c.kind, c.name)))
+        whole_run = f"{lost_effect(head.lost)}; {whole_run}"
     if fmt != "github":
         return [f"{c.path}:{c.line or 1}: {head.verdict}: {c.describe()}: {effect}" for c, effect in lines]
     title = f"kcliff: measured {head.verdict}"
     return ([annotation(Severity.ERROR, github_path(c.path, head_root), c.line, title, f"{c.describe()}: {effect}")
              for c, effect in lines] or [annotation(Severity.ERROR, "", None, title, whole_run)])
+
+
+Said = list[tuple[configrepo.SettingChange, str]]
+
+
+def _said_first(count: str, lines: Said, changes: list[configrepo.SettingChange],
+                blamed: Callable[[configrepo.SettingChange], bool]) -> Said:
+    """An exact count (`count`) said first on each line that already says an effect and on each changed
+    setting `blamed` for it, in the changes' order."""
+    effects = {i: effect for i, c in enumerate(changes) for d, effect in lines if d is c}
+    return [(c, f"{count}; {effects[i]}" if i in effects else count) for i, c in enumerate(changes)
+            if i in effects or blamed(c)]
 
 
 def tradeoff_findings(said: str, changes: list[configrepo.SettingChange], fmt: str,

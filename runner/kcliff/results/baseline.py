@@ -80,6 +80,7 @@ class StoredReadRun(_Model, model.Figures):
     fo_recovery_s: float | None = None
     fo_p999_ms: float | None = None
     fo_lost: int | None = None
+    fo_failed: int | None = None
     complete: bool = True
 
 

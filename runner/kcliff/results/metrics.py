@@ -131,8 +131,12 @@ FAILOVER_METRICS = (UNAVAILABLE, STALL, CATCH_UP, RECOVERY, FAILOVER_P999)
 # Acknowledged under acks=all and not in the log read back: one fails a check by itself (verdict.compare_scenario),
 # and a durability canary shows its cliff by losing any (judge/canary.py); a series of its own in the export.
 LOST = Metric("lost", "fo_lost", "records", False, Workload.FAILOVER, exact=True)
+# Deliveries the producer gave up on through the fault (its retries or delivery timeout ran out): the service
+# got an exception for each, and must resend or drop it. Where the base failed none, one the head failed
+# fails a check (verdict.compare_scenario), judged only where a changed setting can move it.
+FAILED = Metric("failed", "fo_failed", "records", False, Workload.FAILOVER, exact=True)
 METRICS: dict[str, Metric] = {m.name: m for m in (THROUGHPUT, P99, CONSUMED, E2E_P99, RATE_P50, RATE_P99, RATE_E2E_P50,
-                                                  RATE_E2E_P99, *FAILOVER_METRICS, LOST)}
+                                                  RATE_E2E_P99, *FAILOVER_METRICS, LOST, FAILED)}
 
 
 def judged(changed: Iterable[ChangeKind], workloads: Iterable[Workload],
@@ -152,7 +156,7 @@ SUMMARY_KEYS = ("mb_per_sec", "records_per_sec", "avg_ms", "max_ms", "p50_ms", "
 READ_SUMMARY_KEYS = ("consumed_mb_per_sec", "consumed_records_per_sec", "e2e_avg_ms", "e2e_p50_ms", "e2e_p99_ms",
                      "e2e_p999_ms", "rate_achieved_per_s", "rate_p50_ms", "rate_p99_ms", "rate_p999_ms",
                      "rate_e2e_p50_ms", "rate_e2e_p99_ms", "rate_e2e_p999_ms", *(m.key for m in FAILOVER_METRICS),
-                     LOST.key, "fo_failed")
+                     LOST.key, FAILED.key)
 
 
 # Settings whose effect is a trade between CPU and bytes: fewer bytes for more CPU (compression), fuller
@@ -198,12 +202,15 @@ FAILOVER_SETTINGS: dict[ChangeKind, dict[str, frozenset[Metric]]] = {
         **dict.fromkeys(("group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms"), _GROUP),
     },
     ChangeKind.TOPIC: dict.fromkeys(("min.insync.replicas", "unclean.leader.election.enable"), _OUTAGE),
-    # request.timeout.ms and delivery.timeout.ms wait on a broker that hangs, and fail what an outage outlasts
-    # (fo_failed): a killed broker resets its connections at once and its outage (about 10 s) is far inside
-    # the 120 s default, so they join once a hung broker is a fault and failed deliveries are judged
-    ChangeKind.PRODUCER: dict.fromkeys(("retries", "retry.backoff.ms", "retry.backoff.max.ms", "enable.idempotence",
-                                        "max.block.ms", "metadata.max.age.ms", "reconnect.backoff.max.ms"),
-                                       _CLIENT_WAIT),
+    # retries and delivery.timeout.ms decide what an outage outlasts: those deliveries fail (FAILED).
+    # request.timeout.ms waits on a broker that hangs: a killed one resets its connections at once, so it
+    # joins once a hung broker is a fault
+    ChangeKind.PRODUCER: {
+        **dict.fromkeys(("retries", "retry.backoff.ms", "retry.backoff.max.ms"), _CLIENT_WAIT | {FAILED}),
+        **dict.fromkeys(("enable.idempotence", "max.block.ms", "metadata.max.age.ms", "reconnect.backoff.max.ms"),
+                        _CLIENT_WAIT),
+        "delivery.timeout.ms": frozenset({FAILED}),
+    },
     ChangeKind.CONSUMER: dict.fromkeys(("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
                                         "group.protocol", "group.remote.assignor", "partition.assignment.strategy",
                                         "request.timeout.ms", "default.api.timeout.ms", "enable.auto.commit",

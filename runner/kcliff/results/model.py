@@ -20,7 +20,8 @@ from kcliff.errors import InputError
 from kcliff.results.bottleneck import Bound, prevailing
 from kcliff.results.documents import RESULTS
 from kcliff.results.field_types import MetricName, ReadWorkload
-from kcliff.results.metrics import METRICS, READ_SIDE, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric, Workload
+from kcliff.results.metrics import (LOST, METRICS, READ_SIDE, READ_SUMMARY_KEYS, READ_WORKLOADS, SUMMARY_KEYS, Metric,
+                                    Workload)
 from kcliff.results.statuses import RunStatus as RunStatus  # their home; imported from here everywhere
 from kcliff.results.statuses import Status as Status
 from kcliff.results.statuses import StopKind as StopKind
@@ -255,7 +256,12 @@ class Entry(_Model):
 
     def lost_records(self) -> int | None:
         """Acknowledged records its runs through a fault lost, all told (None: none read its log back)."""
-        counted = [r.fo_lost for r in self.read_runs if r.workload is Workload.FAILOVER and r.fo_lost is not None]
+        return self.total(LOST)
+
+    def total(self, metric: Metric) -> int | None:
+        """An exact count (metrics.LOST, FAILED) over its runs through a fault (None: none counted it)."""
+        counted = [int(v) for r in self.read_runs if r.workload is Workload.FAILOVER
+                   and (v := r.value(metric)) is not None]
         return sum(counted) if counted else None
 
     def values(self, metric: Metric) -> list[float | None]:

@@ -28,10 +28,15 @@ _GROUP_BOUNDS = (("group.consumer.session.timeout.ms", "group.consumer.min.sessi
 
 def producer_problems(producer: dict[str, Any]) -> list[tuple[str, str]]:
     """What Kafka refuses in the producer's settings together: (the setting to blame, why)."""
-    if producer.get("max.in.flight.requests.per.connection", 5) > 5 and producer.get("enable.idempotence", True):
-        return [("max.in.flight.requests.per.connection", "max.in.flight.requests.per.connection above 5 needs "
-                 "enable.idempotence: false (the idempotent producer allows at most 5)")]
-    return []
+    if not producer.get("enable.idempotence", True):
+        return []
+    found = []
+    if producer.get("max.in.flight.requests.per.connection", 5) > 5:
+        found.append(("max.in.flight.requests.per.connection", "max.in.flight.requests.per.connection above 5 needs "
+                      "enable.idempotence: false (the idempotent producer allows at most 5)"))
+    if producer.get("retries") == 0:
+        found.append(("retries", "retries 0 needs enable.idempotence: false (the idempotent producer retries)"))
+    return found
 
 
 def consumer_protocol(consumer: dict[str, Any]) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from kcliff.commands import options
+from kcliff.errors import InputError
 from kcliff.judge.family import Family
 from kcliff.measure import rate_side
 from kcliff.measure.options import Options
@@ -52,7 +52,8 @@ def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], head: S
     can lose a record at all (two brokers at once). Unknown ids are an input error."""
     ids = [c.strip() for c in (asked if asked is not None else DEFAULT_CANARIES).split(",") if c.strip()]
     unknown = [c for c in ids if c not in canaries]
-    options.require(not unknown, f"--canaries: unknown canary id(s) {', '.join(unknown)}")
+    if unknown:
+        raise InputError(f"--canaries: unknown canary id(s) {', '.join(unknown)}")
     if asked is None:
         ids = [c for c in ids if (cliff := canaries[c].cliff) is None or family.needs_canary(METRICS[cliff.metric])]
     beyond = set(head.workloads) - {Workload.PRODUCE}
