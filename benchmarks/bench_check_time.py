@@ -51,6 +51,7 @@ KINDS: dict[str, tuple[Path, str, str] | None] = {
     "A/A broker": (BROKER, "compression.type=producer", "compression.type=producer\nmessage.max.bytes=2097152"),
     # the measured topic's largest message (kcliff does not measure retention: such a head passes unmeasured)
     "A/A topic": (TOPICS, "retention.ms: 604800000", "retention.ms: 604800000\n    max.message.bytes: 2097152"),
+    # (a failure-only setting since 2026-11-30: measured through a broker kill alone)
     "A/A producer": (PRODUCER, "delivery.timeout.ms=120000", "delivery.timeout.ms=180000"),
     "A/A consumer": (CONSUMER, "auto.commit.interval.ms=5000", "auto.commit.interval.ms=10000"),
     # failure-only changes that move no outage by anything measurable, so the check runs through a broker

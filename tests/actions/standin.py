@@ -352,6 +352,8 @@ def read_custom_benches(path: Path) -> list[dict[str, Any]]:
         raise Failed(f"Cannot read benchmark output {path}: {exc}") from None
     if not isinstance(benches, list):
         raise Failed(f"{path}: the custom tool's output must be a JSON array")
+    if not benches:  # as the action's extractResult
+        raise Failed(f"No benchmark result was found in {path}. Benchmark output was '{path.read_text()}'")
     for bench in benches:
         ok = (isinstance(bench, dict) and isinstance(bench.get("name"), str) and isinstance(bench.get("unit"), str)
               and isinstance(bench.get("value"), (int, float)) and not isinstance(bench.get("value"), bool)

@@ -11,7 +11,7 @@ import pytest
 from kcliff import configrepo
 from kcliff.errors import InputError
 from kcliff.measure import failover_side
-from kcliff.results.metrics import CATCH_UP, STALL, UNAVAILABLE, Fault
+from kcliff.results.metrics import CATCH_UP, FAILED, STALL, UNAVAILABLE, ChangeKind, Fault
 from kcliff.scenario import combinations, settings
 
 from .test_failover_judged import sides
@@ -96,3 +96,13 @@ def test_a_member_kill_under_the_consumer_protocol_waits_for_the_brokers_session
     base, head = (sc.__class__(**{**sc.__dict__, "consumer": protocol}) for sc in (base, head))
     assert failover_side.member_bound_s(head) - failover_side.member_bound_s(base) == pytest.approx(10.0)
     assert UNAVAILABLE not in configrepo.failover_moved(base, head)
+
+
+def test_a_delivery_timeout_below_linger_and_request_timeout_is_refused_as_the_producer_refuses_it(tmp_path):
+    with pytest.raises(InputError) as raised:
+        sides(tmp_path, "delivery.timeout.ms=8000", file=PRODUCER)
+    assert raised.value.line == 9 and "at least 30005" in raised.value.message
+    base, head = sides(tmp_path / "ok", "request.timeout.ms=5000", "delivery.timeout.ms=8000", file=PRODUCER)
+    assert configrepo.failover_moved(base, head) >= {FAILED}
+    assert configrepo.changed_kinds(base, head) == {ChangeKind.PRODUCER}  # request.timeout.ms: measured healthy too
+

@@ -99,8 +99,7 @@ CPU_BOUND_RUN = Path(__file__).resolve().parents[1] / "data" / "results" / "chec
 
 
 def _published(results, tmp_path):
-    export.export(results, tmp_path)
-    return {e["name"]: e for f in export.FILES for e in json.loads((tmp_path / f).read_text())}
+    return {e["name"]: e for path in export.export(results, tmp_path) for e in json.loads(path.read_text())}
 
 
 def test_a_profiles_series_carry_its_name_so_two_profiles_trends_never_mix(tmp_path):
@@ -123,3 +122,18 @@ def test_extra_says_the_rig_and_what_bound_the_producer_runs(tmp_path):
     consumed = at_profile["consumer-fetch-1 consumed @aws-m5.xlarge-gp3"]["extra"]
     assert "rig aws-m5.xlarge-gp3" in consumed and "bound by" not in consumed
     assert "rig cpu-bound (no caps: CPU binds)" in _published(CPU_BOUND_RUN, tmp_path / "cpu")["reference throughput"]["extra"]
+
+
+def test_runs_through_a_fault_are_a_file_of_their_own_written_only_where_measured(tmp_path):
+    """The action fails on a file with no series ("No benchmark result was found"), and seconds and records
+    must not share the latency page's ms: failover.json holds them, and only a run through a fault writes it."""
+    healthy = export.export(CPU_BOUND_RUN, tmp_path / "healthy")
+    assert [p.name for p in healthy] == ["throughput.json", "p99.json"]
+    failover = Path(__file__).resolve().parents[1] / "data" / "results" / "run-failover.json"
+    written = {p.name: json.loads(p.read_text()) for p in export.export(failover, tmp_path / "failover")}
+    assert set(written) == {"throughput.json", "p99.json", "failover.json"}
+    through = {e["name"]: e for e in written["failover.json"]}
+    assert through["reference unavailable"]["unit"] == "s" and through["reference lost"]["value"] == 0
+    assert "broker-session-30s unavailable" in through
+    assert not any(e["unit"] in ("s", "records") for e in written["p99.json"])
+

@@ -2,7 +2,8 @@
 
 Two nights in a row from a repository with no gh-pages branch: a scheduled night, then a
 dispatched night that also measures a canary which cannot show its cliff (it must still publish,
-marked, and fail). Sized small through the workflow's own inputs and repository variables (a
+marked, and fail) and a scenario through a broker kill (the reference with it), whose outage figures
+are published as series of their own. Sized small through the workflow's own inputs and repository variables (a
 scheduled night reads the variables): the reference and the batching-off canary (and on the first
 night a consumer change, measured end to end and, with the reference, at a fixed rate), 4,000 records,
 one repeat.
@@ -44,8 +45,8 @@ def nights(tmp_path_factory: pytest.TempPathFactory, docker_engine: str) -> tupl
     work, _ = github.kcliff()
     first = _night(github, work, "schedule",
                    "tests/data/suites/nightly-small.yaml tests/data/suites/nightly-consumer.yaml")
-    second = _night(github, work, "workflow_dispatch",
-                    "tests/data/suites/nightly-small.yaml tests/data/suites/blind-canary.yaml")
+    second = _night(github, work, "workflow_dispatch", "tests/data/suites/nightly-small.yaml "
+                    "tests/data/suites/blind-canary.yaml tests/data/suites/nightly-failover.yaml")
     return github, [first, second]
 
 
@@ -57,7 +58,8 @@ def test_two_nights_publish_the_site_from_no_gh_pages_branch(nights) -> None:
     index = github.pages / "index.html"
     assert index.exists(), "the Pages site has no index.html at its root"
     html = index.read_text()
-    for link in ("report/index.html", "dev/bench/throughput/index.html", "dev/bench/p99/index.html"):
+    for link in ("report/index.html", "dev/bench/throughput/index.html", "dev/bench/p99/index.html",
+                 "dev/bench/failover/index.html"):
         assert f'href="{link}"' in html and (github.pages / link).exists(), link
 
 
@@ -68,7 +70,7 @@ def test_the_trend_action_was_handed_every_measured_scenario_in_its_custom_forma
         measured = {sc["id"] for sc in results["scenarios"] if sc["status"] in ("ok", "cliff")}
         assert {"reference", "batching-off"} <= measured
         calls = {c["inputs"]["tool"]: c for c in night.recorded("github-action-benchmark")
-                 if c["run_id"] == night.run_id}
+                 if c["run_id"] == night.run_id and c["inputs"]["output-file-path"] != "nightly/bench/failover.json"}
         assert set(calls) == {"customBiggerIsBetter", "customSmallerIsBetter"}
         handed = {b["name"] for b in calls["customBiggerIsBetter"]["handed"]}
         # 4,000-record runs are read in well under a second: a consumer figure only where it took two reports
@@ -124,3 +126,24 @@ def test_a_night_whose_canary_misses_still_publishes_and_fails(nights) -> None:
     html = (github.pages / "index.html").read_text()
     assert "failed" in html and "canary blind did not show its cliff" in html
     assert any("canary blind did not show its cliff" in a.message for a in night.annotations())
+
+
+def test_a_night_through_a_fault_publishes_what_a_brokers_death_costs_as_series_of_their_own(nights) -> None:
+    github, (_, night) = nights
+    results = json.loads((night.artifacts / "nightly-results" / "results" / "nightly.json").read_text())
+    through = {sc["id"]: [r for r in sc["read_runs"] if r["workload"] == "failover"] for sc in results["scenarios"]}
+    assert through["reference"] and through["retry-backoff-1s"], through
+    assert all(r["fo_unavailable_s"] > 0 and r["fo_lost"] == 0 for runs in through.values() for r in runs), through
+    calls = {c["inputs"]["output-file-path"]: c for c in night.recorded("github-action-benchmark")
+             if c["run_id"] == night.run_id}
+    handed = {b["name"]: b for b in calls["nightly/bench/failover.json"]["handed"]}
+    assert calls["nightly/bench/failover.json"]["inputs"]["tool"] == "customSmallerIsBetter"
+    for sid in ("reference", "retry-backoff-1s"):
+        for metric in ("unavailable", "recovery", "lost"):
+            assert f"{sid} {metric}" in handed, sorted(handed)
+    assert handed["reference unavailable"]["unit"] == "s" and handed["reference lost"]["value"] == 0
+    # a page of their own: seconds and records never share the latency page's ms
+    assert not any(b["name"].endswith(" unavailable") for b in calls["nightly/bench/p99.json"]["handed"])
+    published = _data_js(github, "failover")["entries"]["kcliff through a broker's death (s, records)"]
+    assert {"reference unavailable", "reference lost"} <= {b["name"] for b in published[-1]["benches"]}
+

@@ -11,7 +11,7 @@ from kcliff.report import export
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("export", help="write github-action-benchmark JSON from a results file")
     parser.add_argument("results", type=Path, help="a results file written by `kcliff run`")
-    parser.add_argument("--out-dir", type=Path, required=True, help="where throughput.json and p99.json go")
+    parser.add_argument("--out-dir", type=Path, required=True, help="where throughput.json, p99.json and failover.json go")
     parser.set_defaults(func=run)
 
 

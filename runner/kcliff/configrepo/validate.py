@@ -219,6 +219,7 @@ def _producer_combinations(entries: list[Entry]) -> list[InputError]:
     """Combinations the Kafka producer refuses at start-up (ConfigException): bad input, not a cliff."""
     problems: list[InputError] = []
     for found in _by_file(entries, "producer"):
+        problems += _delivery_timeout(found)
         idem = found.get("enable.idempotence")
         if idem is None or idem.value is not True:
             continue
@@ -238,6 +239,20 @@ def _producer_combinations(entries: list[Entry]) -> list[InputError]:
                                        "(idempotence needs retries); raise it or set enable.idempotence=false",
                                        retries.path, retries.line))
     return problems
+
+
+def _delivery_timeout(found: dict[str, Entry]) -> list[InputError]:
+    """A delivery timeout set below linger.ms + request.timeout.ms: the producer refuses it (ConfigException)."""
+    delivery = found.get("delivery.timeout.ms")
+    if delivery is None:
+        return []
+    linger, request = (e.value if (e := found.get(n)) else settings.require("producer", n).default
+                       for n in ("linger.ms", "request.timeout.ms"))
+    if delivery.value >= linger + request:
+        return []
+    return [InputError(f"delivery.timeout.ms={delivery.value} is below linger.ms + request.timeout.ms ({linger} + "
+                       f"{request}): the Kafka producer refuses this; raise it to at least {linger + request}",
+                       delivery.path, delivery.line)]
 
 
 def _group_combinations(entries: list[Entry]) -> list[InputError]:

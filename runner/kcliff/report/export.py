@@ -1,9 +1,11 @@
 """github-action-benchmark "custom" JSON from one results file.
 
-Two files, because the action takes one tool per file: throughput.json for `customBiggerIsBetter`
-(MB/s: the producer's, and the consumer's where the read side was measured) and p99.json for
-`customSmallerIsBetter` (ms: the producer's p99, the end-to-end p99, and where a scenario was measured
-at a fixed rate its p99 and end-to-end p99 at that rate). Names are "<scenario id> <metric>", one
+Three files, because the action takes one tool per file and charts one unit per page: throughput.json
+for `customBiggerIsBetter` (MB/s: the producer's, and the consumer's where the read side was measured),
+p99.json for `customSmallerIsBetter` (ms: the producer's p99, the end-to-end p99, and where a scenario was
+measured at a fixed rate its p99 and end-to-end p99 at that rate), and failover.json, smaller is better
+too, for the runs through a fault (unavailable, stall, catch_up and recovery in s, p999_failover in ms, lost
+and failed records: docs/failover.md). Names are "<scenario id> <metric>", one
 series per metric of results.metrics.METRICS (throughput, consumed, p99, e2e_p99, p99_at_rate,
 e2e_p99_at_rate): scenario ids are stable, so the action lines series up across runs. A run at a rig
 profile (results/rig.py) names its series "<scenario id> <metric> @<profile>": the action charts each
@@ -25,7 +27,8 @@ from kcliff.results.metrics import METRICS, Metric, Workload
 from kcliff.results.model import Entry, ResultsDoc
 from kcliff.results.rig import CPU_BOUND, Rig, profile_of
 
-FILES = {"throughput.json": True, "p99.json": False}  # the file of each direction: higher is better or not
+# each file's series: whether higher is better, and whether they come from runs through a fault
+FILES = {"throughput.json": (True, False), "p99.json": (False, False), "failover.json": (False, True)}
 
 
 def _fmt(value: float) -> str:
@@ -79,13 +82,16 @@ def _write_json(path: Path, data: Any) -> None:
 
 
 def export(results: str | Path, out_dir: str | Path) -> list[Path]:
-    """Write throughput.json and p99.json for RESULTS into OUT_DIR; return their paths."""
+    """Write throughput.json, p99.json and failover.json for RESULTS into OUT_DIR, each where it holds a series
+    (the action fails on an empty one: "No benchmark result was found"); return the paths written."""
     doc = read_results(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for filename, higher in FILES.items():
-        path = out / filename
-        _write_json(path, [e for m in METRICS.values() if m.higher_is_better == higher for e in entries(doc, m)])
-        written.append(path)
+    for filename, (higher, through_fault) in FILES.items():
+        found = [e for m in METRICS.values() if m.higher_is_better == higher
+                 and (m.workload is Workload.FAILOVER) == through_fault for e in entries(doc, m)]
+        if found:
+            _write_json(out / filename, found)
+            written.append(out / filename)
     return written

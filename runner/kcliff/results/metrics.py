@@ -234,8 +234,10 @@ FAILURE_ONLY: dict[ChangeKind, frozenset[str]] = {
         "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms"}),
     # with every replica in sync, acks=all waits for all of them whatever the minimum
     ChangeKind.TOPIC: frozenset({"min.insync.replicas", "unclean.leader.election.enable"}),
+    # a healthy producer's records wait about a second at most (buffer.memory at its rate): its delivery
+    # timeout runs out only when an outage outlasts it
     ChangeKind.PRODUCER: frozenset({"retries", "retry.backoff.ms", "retry.backoff.max.ms", "max.block.ms",
-                                    "metadata.max.age.ms", "reconnect.backoff.max.ms"}),
+                                    "metadata.max.age.ms", "reconnect.backoff.max.ms", "delivery.timeout.ms"}),
     ChangeKind.CONSUMER: frozenset({"session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
                                     "request.timeout.ms", "default.api.timeout.ms"}),
 }
