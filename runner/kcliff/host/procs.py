@@ -104,6 +104,17 @@ def shown_argv(argv: list[str]) -> list[str]:
     return [("<classpath>" if i and argv[i - 1] == "-cp" else a) for i, a in enumerate(argv)]
 
 
+def last_error(path: Path, most: int = 300) -> str | None:
+    """The last line a tool wrote to its stderr file that is not a stack frame (a Java exception's message),
+    cut to `most` characters; None where it wrote none."""
+    try:
+        lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return None
+    said = [line for line in lines if not line.startswith(("at ", "... "))]
+    return said[-1][:most] if said else None
+
+
 class FollowedTool:
     """A tool run whose output is read line by line as it comes (a perf tool's interim lines).
     Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`."""

@@ -131,9 +131,11 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
         sampler = stack.enter_context(Sampler(cluster))
         logs = [log_path if producers == 1 else log_path.with_name(f"{log_path.stem}-p{i + 1}{log_path.suffix}")
                 for i in range(producers)]
+        # the client's warnings (NOT_ENOUGH_REPLICAS while a restarted broker rejoins) go beside the log, not
+        # to the terminal; a failed run names its last error
         tools = [stack.enter_context(procs.FollowedTool(
             tool_argv(cluster, topic, counts[i], producer, logs[i], limits[i], quiets[i], record_size, payload),
-            logs[i])) for i in range(producers)]
+            logs[i], errors=logs[i].with_suffix(".stderr.log"))) for i in range(producers)]
         running = list(range(producers))
         # Several producers start one JVM each, seconds apart on a busy host: the stop rule's clock waits
         # for a line from every one, or the first one's rate alone reads as a cliff (seen: 4 producers).
@@ -170,16 +172,18 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
             elif time.monotonic() - last_progress >= stall_s:
                 kind, reason = StopKind.FAULT, f"{STALLED} no record acknowledged for {stall_s:.0f}s"
     elapsed = round(time.monotonic() - began, 3)
-    runs = [_tool_run(tool.seen, lines, elapsed, tool.proc.returncode, kind, reason, record_size)
-            for tool, lines in zip(tools, interim)]
+    runs = [_tool_run(tool.seen, lines, elapsed, tool.proc.returncode, kind, reason, record_size,
+                      procs.last_error(log.with_suffix(".stderr.log")))
+            for tool, lines, log in zip(tools, interim, logs)]
     run = runs[0] if producers == 1 else combined(runs, elapsed)
     run.bound = sampler.bound()
     return run
 
 
 def _tool_run(seen: list[str], interim: list[PerfLine], elapsed: float, code: int | None, kind: StopKind | None,
-              reason: str | None, record_size: int) -> Run:
-    """One perf tool's run: its summary's figures, or its interim lines' where it did not finish."""
+              reason: str | None, record_size: int, last_error: str | None = None) -> Run:
+    """One perf tool's run: its summary's figures, or its interim lines' where it did not finish (a tool
+    that ended without a summary says its `last_error`)."""
     final = summary(seen)
     if final is not None and kind is None:
         return Run(records=final.records, records_per_sec=final.records_per_sec, mb_per_sec=final.mb_per_sec,
@@ -187,7 +191,8 @@ def _tool_run(seen: list[str], interim: list[PerfLine], elapsed: float, code: in
                    p99_ms=final.p99_ms, p999_ms=final.p999_ms, elapsed_s=elapsed, exit_code=code,
                    interim_mb_per_sec=[p.mb_per_sec for p in interim], compression_ratio=compression_ratio(seen))
     if kind is None or reason is None:
-        kind, reason = StopKind.FAILED, f"perf tool exited {code} without a summary"
+        kind, reason = StopKind.FAILED, f"perf tool exited {code} without a summary" + (
+            f": {last_error}" if last_error else "")
     return _from_interim(interim, elapsed, kind, reason, code, record_size)
 
 
