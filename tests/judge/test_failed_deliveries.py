@@ -26,6 +26,11 @@ def test_a_head_that_gives_up_deliveries_the_base_kept_is_a_regression():
     given_up = failed_check(0, 212)
     assert given_up.verdict is verdict.Outcome.REGRESSION and given_up.failed == 212
     assert any("gave up on 212 deliveries" in n and "base none" in n for n in given_up.notes)
+    # the count decides: the statistics one round could not settle are not the reason given
+    undecided = verdict.compare_scenario("head", {UNAVAILABLE.name: [10.1]}, {UNAVAILABLE.name: [10.3]}, failed=(0, 858),
+                                         paired=True)
+    (reason,) = verdict.judge([undecided]).reasons
+    assert reason.startswith("head: regression; head's producer gave up on 858 deliveries"), reason
     assert failed_check(0, 0).verdict is verdict.Outcome.PASS
     assert failed_check(None, None).verdict is verdict.Outcome.PASS  # not judged: no setting moves it
     # a base that fails deliveries already: the service copes with them, and the count alone decides nothing

@@ -345,8 +345,10 @@ def worst(verdicts: Sequence[Outcome]) -> Outcome:
 def unsettled(sv: ScenarioVerdict) -> str:
     """The reasons of a scenario's regressed or inconclusive metrics, regressions first (what fails the
     check before what it could not tell), each said once; '' when there are none. A durability cliff is
-    decided by its count: what the statistics could not tell yet is left out beside it."""
-    unsettled = [d for d in sv.decisions if d.outcome.unsettled and (d.outcome is Outcome.REGRESSION or not sv.lost)]
+    decided by its count, and so are failed deliveries: what the statistics could not tell yet is left out
+    beside them."""
+    counted = sv.lost or sv.failed
+    unsettled = [d for d in sv.decisions if d.outcome.unsettled and (d.outcome is Outcome.REGRESSION or not counted)]
     ordered = sorted(unsettled, key=lambda d: d.outcome is not Outcome.REGRESSION)
     return "; ".join(dict.fromkeys(d.reason for d in ordered))
 
@@ -368,7 +370,8 @@ def judge(scenarios: Sequence[ScenarioVerdict], canaries: Sequence[CanaryVerdict
         if sv.verdict is not Outcome.PASS:
             detail = unsettled(sv)
             reasons.append(f"{sv.id}: {sv.verdict}" + (f" ({detail})" if detail else "")
-                           + ("; " + "; ".join(sv.notes) if sv.notes and sv.verdict is Outcome.CLIFF else ""))
+                           + ("; " + "; ".join(sv.notes) if sv.notes and (sv.verdict is Outcome.CLIFF or sv.failed)
+                              else ""))
     failed = [c for c in canaries if not c.seen]
     if failed:
         found.append(Outcome.INCONCLUSIVE)
