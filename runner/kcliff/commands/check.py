@@ -12,7 +12,8 @@
    changes whose kind can move the failing metric.
 A head whose measured settings equal the base's (a comment, whitespace, an unmeasured file) passes
 without a cluster. A head that changes the Kafka version (a kafka-version file, Strimzi's
-spec.kafka.version) is measured on a second cluster of its own version, interleaved as always.
+spec.kafka.version) is measured on a second cluster of its own version, interleaved as always; so is a
+head measured through a fault alone whose read-only broker settings differ (failover_side.head_apart).
 """
 
 from __future__ import annotations
