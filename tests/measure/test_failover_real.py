@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import KCLIFF, ROOT, wait_for
 from kcliff.backends.admin import Admin
+from kcliff.backends.external import connect
 from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
 from kcliff.kafka.dist import DEFAULT_VERSION
 from kcliff.measure import failover_side
@@ -85,9 +86,13 @@ def test_a_group_member_killed_mid_run_stalls_its_partitions_for_its_session_and
     heartbeat (2026-11-30, the 2-core machine): stalls of 5.81, 5.88, 6.40 and 6.71 s (the session counts from
     the member's last heartbeat, up to 1 s before the kill), 1,160-1,488 records read twice, nothing lost,
     runs of 22.9-23.5 s (31-40 s while the member's class archive was built mid-run). Asserted: a stall
-    between the session less its heartbeat and a half (4.5 s) and 16 s, well inside its 22 s bound."""
-    cluster = LocalCluster.from_state(shared_dir(shared_cluster))
-    assert cluster is not None
+    between the session less its heartbeat and a half (4.5 s) and 16 s, well inside its 22 s bound.
+    The shared cluster is reached as an external one: the member is kcliff's own JVM and no broker is touched,
+    so the external backend measures a member kill too (failover_side.unmakeable), though never a broker's."""
+    local = LocalCluster.from_state(shared_dir(shared_cluster))
+    assert local is not None
+    cluster = connect(local.admin_bootstrap, DEFAULT_VERSION)
+    assert cluster.backend == "external" and failover_side.unmakeable(Fault.BROKER_KILL, cluster) is not None
     admin = Admin(cluster.admin_bootstrap)
     topic = f"kcliff-member-{uuid.uuid4().hex[:6]}"
     admin.create_topic(topic, 6, 3, {"min.insync.replicas": str(INVARIANTS["topic"]["min.insync.replicas"])})

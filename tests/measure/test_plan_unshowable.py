@@ -2,8 +2,10 @@
 reason, and when it was the only one measuring latency at rate, the reference measures no rate
 either (a rate no canary is judged against would only cost time); where it shows, both are planned."""
 
+import dataclasses
+
 from kcliff.measure.plan import plan
-from kcliff.results.metrics import Workload
+from kcliff.results.metrics import Fault, Workload
 from kcliff.scenario.suites import Cliff, Scenario, load_suites
 
 from tests.measure.test_suite_faults import StandInCluster, StandInRestartable
@@ -48,3 +50,19 @@ def test_the_durability_canary_is_skipped_with_why_where_the_quorum_is_the_broke
         def controller_apart(self) -> bool:
             return True
     assert plan([reference, unclean], Apart()).unshowable == {}
+
+
+def test_a_cluster_kcliff_did_not_start_measures_a_member_kill_and_never_a_brokers_fault():
+    """The member is kcliff's own JVM: an external cluster measures its kill, touching no broker. A broker's
+    fault there is skipped with why: kcliff never touches a broker it did not start."""
+    reference = load_suites([])[0]
+    broker_kill = next(sc for sc in load_suites(["failover"]) if sc.id == "broker-session-30s")
+    member_kill = dataclasses.replace(broker_kill, id="short-session", broker={}, fault=Fault.MEMBER_KILL,
+                                      consumer={"session.timeout.ms": 10000})
+
+    class External(StandInCluster):
+        backend = "external"
+    planned = plan([reference, broker_kill, member_kill], External())
+    assert set(planned.unshowable) == {"broker-session-30s"}
+    assert "never touches a broker it did not start" in planned.unshowable["broker-session-30s"]
+    assert "short-session" in {sc.id for sc in planned.interleaved + planned.alone}

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kcliff.backends.admin import Admin, PartitionState
-from kcliff.backends.base import Restartable
+from kcliff.backends.base import Cluster, Restartable, restartable
 from kcliff.host import procs
 from kcliff.measure import at_rate, member_kill, rate_output
 from kcliff.measure.at_rate import FailoverArgs, RateRun
@@ -99,11 +99,12 @@ def wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, producer: dict[str, Any],
+def failover_run(cluster: Cluster, admin: Admin, topic: str, rate: float, producer: dict[str, Any],
                  consumer: dict[str, Any] | None, log_path: Path, bound_s: float, warmup_s: float,
                  fault: Fault = Fault.BROKER_KILL, record_size: int = settings.RECORD_SIZE) -> FailoverRun:
     """One run at `rate` records/s through `fault` on `topic`; each step of the fault waits at most
-    `bound_s`. The fault is undone (a dead broker started again) whatever ends the run."""
+    `bound_s`. The fault is undone (a dead broker started again) whatever ends the run. A broker's fault needs
+    a cluster kcliff can restart (failover_side.unmakeable says which); a member kill touches none."""
     stop_file = log_path.with_suffix(".stop")
     stop_file.write_text("")
     # a group of its own per run: a member killed in the last run stays in its group for its whole session
@@ -136,10 +137,11 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
             elif followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
                 made = {Fault.ROLLING_RESTART: _rolling_restart, Fault.FOLLOWER_BEHIND: _follower_behind
                         }.get(fault, _broker_kill)
-                timeline = made(cluster, admin, topic, group, followed, rate, bound_s)
+                timeline = made(_own(cluster), admin, topic, group, followed, rate, bound_s)
         finally:
-            if cluster.dead_nodes():
-                cluster.heal()  # the fault is undone on every path, an interrupt's too
+            own = restartable(cluster)
+            if own is not None and own.dead_nodes():
+                own.heal()  # the fault is undone on every path, an interrupt's too
             stop_file.write_text("stop\n")
         followed.wait_for(lambda: followed.ended, max(0.0, began + cap_s - time.monotonic()))
     out = rate_output.parse(tool.seen)
@@ -152,6 +154,13 @@ def failover_run(cluster: Restartable, admin: Admin, topic: str, rate: float, pr
     if member is not None:  # the survivor's last lines too: its summary came after the kill's steps
         member = dataclasses.replace(member, resumed=out.resumed)
     return FailoverRun(fault, bound_s, RateRun(out.summary, out.progress, elapsed, code), timeline, member)
+
+
+def _own(cluster: Cluster) -> Restartable:
+    own = restartable(cluster)
+    if own is None:  # failover_side.unmakeable refuses a broker's fault first
+        raise ValueError(f"the {cluster.backend} backend cannot kill and start a broker")
+    return own
 
 
 def _measuring_for(followed: _Followed, seconds: float) -> bool:
