@@ -173,13 +173,14 @@ def _api(path: str) -> str:
     return env("ACTIONS_RUNTIME_URL").rstrip("/") + path
 
 
-def _request(url: str, method: str = "GET", data: bytes | None = None) -> Any:
+def _request(url: str, method: str = "GET", data: bytes | None = None, raw: bool = False) -> Any:
+    """The API's JSON answer, or with `raw` a file's bytes as stored (a log line "[2026-..." is no JSON)."""
     request = urllib.request.Request(url, data=data, method=method,
                                      headers={"Authorization": f"Bearer {os.environ.get('ACTIONS_RUNTIME_TOKEN', '')}",
                                               "Content-Type": "application/octet-stream" if data else "application/json"})
     with urllib.request.urlopen(request, timeout=60) as response:
         body = response.read()
-    return json.loads(body) if body.strip().startswith((b"{", b"[")) else body
+    return body if raw or not body.strip().startswith((b"{", b"[")) else json.loads(body)
 
 
 def artifact_names() -> list[str]:
@@ -210,8 +211,7 @@ def get_artifact(name: str, dest: Path) -> int:
         relative = item["path"].split("/", 1)[1]
         target = dest / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        body = _request(item["contentLocation"])
-        target.write_bytes(body if isinstance(body, bytes) else json.dumps(body).encode())
+        target.write_bytes(_request(item["contentLocation"], raw=True))
         count += 1
     return count
 
