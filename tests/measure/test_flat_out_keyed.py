@@ -114,4 +114,5 @@ def test_perf_run_follows_and_reads_the_load_generators_recorded_flat_out_output
     assert run.records == 2 * one.records and run.mb_per_sec == pytest.approx(2 * one.mb_per_sec)
     assert run.compression_ratio == run.producers[0].compression_ratio is not None
     assert sorted(p.name for p in tmp_path.glob("k-*")) == [
-        "k-p1.log", "k-p1.producer.properties", "k-p2.log", "k-p2.producer.properties"]
+        "k-p1.log", "k-p1.producer.properties", "k-p1.stderr.log", "k-p2.log", "k-p2.producer.properties",
+        "k-p2.stderr.log"]

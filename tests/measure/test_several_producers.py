@@ -60,14 +60,16 @@ def test_records_and_quiet_records_are_shared_out_and_the_figures_summed(tmp_pat
     assert run.mb_per_sec == pytest.approx(3 * one.mb_per_sec)
     assert run.p99_ms == one.p99_ms  # the worst producer's: all three printed the same
     assert run.interim_mb_per_sec == pytest.approx([3 * 0.36, 3 * 6.40, 3 * 5.70])
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r-p1.log", "r-p2.log", "r-p3.log"]
+    # each producer's log, and its stderr (the client's warnings) beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "r-p1.log", "r-p1.stderr.log", "r-p2.log", "r-p2.stderr.log", "r-p3.log", "r-p3.stderr.log"]
 
 
 def test_a_lone_producer_is_the_run_it_always_was(tmp_path: Path):
     cluster = Recorded()
     run = measure.perf_run(cluster, "t", 20_000, {}, time.monotonic() + 60, tmp_path / "r.log", quiet=4000)
     assert run.producers == [] and run.records == 16_000 and len(cluster.started) == 1
-    assert [p.name for p in tmp_path.iterdir()] == ["r.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.log", "r.stderr.log"]
 
 
 def test_the_stop_rule_sees_every_producers_lines_and_stops_them_all(tmp_path: Path):
