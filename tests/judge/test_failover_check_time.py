@@ -32,6 +32,8 @@ def test_a_self_test_judged_through_faults_alone_runs_no_flat_out_producer():
     through_faults = [SUITES["reference"], SUITES["broker-session-30s"]]
     assert not self_test_options(opts, through_faults).flat_out_judged
     assert self_test_options(opts, [*through_faults, SUITES["batching-off"]]).flat_out_judged
+    # the reference alone (--canaries none): its flat-out figure is the early stop's yardstick
+    assert self_test_options(opts, [SUITES["reference"]]).flat_out_judged
 
 
 def test_runs_left_count_the_runs_that_carry_the_metric():

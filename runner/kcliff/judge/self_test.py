@@ -23,8 +23,9 @@ DEFAULT_CANARIES = "batching-off,flush-1"
 def self_test_options(opts: Options, self_test: list[Scenario]) -> Options:
     """The check's options for its self-test: short runs at rate, and the producer flat out only where a
     canary is judged on it (else its runs would fill a topic nobody reads: about 30 s of a failover check)."""
-    flat_out = any(sc.cliff is not None and METRICS[sc.cliff.metric].workload is Workload.PRODUCE
-                   for sc in self_test)
+    cliffs = [METRICS[sc.cliff.metric].workload for sc in self_test if sc.cliff is not None]
+    # no canary at all: the reference's flat-out figure is still the early stop's yardstick and the report's
+    flat_out = not cliffs or any(w is not Workload.FAILOVER for w in cliffs)
     return dataclasses.replace(opts, rate_records=rate_side.SELF_TEST_RATE_RECORDS, flat_out_judged=flat_out)
 
 
