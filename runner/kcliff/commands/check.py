@@ -296,7 +296,10 @@ def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scen
         out = out.with_name(f"{out.stem}{suffix}{out.suffix}")  # a second rig's results beside the first's
         runner = SuiteRunner(cluster, Admin(cluster.admin_bootstrap), self_test_options(opts, self_test), doc, out,
                              run_dir / "perf", progress)
-        runner.run(self_test, settled=stopping.settled(opts.repeats, cluster.bytes_capped()), read_baseline=False)
+        apart = [sc for sc in self_test if failover_side.canary_apart(sc, config.backend)]
+        with runner.apart(apart, lambda name: open_cluster(config, run_dir, progress, name, reuse=False),
+                          config.kafka_version):
+            runner.run(self_test, settled=stopping.settled(opts.repeats, cluster.bytes_capped()), read_baseline=False)
         if upgrade is not None:
             head = clusters.enter_context(open_cluster(dataclasses.replace(config, kafka_version=str(upgrade.head)),
                                                        run_dir, progress, "cluster-head", reuse=False))

@@ -12,7 +12,7 @@ from kcliff.backends.base import Cluster, restartable
 from kcliff.measure import failover, member_kill
 from kcliff.measure.failover import FailoverRun
 from kcliff.measure.rate_output import FailoverFigures
-from kcliff.results.metrics import CATCH_UP, RECOVERY, STALL, UNAVAILABLE, Fault, Workload
+from kcliff.results.metrics import CATCH_UP, METRICS, RECOVERY, STALL, UNAVAILABLE, Fault, Workload
 from kcliff.results.model import ReadRun, StopKind
 from kcliff.scenario import combinations, settings
 from kcliff.scenario.rate import Rate
@@ -45,6 +45,15 @@ def head_apart(sides: Sequence[Scenario], through_faults: bool, backend: str) ->
     two a round; a second cluster starts, takes the head's settings and is primed once (docs/failover.md)."""
     base, head = sides
     return through_faults and backend == "local" and base.restart_overrides() != head.restart_overrides()
+
+
+def canary_apart(sc: Scenario, backend: str) -> bool:
+    """Whether a check's self-test measures canary `sc` on a local cluster of its own, interleaved with the
+    reference: a canary judged through a fault whose read-only settings would restart the home cluster twice
+    (to its settings and back, 30-40 s) and keep it from pairing with the reference's runs, which then all ran
+    before it (docs/failover.md, "Check time"). An outage is set by timeouts, not by JIT warmth."""
+    return (backend == "local" and sc.cliff is not None and METRICS[sc.cliff.metric].workload is Workload.FAILOVER
+            and bool(sc.restart_overrides()))
 
 
 def shared_bound_s(sides: Sequence[Scenario]) -> float:

@@ -58,11 +58,13 @@ class SuitePlan:
         return len(self.interleaved) + len(self.alone)
 
 
-def plan(scenarios: list[Scenario], cluster: Cluster, read_baseline: bool = True) -> SuitePlan:
-    """`read_baseline`: the reference measures the whole read side (suites.reading_reference)."""
+def plan(scenarios: list[Scenario], cluster: Cluster, read_baseline: bool = True,
+         apart: frozenset[str] = frozenset()) -> SuitePlan:
+    """`read_baseline`: the reference measures the whole read side (suites.reading_reference). `apart`: the ids
+    measured on a cluster of their own (SuiteRunner.measure_elsewhere), which restart no broker here."""
     unshowable = {sc.id: why for sc in scenarios if (why := _unshowable(sc, cluster))}
     planned = reading_reference([sc for sc in order(scenarios) if sc.id not in unshowable], read_baseline)
-    group = interleaved_group(planned)
+    group = interleaved_group(planned, apart)
     return SuitePlan(group, [sc for sc in planned if sc not in group], unshowable)
 
 
@@ -101,9 +103,10 @@ def round_orders(sides: int, rounds: int, rng: random.Random) -> list[list[int]]
     return orders
 
 
-def interleaved_group(planned: list[Scenario]) -> list[Scenario]:
-    """The reference and the canaries that need no broker restart, when there is any such canary."""
-    canaries = [sc for sc in planned if sc.cliff is not None and not sc.restart_overrides()]
+def interleaved_group(planned: list[Scenario], apart: frozenset[str] = frozenset()) -> list[Scenario]:
+    """The reference and the canaries that need no broker restart of the home cluster (none, or they are
+    measured `apart`), when there is any such canary."""
+    canaries = [sc for sc in planned if sc.cliff is not None and (not sc.restart_overrides() or sc.id in apart)]
     reference = [sc for sc in planned if sc.id == REFERENCE_ID]
     return reference + canaries if reference and canaries else []
 

@@ -9,9 +9,11 @@ when a later scenario fails or the run is interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from pathlib import Path
+from typing import Callable, ContextManager, Iterator
 
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import Cluster
@@ -75,12 +77,29 @@ class SuiteRunner:
         warm_s = time.monotonic() - home.loaded_since if home.loaded_since is not None and matched_warmth else 0.0
         priming.prime(self.rig, site, self.opts, max(self.opts.prime_s, warm_s))
 
+    @contextlib.contextmanager
+    def apart(self, scenarios: list[Scenario], start: Callable[[str], ContextManager[Cluster]],
+              kafka_version: str) -> Iterator[None]:
+        """Within the block, each of `scenarios` is measured on a cluster `start` gives it (named after it, stopped
+        when the block ends), its read-only settings taken and primed at once: a self-test's canary apart
+        (failover_side.canary_apart), which run() then interleaves with the reference."""
+        with contextlib.ExitStack() as clusters:
+            try:
+                for sc in scenarios:
+                    cluster = clusters.enter_context(start(f"cluster-{sc.id}"))
+                    self.measure_elsewhere(sc, cluster, self.rig.home.connect(cluster.admin_bootstrap),
+                                           kafka_version, False)
+                yield
+            finally:
+                for sc in scenarios:  # its cluster stops with the block: nothing may restore or heal it after
+                    self.rig.elsewhere.pop(sc.id, None)
+
     def run(self, scenarios: list[Scenario], follow_up: FollowUp | None = None,
             settled: Decided | None = None, read_baseline: bool = True) -> ResultsDoc:
         """Reference and canaries interleaved (ended early once `settled` says their outcome is
         certain), then every other scenario on its own, then the skipped, then the group `follow_up`
         gives once those are measured. `read_baseline`: see suites.reading_reference."""
-        planned = plan(scenarios, self.cluster, read_baseline)
+        planned = plan(scenarios, self.cluster, read_baseline, frozenset(self.rig.elsewhere))
         self._warn_about_host()
         faults.check_space(self.cluster.data_root(), disk_needed(self.opts, len(planned.interleaved)))
         try:
