@@ -260,18 +260,6 @@ def _level(plan: Plan, taken: list[tuple[int, int]], alpha: float, spending: Spe
     return nominal_levels(times, alpha, spending)[len(taken) - 1]
 
 
-def _p_beyond(mean: float, sd: float, n: int, margin: float, head_is: str) -> float:
-    """stats.paired_p_value from the pairs' mean and sd: one-sided t p for 'the ratio is below
-    `margin`' (head_is "lower") or above it; without spread, which side the mean is on decides."""
-    from scipy.special import stdtr
-
-    null = math.log(margin)
-    if n < 2 or sd == 0.0:
-        return 0.0 if (mean < null if head_is == "lower" else mean > null) else 1.0
-    t = (mean - null) / (sd / math.sqrt(n))
-    return float(stdtr(n - 1, t if head_is == "lower" else -t))
-
-
 def _interim(logs: Sequence[float], level: float, metric: str, min_effect: float, tolerance: float,
              resolution: float | None, where: str, moved: bool = True,
              regression_level: float | None = None) -> tuple[Outcome | None, str, float]:
@@ -283,16 +271,17 @@ def _interim(logs: Sequence[float], level: float, metric: str, min_effect: float
     worse, better = ("lower", "higher") if higher else ("higher", "lower")
     sign = 1 if higher else -1
     n, mean = len(logs), math.fsum(logs) / len(logs)
-    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in logs) / (n - 1)) if n > 1 else 0.0
+    prior = METRICS[metric].noise
+    sd, df = stats.pair_spread(logs, prior)
     ratio = math.exp(mean)
 
     held = level if regression_level is None else regression_level
 
     def beyond(margin: float, head_is: str, at: float = level) -> bool:
-        return _p_beyond(mean, sd, n, margin, head_is) < at
+        return stats.t_p_value(mean, sd, df, n, margin, head_is) < at
 
     def interval(at: float = level) -> str:
-        _, low, high = stats.paired_ratio(logs, 1 - 2 * at)
+        _, low, high = stats.paired_ratio(logs, 1 - 2 * at, prior)
         return f"the {_percent(1 - 2 * at)} interval {low:.2f}-{high:.2f} (the level this look may spend)"
 
     direction = "down" if higher else "up"

@@ -20,6 +20,8 @@ from typing import Literal, Sequence
 
 import numpy as np
 
+from kcliff.results.metrics import Noise
+
 # head_is -> scipy's one-sided `alternative`
 _ALTERNATIVE: dict[str, Literal["less", "greater"]] = {"lower": "less", "higher": "greater"}
 
@@ -81,25 +83,45 @@ def log_ratios(base: Sequence[float | None], head: Sequence[float | None]) -> li
             if b is not None and h is not None and clean([b]) and clean([h])]
 
 
-def paired_ratio(logs: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
-    """The geometric mean of the per-round ratios and its t interval."""
-    from scipy import stats as sps
+def pair_spread(logs: Sequence[float], prior: Noise | None = None) -> tuple[float, int]:
+    """The sd of the per-round log ratios and its degrees of freedom: the sample's own (n - 1), or pooled with
+    a metric's `prior` (results/metrics.Noise) as a moderated t pools them (Smyth 2004): the variances weighted
+    by their degrees of freedom, which add."""
+    n = len(logs)
+    sd = float(np.asarray(logs, dtype=float).std(ddof=1)) if n > 1 else 0.0
+    if prior is None:
+        return sd, n - 1
+    df = prior.df + n - 1
+    return math.sqrt((prior.df * prior.sd ** 2 + (n - 1) * sd ** 2) / df), df
+
+
+def paired_ratio(logs: Sequence[float], confidence: float = 0.95, prior: Noise | None = None) -> tuple[float, float, float]:
+    """The geometric mean of the per-round ratios and its t interval (its spread pooled with `prior`, if any)."""
+    from scipy.special import stdtrit
 
     arr = np.asarray(logs, dtype=float)
     mean, half = float(arr.mean()), 0.0
-    if len(arr) > 1:
-        half = float(sps.t.ppf((1 + confidence) / 2, len(arr) - 1) * arr.std(ddof=1) / math.sqrt(len(arr)))
+    sd, df = pair_spread(logs, prior)
+    if df > 0:
+        half = float(stdtrit(df, (1 + confidence) / 2)) * sd / math.sqrt(len(arr))
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def paired_p_value(logs: Sequence[float], head_is: str, margin: float = 1.0) -> float:
+def paired_p_value(logs: Sequence[float], head_is: str, margin: float = 1.0, prior: Noise | None = None) -> float:
     """One-sided t-test p for 'the per-round ratio is below `margin`' (head_is="lower") or above it
-    (1.0: below or above no change at all)."""
-    from scipy import stats as sps
+    (1.0: below or above no change at all); the spread pooled with `prior`, if any."""
+    sd, df = pair_spread(logs, prior)
+    mean = math.fsum(logs) / len(logs) if len(logs) else math.log(margin)
+    return t_p_value(mean, sd, df, len(logs), margin, head_is)
 
-    arr, null = np.asarray(logs, dtype=float), math.log(margin)
-    if len(arr) < 2 or float(arr.std()) == 0.0:  # no spread: which side of the margin the mean is on decides
-        mean = float(arr.mean()) if len(arr) else null
+
+def t_p_value(mean: float, sd: float, df: int, n: int, margin: float, head_is: str) -> float:
+    """One-sided t p for 'the ratio is below `margin`' (head_is "lower") or above it, from the n pairs' mean of
+    log ratios and their sd on `df` degrees of freedom; without spread, which side the mean is on decides."""
+    from scipy.special import stdtr
+
+    null = math.log(margin)
+    if df < 1 or sd == 0.0:
         return 0.0 if (mean < null if head_is == "lower" else mean > null) else 1.0
-    alternative = _ALTERNATIVE[head_is]
-    return float(sps.ttest_1samp(arr, null, alternative=alternative).pvalue)
+    t = (mean - null) / (sd / math.sqrt(n))
+    return float(stdtr(df, t if head_is == "lower" else -t))

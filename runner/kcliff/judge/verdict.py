@@ -145,9 +145,10 @@ def decide(base_runs: Sequence[float | None], head_runs: Sequence[float | None],
     tolerance = default_tolerance(min_effect) if tolerance is None else tolerance
     worse_margin, better_margin = (1 - tolerance, 1 + tolerance) if higher else (1 + tolerance, 1 - tolerance)
     if paired:
-        ratio, low, high = stats.paired_ratio(logs, confidence)
-        p_worse = stats.paired_p_value(logs, worse, worse_margin)
-        p_better = stats.paired_p_value(logs, better, better_margin)
+        prior = METRICS[metric].noise
+        ratio, low, high = stats.paired_ratio(logs, confidence, prior)
+        p_worse = stats.paired_p_value(logs, worse, worse_margin, prior)
+        p_better = stats.paired_p_value(logs, better, better_margin, prior)
     else:
         ratio = stats.ratio_of_medians(base, head)
         low, high = stats.bootstrap_ratio_interval(base, head, confidence, n_boot, seed)

@@ -51,6 +51,16 @@ PRODUCE_SIDE = frozenset({ChangeKind.BROKER, ChangeKind.TOPIC, ChangeKind.PRODUC
 
 
 @dataclass(frozen=True)
+class Noise:
+    """A prior on the spread of a metric's per-round log ratios in a paired check: their sd, as worth `df`
+    degrees of freedom. A check's own few pairs are pooled with it (judge/stats.pair_spread: a moderated t,
+    Smyth 2004), so three pairs can rule out what a t-test on their 2 degrees of freedom alone cannot."""
+
+    sd: float
+    df: int
+
+
+@dataclass(frozen=True)
 class Metric:
     """A figure kcliff judges: its name in verdicts and charts, its key in a run and a summary."""
 
@@ -71,6 +81,8 @@ class Metric:
     percentile: int | None = None  # the latency percentile it reads at a service's rate (verdict.within_budget)
     # Counted exactly, never judged by statistics: one is a cliff by itself (LOST)
     exact: bool = False
+    # What A/A checks put the spread of its per-round log ratios at, where they could (judge/stats.pair_spread)
+    noise: Noise | None = None
 
     @property
     def direction(self) -> int:
@@ -119,14 +131,23 @@ RATE_E2E_P99 = Metric("e2e_p99_at_rate", "rate_e2e_p99_ms", "ms", False, Workloa
 # A pass must rule out that an outage grew by half: the reference's runs scatter 10-20% (docs/failover.md),
 # and the timeouts that decide an outage move it by whole multiples.
 FAILOVER_RESOLUTION = 0.5
+# An outage's length is set by timeouts and by where in its heartbeat period the fault falls, not by what binds
+# the rig, so its per-round spread is known before a check starts: the A/A failover checks
+# (benchmarks/noise_prior.py over benchmarks/data/aa-failover-local-2c.json) put it at 0.17-0.22, with no sign
+# that it differs between checks (Smyth's prior df 60 to unbounded). Taken as worth FAILOVER_PRIOR_DF pairs' df,
+# well below that: a rig whose spread were half as large again is still seen by a check's own pairs.
+FAILOVER_PRIOR_DF = 10
 UNAVAILABLE = Metric("unavailable", "fo_unavailable_s", "s", False, Workload.FAILOVER, FAILOVER_RESOLUTION,
-                     min_effect_floor=0.25, moved_by=PRODUCE_SIDE)
-STALL = Metric("stall", "fo_stall_s", "s", False, Workload.FAILOVER, FAILOVER_RESOLUTION, min_effect_floor=0.25)
-CATCH_UP = Metric("catch_up", "fo_catch_up_s", "s", False, Workload.FAILOVER, min_effect_floor=0.25)
+                     min_effect_floor=0.25, moved_by=PRODUCE_SIDE, noise=Noise(0.22, FAILOVER_PRIOR_DF))
+STALL = Metric("stall", "fo_stall_s", "s", False, Workload.FAILOVER, FAILOVER_RESOLUTION, min_effect_floor=0.25,
+               noise=Noise(0.22, FAILOVER_PRIOR_DF))
+CATCH_UP = Metric("catch_up", "fo_catch_up_s", "s", False, Workload.FAILOVER, min_effect_floor=0.25,
+                  noise=Noise(0.22, FAILOVER_PRIOR_DF))
 RECOVERY = Metric("recovery", "fo_recovery_s", "s", False, Workload.FAILOVER, FAILOVER_RESOLUTION,
-                  min_effect_floor=0.25, moved_by=frozenset({ChangeKind.BROKER, ChangeKind.TOPIC}))
+                  min_effect_floor=0.25, moved_by=frozenset({ChangeKind.BROKER, ChangeKind.TOPIC}),
+                  noise=Noise(0.18, FAILOVER_PRIOR_DF))
 FAILOVER_P999 = Metric("p999_failover", "fo_p999_ms", "ms", False, Workload.FAILOVER, min_effect_floor=0.25,
-                       moved_by=PRODUCE_SIDE)
+                       moved_by=PRODUCE_SIDE, noise=Noise(0.22, FAILOVER_PRIOR_DF))
 FAILOVER_METRICS = (UNAVAILABLE, STALL, CATCH_UP, RECOVERY, FAILOVER_P999)
 # Acknowledged under acks=all and not in the log read back: one fails a check by itself (verdict.compare_scenario),
 # and a durability canary shows its cliff by losing any (judge/canary.py); a series of its own in the export.
