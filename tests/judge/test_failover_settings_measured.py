@@ -106,3 +106,15 @@ def test_a_delivery_timeout_below_linger_and_request_timeout_is_refused_as_the_p
     assert configrepo.failover_moved(base, head) >= {FAILED}
     assert configrepo.changed_kinds(base, head) == {ChangeKind.PRODUCER}  # request.timeout.ms: measured healthy too
 
+
+
+@pytest.mark.parametrize("producer, blamed", [
+    ({"delivery.timeout.ms": 8000}, ["delivery.timeout.ms"]),
+    ({"request.timeout.ms": 200000}, ["request.timeout.ms"]),  # the default delivery timeout is then too short
+    ({"enable.idempotence": True, "max.in.flight.requests.per.connection": 6, "retries": 0},
+     ["max.in.flight.requests.per.connection", "retries"]),
+    # left to its default, idempotence is turned off by a conflict, as the producer does since Kafka 3.2
+    ({"max.in.flight.requests.per.connection": 10, "retries": 0}, []),
+])
+def test_the_producer_refuses_one_set_of_combinations_for_scenarios_and_repos_alike(producer, blamed):
+    assert [name for name, _ in combinations.producer_problems(producer)] == blamed

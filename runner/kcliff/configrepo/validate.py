@@ -219,40 +219,15 @@ def _producer_combinations(entries: list[Entry]) -> list[InputError]:
     """Combinations the Kafka producer refuses at start-up (ConfigException): bad input, not a cliff."""
     problems: list[InputError] = []
     for found in _by_file(entries, "producer"):
-        problems += _delivery_timeout(found)
-        idem = found.get("enable.idempotence")
-        if idem is None or idem.value is not True:
-            continue
-        acks = found.get("acks")
-        if acks is not None and acks.value in ("0", "1"):
+        for name, why in combinations.producer_problems({n: e.value for n, e in found.items()}):
+            blamed = found.get(name) or next(iter(found.values()))
+            problems.append(InputError(why, blamed.path, blamed.line))
+        idem, acks = found.get("enable.idempotence"), found.get("acks")
+        if idem is not None and idem.value is True and acks is not None and acks.value in ("0", "1"):
             problems.append(InputError(f"acks={acks.value} with enable.idempotence=true: the Kafka producer refuses "
                                        "this (idempotence needs acks=all); set acks=all or enable.idempotence=false",
                                        acks.path, acks.line))
-        inflight = found.get("max.in.flight.requests.per.connection")
-        if inflight is not None and inflight.value > 5:
-            problems.append(InputError("max.in.flight.requests.per.connection above 5 with enable.idempotence=true: "
-                                       "the Kafka producer refuses this (at most 5); lower it or set "
-                                       "enable.idempotence=false", inflight.path, inflight.line))
-        retries = found.get("retries")
-        if retries is not None and retries.value == 0:
-            problems.append(InputError("retries=0 with enable.idempotence=true: the Kafka producer refuses this "
-                                       "(idempotence needs retries); raise it or set enable.idempotence=false",
-                                       retries.path, retries.line))
     return problems
-
-
-def _delivery_timeout(found: dict[str, Entry]) -> list[InputError]:
-    """A delivery timeout set below linger.ms + request.timeout.ms: the producer refuses it (ConfigException)."""
-    delivery = found.get("delivery.timeout.ms")
-    if delivery is None:
-        return []
-    linger, request = (e.value if (e := found.get(n)) else settings.require("producer", n).default
-                       for n in ("linger.ms", "request.timeout.ms"))
-    if delivery.value >= linger + request:
-        return []
-    return [InputError(f"delivery.timeout.ms={delivery.value} is below linger.ms + request.timeout.ms ({linger} + "
-                       f"{request}): the Kafka producer refuses this; raise it to at least {linger + request}",
-                       delivery.path, delivery.line)]
 
 
 def _group_combinations(entries: list[Entry]) -> list[InputError]:

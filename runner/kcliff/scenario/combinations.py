@@ -27,15 +27,27 @@ _GROUP_BOUNDS = (("group.consumer.session.timeout.ms", "group.consumer.min.sessi
 
 
 def producer_problems(producer: dict[str, Any]) -> list[tuple[str, str]]:
-    """What Kafka refuses in the producer's settings together: (the setting to blame, why)."""
-    if not producer.get("enable.idempotence", True):
-        return []
+    """What the Kafka producer refuses in its settings together (a ConfigException at start): (the setting to
+    blame, why). Defaults fill what is not given, as the producer fills them; idempotence conflicts only where
+    enable.idempotence=true is set (unset, the producer turns idempotence off instead, since Kafka 3.2)."""
+    def value(name: str) -> Any:
+        return producer.get(name, settings.require("producer", name).default)
+
     found = []
-    if producer.get("max.in.flight.requests.per.connection", 5) > 5:
-        found.append(("max.in.flight.requests.per.connection", "max.in.flight.requests.per.connection above 5 needs "
-                      "enable.idempotence: false (the idempotent producer allows at most 5)"))
+    linger, request, delivery = value("linger.ms"), value("request.timeout.ms"), value("delivery.timeout.ms")
+    if delivery < linger + request:
+        found.append(("delivery.timeout.ms" if "delivery.timeout.ms" in producer else "request.timeout.ms",
+                      f"delivery.timeout.ms={delivery} is below linger.ms + request.timeout.ms ({linger} + {request}): "
+                      f"the Kafka producer refuses this; raise it to at least {linger + request}"))
+    if producer.get("enable.idempotence") is not True:  # left to its default, a conflict turns idempotence off
+        return found
+    if value("max.in.flight.requests.per.connection") > 5:
+        found.append(("max.in.flight.requests.per.connection", "max.in.flight.requests.per.connection above 5 with "
+                      "enable.idempotence=true: the Kafka producer refuses this (at most 5); lower it or set "
+                      "enable.idempotence=false"))
     if producer.get("retries") == 0:
-        found.append(("retries", "retries 0 needs enable.idempotence: false (the idempotent producer retries)"))
+        found.append(("retries", "retries=0 with enable.idempotence=true: the Kafka producer refuses this "
+                      "(idempotence needs retries); raise it or set enable.idempotence=false"))
     return found
 
 
