@@ -26,10 +26,13 @@ from kcliff.backends import base, compose, compose_file, docker_cli, latency
 from kcliff.backends.admin import Admin
 from kcliff.errors import ClusterError, InputError
 from kcliff.kafka import loadgen
-from kcliff.measure import at_rate
+from kcliff.measure import at_rate, failover_side
 from kcliff.measure.perf_output import summary
+from kcliff.results.metrics import Fault
 from kcliff.results.model import StopKind
 from kcliff.scenario import settings
+from kcliff.scenario.rate import Rate, RateUnit
+from kcliff.scenario.suites import Scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 PERF_CLASS = "org.apache.kafka.tools.ProducerPerformance"
@@ -328,11 +331,33 @@ def test_compose_cluster_for_real(engine: str, tmp_path: Path) -> None:
         cluster.resume_broker(1)
         assert cluster.dead_nodes() == []
         assert not cluster.controller_apart()  # its quorum is its brokers': the follower held behind is skipped
+
+        _member_killed(cluster, admin, tmp_path)
     finally:
         cluster.down()
     assert _project_leftovers(project) == {"containers": [], "volumes": [], "networks": []}
     assert _anonymous_volumes() <= volumes_before  # none left either (the image declares VOLUMEs)
     cluster.down()  # idempotent
+
+
+def _member_killed(cluster: compose.ComposeCluster, admin: Admin, tmp_path: Path) -> None:
+    """A group's second member crashed on compose: its container is SIGKILLed (Cluster.crash_tool), where killing
+    the `compose run` client alone would leave it reading. With a 6 s session its partitions stalled 5.8-6.7 s
+    on the local backend (tests/measure/test_failover_real.py); asserted as there: 4.5-16 s, and no member
+    container left."""
+    topic = f"kcliff-member-{uuid.uuid4().hex[:6]}"
+    admin.create_topic(topic, 6, 3, {"min.insync.replicas": "2"})
+    sc = Scenario("short-session", "a 6 s session", consumer={"session.timeout.ms": 6000, "heartbeat.interval.ms": 1000},
+                  fault=Fault.MEMBER_KILL)
+    assert failover_side.unmakeable(Fault.MEMBER_KILL, cluster) is None
+    run = failover_side.failover_run(cluster, sc, topic, Rate(1, RateUnit.MB_PER_S), tmp_path / "member.log")
+    print(f"member kill on compose: stall {run.fo_stall_s} s, read twice {run.fo_read_twice}, {run.elapsed_s} s")
+    assert run.complete, run.stop_reason
+    assert run.fo_stall_s is not None and 4.5 < run.fo_stall_s < 16
+    assert (run.fo_verified, run.fo_lost, run.fo_censored) == (True, 0, [])
+    left = subprocess.run(["docker", "ps", "--all", "--quiet", "--filter", "name=-member"], capture_output=True,
+                          text=True, check=True).stdout.split()
+    assert left == []
 
 
 def _kcliff_containers() -> set[str]:

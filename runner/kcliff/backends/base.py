@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from kcliff.host import procs
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka import release as kafka_release
 from kcliff.kafka.release import KafkaRelease
+from kcliff.results.metrics import Fault
 
 # A broker restarted before its dead registration's session ran out is not let in until it does; till
 # then the cluster's metadata still shows the old, dead registration as alive, and a TCP or metadata
@@ -95,11 +97,17 @@ class Cluster(ABC):
 
     @abstractmethod
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
-                     jars: tuple[Path, ...] = ()) -> list[str]:
+                     jars: tuple[Path, ...] = (), name: str | None = None) -> list[str]:
         """argv that runs a Kafka tool class (e.g. org.apache.kafka.tools.ProducerPerformance) with
         `args` as the dedicated, separately capped producer. Never a shell string. `files`: host
         files the tool reads (a config file), visible to it at the same path. `jars`: a program of
-        kcliff's own (the load generator) ahead of the release's jars on the classpath."""
+        kcliff's own (the load generator) ahead of the release's jars on the classpath. `name`: what
+        crash_tool finds it by, where it runs apart from the process kcliff starts (compose: its container)."""
+
+    def crash_tool(self, pid: int, name: str | None = None) -> None:
+        """Crash a tool started from tool_command (SIGKILL: no shutdown hook runs), `pid` the process kcliff
+        started, `name` the one it was given."""
+        procs.crash(pid)
 
     def dead_nodes(self) -> list[int]:
         """Node ids whose broker process is no longer running (empty for an external cluster)."""
@@ -147,15 +155,11 @@ class Cluster(ABC):
         return {"backend": self.backend}
 
 
-class Restartable(Cluster):
-    """A cluster kcliff started itself, so it can restart its brokers and heal a dead one."""
+class Faultable(Cluster):
+    """A cluster whose brokers kcliff may crash, stop, pause and start again: one it started itself, or an
+    external one whose operator gave the commands (--broker-control, backends/broker_control.py)."""
 
-    abilities: ClassVar[Abilities] = Abilities(restart=True, heal=True)
-
-    @abstractmethod
-    def restart(self, overrides: dict[str, Any]) -> None:
-        """Restart the brokers so `overrides` (read-only broker settings) are in force; an empty
-        mapping restores the defaults."""
+    abilities: ClassVar[Abilities] = Abilities(heal=True)
 
     @abstractmethod
     def heal(self) -> None:
@@ -178,7 +182,27 @@ class Restartable(Cluster):
     def resume_broker(self, node_id: int) -> None:
         """Let a paused broker run again (SIGCONT)."""
 
+    def missing_for(self, fault: Fault) -> str | None:
+        """What this cluster lacks to make `fault` (None: nothing)."""
+        return None
+
+
+class Restartable(Faultable):
+    """A cluster kcliff started itself, so it can also restart its brokers with other read-only settings."""
+
+    abilities: ClassVar[Abilities] = Abilities(restart=True, heal=True)
+
+    @abstractmethod
+    def restart(self, overrides: dict[str, Any]) -> None:
+        """Restart the brokers so `overrides` (read-only broker settings) are in force; an empty
+        mapping restores the defaults."""
+
 
 def restartable(cluster: Cluster) -> Restartable | None:
     """The cluster as one that restarts and heals, when its backend declares it can."""
     return cluster if isinstance(cluster, Restartable) and cluster.abilities.restart else None
+
+
+def faultable(cluster: Cluster) -> Faultable | None:
+    """The cluster as one whose brokers kcliff may crash and start again, when it can."""
+    return cluster if isinstance(cluster, Faultable) and cluster.abilities.heal else None

@@ -205,7 +205,7 @@ class ComposeCluster(Restartable):
         return tail(done.stdout, 3 * lines)
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
-                     jars: tuple[Path, ...] = ()) -> list[str]:
+                     jars: tuple[Path, ...] = (), name: str | None = None) -> list[str]:
         """A one-off container of the `producer` service runs the class (its own caps; removed when
         it ends), with `files` mounted read-only at their host paths and `jars` ahead of the image's
         Kafka (compose_file.jar_options). Variables the compose file reads are unset first, so the
@@ -213,8 +213,16 @@ class ComposeCluster(Restartable):
         unset = [arg for var in COMPOSE_VARIABLES if var in os.environ for arg in ("-u", var)]
         prefix = ["env", *unset] if unset else []
         mounts = [arg for f in files for arg in ("--volume", f"{f.resolve()}:{f.resolve()}:ro")]
-        return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", *mounts, *jar_options(jars),
+        named = ("--name", name) if name else ()
+        return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", *named, *mounts, *jar_options(jars),
                                           "producer", "/opt/kafka/bin/kafka-run-class.sh", main_class, *args)
+
+    def crash_tool(self, pid: int, name: str | None = None) -> None:
+        """SIGKILL the tool's container: the `compose run` client kcliff started cannot pass a SIGKILL on, and
+        the container would outlive it (docs/failover.md, "The member kill")."""
+        if name:
+            docker("kill", "--signal", "KILL", name, check=False)
+        procs.crash(pid)
 
     def restart(self, overrides: dict[str, Any]) -> None:
         """Recreate the brokers with `overrides` as KAFKA_* variables (their volumes stay)."""

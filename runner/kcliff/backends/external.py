@@ -36,7 +36,7 @@ class ExternalCluster(Cluster):
         return kafka_dist.release_of(self.libs)
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
-                     jars: tuple[Path, ...] = ()) -> list[str]:
+                     jars: tuple[Path, ...] = (), name: str | None = None) -> list[str]:
         return kafka_dist.java_command(self.libs, main_class, self.producer_heap_mb, cpus=self.producer_cpus,
                                        archived=True, jars=jars) + args
 

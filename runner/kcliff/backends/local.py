@@ -204,7 +204,7 @@ class LocalCluster(Restartable):
         admin.prove_writable(max(deadline - time.monotonic(), 10.0))
 
     def tool_command(self, main_class: str, args: list[str], files: tuple[Path, ...] = (),
-                     jars: tuple[Path, ...] = ()) -> list[str]:
+                     jars: tuple[Path, ...] = (), name: str | None = None) -> list[str]:
         return kafka_dist.java_command(self.libs, main_class, self.caps.producer_heap_mb,
                                        cpus=self.caps.producer_cpus, archived=True, jars=jars) + args
 
@@ -226,6 +226,19 @@ class LocalCluster(Restartable):
 
     def kill_broker(self, node_id: int) -> None:
         self._end_node(node_id, None)
+
+    def start_broker(self, node_id: int) -> None:
+        """Start one node's broker again with its data, unless it runs, and wait until the controller unfenced it
+        (`kcliff cluster broker start`, as a --broker-control start command)."""
+        if node_id not in self.dead_nodes():
+            return
+        self._launch(only=[node_id])
+        self.save_state()
+        node, deadline = self._node(node_id), time.monotonic() + READY_TIMEOUT_S
+        while not node.started():
+            if node_id in self.dead_nodes() or time.monotonic() > deadline:
+                raise ClusterError(f"node {node_id} did not start; see {node.log}")
+            time.sleep(0.2)
 
     def stop_broker(self, node_id: int, grace_s: float) -> None:
         self._end_node(node_id, grace_s)

@@ -11,6 +11,7 @@ from typing import Iterable, Iterator, Protocol
 
 from kcliff.backends import compose_projects
 from kcliff.backends.base import Cluster
+from kcliff.backends.broker_control import BrokerControl, controlled
 from kcliff.backends.local import Caps, LocalCluster, shared_dir, start_local_cluster
 from kcliff.host import leftovers, netns
 from kcliff.kafka import dist as kafka_dist
@@ -42,6 +43,7 @@ class ClusterConfig:
     kafka_version: str
     kafka_home: str | None
     caps: Caps
+    broker_control: BrokerControl | None = None  # external only: the commands that crash and start its brokers
 
 
 def for_faults(config: ClusterConfig, scenarios: Iterable[Scenario]) -> ClusterConfig:
@@ -70,8 +72,17 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
     if config.backend == "external":
         from kcliff.backends.external import connect
         assert config.bootstrap_servers is not None  # options.cluster_config requires it
-        yield connect(config.bootstrap_servers, config.kafka_version, config.kafka_home,
-                      config.caps.producer_heap_mb, config.caps.producer_cpus)
+        found = connect(config.bootstrap_servers, config.kafka_version, config.kafka_home,
+                        config.caps.producer_heap_mb, config.caps.producer_cpus)
+        if config.broker_control is None:
+            yield found
+            return
+        with_commands = controlled(found, config.broker_control)
+        try:
+            yield with_commands
+        finally:
+            if with_commands.dead_nodes():  # a fault is never left behind, whatever ended the block
+                with_commands.heal()
         return
     if config.backend == "compose":
         from kcliff.backends.compose import start_compose_cluster

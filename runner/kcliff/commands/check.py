@@ -108,6 +108,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--results", type=Path, help="results file of the measurements (default under --workdir)")
     parser.add_argument("--backend", choices=BACKENDS)
     parser.add_argument("--bootstrap-servers")
+    options.add_broker_control_option(parser)
     parser.add_argument("--quiet", action="store_true")
     add_repo_root_option(parser, "the head's checkout")
     options.add_cluster_options(parser)

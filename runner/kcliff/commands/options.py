@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
+from kcliff.backends.broker_control import BrokerControl
 from kcliff.backends.local import Caps
 from kcliff.backends.open import ClusterConfig
 from kcliff.results.rig import CPU_BOUND
@@ -132,6 +133,13 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
                              "docs/profiles.md); a config repo's kcliff.yaml `profile:` says the same for check")
 
 
+def add_broker_control_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker-control", type=Path, metavar="FILE",
+                        help="external backend: a YAML file of the commands that kill, start (and optionally stop, "
+                             "pause, resume) each broker, run without a shell; only with it may runs through a "
+                             "broker's fault touch a cluster kcliff did not start (docs/failover.md)")
+
+
 def profile(args: argparse.Namespace) -> Profile | None:
     """The rig profile --profile names; None for none or cpu-bound (today's uncapped rig)."""
     name = getattr(args, "profile", None)
@@ -199,8 +207,12 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig:
             "cannot cap the links and disks of brokers it did not start")
     require(not profile(args) or not (args.link_mbit or args.disk_mb_s),
             "--profile sets the link and disk caps itself: give it or --link-mbit/--disk-mb-s, not both")
+    control = getattr(args, "broker_control", None)
+    require(backend == "external" or control is None,
+            f"--broker-control is for the external backend, not {backend}: kcliff kills and starts the brokers it "
+            "starts itself")
     return ClusterConfig(backend, args.bootstrap_servers, args.workdir, args.kafka_version, args.kafka_home,
-                         caps(args, backend))
+                         caps(args, backend), BrokerControl.load(control) if control else None)
 
 
 def run_config(args: argparse.Namespace) -> RunConfig:

@@ -70,6 +70,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="continue an interrupted run from its first unfinished scenario, with its settings")
     parser.add_argument("--backend", choices=BACKENDS, help="default: external with --bootstrap-servers, else local")
     parser.add_argument("--bootstrap-servers", help="measure this existing cluster instead of starting one")
+    options.add_broker_control_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--confirm", action="store_true",
                         help="after a pairwise suite, measure the factor model's predicted best configuration (and "

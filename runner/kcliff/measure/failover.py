@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kcliff.backends.admin import Admin, PartitionState
-from kcliff.backends.base import Cluster, Restartable, restartable
+from kcliff.backends.base import Cluster, Faultable, faultable
 from kcliff.host import procs
 from kcliff.measure import at_rate, member_kill, rate_output
 from kcliff.measure.at_rate import FailoverArgs, RateRun
@@ -132,14 +132,15 @@ def failover_run(cluster: Cluster, admin: Admin, topic: str, rate: float, produc
         try:
             if member_argv is not None:  # its JVM starts as the run does, and is killed SETTLE_S in at the soonest
                 if followed.wait_for(lambda: _measuring_for(followed, 0.0), at_rate.START_S + warmup_s):
+                    name = member_kill.member_name(str(group))
                     timeline, member = _member_kill(member_argv, log_path.with_suffix(".member.log"), followed,
-                                                    bound_s)
+                                                    bound_s, lambda pid: cluster.crash_tool(pid, name))
             elif followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
                 made = {Fault.ROLLING_RESTART: _rolling_restart, Fault.FOLLOWER_BEHIND: _follower_behind
                         }.get(fault, _broker_kill)
                 timeline = made(_own(cluster), admin, topic, group, followed, rate, bound_s)
         finally:
-            own = restartable(cluster)
+            own = faultable(cluster)
             if own is not None and own.dead_nodes():
                 own.heal()  # the fault is undone on every path, an interrupt's too
             stop_file.write_text("stop\n")
@@ -156,8 +157,8 @@ def failover_run(cluster: Cluster, admin: Admin, topic: str, rate: float, produc
     return FailoverRun(fault, bound_s, RateRun(out.summary, out.progress, elapsed, code), timeline, member)
 
 
-def _own(cluster: Cluster) -> Restartable:
-    own = restartable(cluster)
+def _own(cluster: Cluster) -> Faultable:
+    own = faultable(cluster)
     if own is None:  # failover_side.unmakeable refuses a broker's fault first
         raise ValueError(f"the {cluster.backend} backend cannot kill and start a broker")
     return own
@@ -168,7 +169,7 @@ def _measuring_for(followed: _Followed, seconds: float) -> bool:
     return bool(progress) and progress[-1].elapsed_s >= seconds
 
 
-def _broker_kill(cluster: Restartable, admin: Admin, topic: str, group: str | None, followed: _Followed,
+def _broker_kill(cluster: Faultable, admin: Admin, topic: str, group: str | None, followed: _Followed,
                  rate: float, bound_s: float) -> Timeline:
     """Kill the broker that coordinates the consumer's group (else the first partition's leader), wait
     until its partitions have other leaders, start it again, wait until every partition is whole."""
@@ -187,7 +188,7 @@ def _broker_kill(cluster: Restartable, admin: Admin, topic: str, group: str | No
     return Timeline(victim, fault_ms, moved_ms, healed_ms, whole_ms)
 
 
-def _rolling_restart(cluster: Restartable, admin: Admin, topic: str, group: str | None, followed: _Followed,
+def _rolling_restart(cluster: Faultable, admin: Admin, topic: str, group: str | None, followed: _Followed,
                      rate: float, bound_s: float) -> Timeline:
     """Stop each broker in turn (the group's coordinator last), wait until its partitions have other
     leaders, start it again and wait until every partition is whole, then for the consumer to catch up."""
@@ -210,7 +211,7 @@ def _rolling_restart(cluster: Restartable, admin: Admin, topic: str, group: str 
     return Timeline(order[-1], fault_ms, moved_ms if moved else None, healed_ms, whole_ms if whole else None)
 
 
-def _follower_behind(cluster: Restartable, admin: Admin, topic: str, group: str | None, followed: _Followed,
+def _follower_behind(cluster: Faultable, admin: Admin, topic: str, group: str | None, followed: _Followed,
                      rate: float, bound_s: float) -> Timeline:
     """Pause a broker other than the group's coordinator until the controller has fenced it (out of every
     ISR) and it has missed BEHIND_S of acknowledged writes; kill the other two at once and resume it. Once
@@ -244,11 +245,11 @@ def _follower_behind(cluster: Restartable, admin: Admin, topic: str, group: str 
     return Timeline(behind, fault_ms, moved_ms, healed_ms, whole_ms)
 
 
-def _member_kill(argv: list[str], log_path: Path, followed: _Followed, bound_s: float
-                 ) -> tuple[Timeline | None, MemberSide]:
-    """Start a second member of the group, kill it once it has read a while and the run has settled, wait
-    until the survivor reads every partition it held and is current again. Its JVM ends with the block."""
-    with member_kill.Member(argv, log_path) as member:
+def _member_kill(argv: list[str], log_path: Path, followed: _Followed, bound_s: float,
+                 crash: Callable[[int], None]) -> tuple[Timeline | None, MemberSide]:
+    """Start a second member of the group, kill it (`crash`) once it has read a while and the run has settled,
+    wait until the survivor reads every partition it held and is current again. Its JVM ends with the block."""
+    with member_kill.Member(argv, log_path, crash) as member:
         def ready() -> bool:
             return member.has_read_for(member_kill.MEMBER_READ_S) and _measuring_for(followed, SETTLE_S)
         if not member_kill.wait(member, followed.pump, ready, bound_s):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import Cluster, restartable
+from kcliff.backends.base import Cluster, faultable
 from kcliff.measure import failover, member_kill
 from kcliff.measure.failover import FailoverRun
 from kcliff.measure.rate_output import FailoverFigures
@@ -93,14 +93,15 @@ def budget_s(sc: Scenario, rounds: int, cap_s: float | None = None) -> float:
 def unmakeable(fault: Fault, cluster: Cluster) -> str | None:
     """Why `cluster` cannot be put through `fault` (None: it can): the one rule the plan skips a scenario by,
     and a run refuses by."""
-    if fault is Fault.MEMBER_KILL:  # the member is a JVM of kcliff's own: no broker is touched, wherever it runs
-        if cluster.backend == "compose":  # a container outlives its client's SIGKILL
-            return ("the compose backend cannot crash a group member yet: the member kill needs the local or "
-                    "external backend")
+    if fault is Fault.MEMBER_KILL:  # the member is kcliff's own (a JVM, or a container): no broker is touched
         return None
-    if restartable(cluster) is None:
+    own = faultable(cluster)
+    if own is None:
         return (f"the {cluster.backend} backend cannot kill and start a broker: kcliff never touches a broker it did "
-                "not start, so runs through a broker's fault need a cluster kcliff started (local or compose)")
+                "not start unless told how (--broker-control FILE: the commands that kill, stop and start each "
+                "broker), so runs through a broker's fault need that file or a cluster kcliff starts (local or compose)")
+    if (lacking := own.missing_for(fault)) is not None:
+        return lacking
     if fault.takes_two_brokers and not cluster.controller_apart():
         return (f"the {fault.value} fault takes two brokers at once, and this cluster's controller quorum runs in its "
                 "brokers: the local backend starts one with its controller apart for it (docs/failover.md)")

@@ -106,10 +106,16 @@ def figures(member: MemberSide, t0_wall_ms: int, partitions: int, bound_s: float
 
 
 def member_argv(cluster: Cluster, topic: str, consumer_file: Path, group: str, since_ms: int) -> list[str]:
-    """The second member's JVM: the scenario's consumer settings, the run's group, this run's records."""
+    """The second member's JVM: the scenario's consumer settings, the run's group, this run's records; named
+    after its group (member_name), which no other run shares, so that Cluster.crash_tool finds it."""
     args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--consumer-config", str(consumer_file),
             "--member", group, "--since-ms", str(since_ms)]
-    return cluster.tool_command(loadgen.MAIN_CLASS, args, (consumer_file,), jars=loadgen.ensure())
+    return cluster.tool_command(loadgen.MAIN_CLASS, args, (consumer_file,), jars=loadgen.ensure(),
+                                name=member_name(group))
+
+
+def member_name(group: str) -> str:
+    return f"{group}-member"
 
 
 Pump = Callable[[float], None]  # reads the load generator's output for this many seconds
@@ -119,9 +125,10 @@ class Member:
     """The second member, started in this (the main) thread so it dies with kcliff (procs._die_with), and
     stopped when the `with` block ends whatever ended it; its output is kept in `log_path`."""
 
-    def __init__(self, argv: list[str], log_path: Path) -> None:
+    def __init__(self, argv: list[str], log_path: Path, crash: Callable[[int], None] = procs.crash) -> None:
         self.tool = procs.FollowedTool(argv, log_path, errors=log_path.with_suffix(".stderr.log"))
         self.killed_ms: int | None = None
+        self.crash = crash  # SIGKILLs the member given its pid (Cluster.crash_tool: a container's too)
 
     def __enter__(self) -> Member:
         return self
@@ -148,7 +155,7 @@ class Member:
         """SIGKILL, a crash: no consumer close, no leave group. Returns the wall clock (ms) of the kill."""
         self.drain()
         self.killed_ms = time.time_ns() // 1_000_000
-        procs.crash(self.tool.proc.pid)
+        self.crash(self.tool.proc.pid)
         return self.killed_ms
 
     def side(self, resumed: list[Resumed]) -> MemberSide:

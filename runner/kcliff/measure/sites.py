@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from kcliff.backends.admin import Admin
-from kcliff.backends.base import Cluster, restartable
+from kcliff.backends.base import Cluster, faultable, restartable
 from kcliff.errors import ClusterError
 from kcliff.measure.apply import BrokerState, read_until
 from kcliff.measure.document import GroupStop
@@ -85,8 +85,8 @@ class Site:
 
     def heal(self) -> None:
         """Start dead brokers again, delete the topics they kept, and wait until they are in sync."""
-        managed = restartable(self.cluster)
-        if managed is None or not managed.abilities.heal:
+        managed = faultable(self.cluster)
+        if managed is None:
             raise ClusterError(f"the {self.cluster.backend} backend cannot start a broker again")
         managed.heal()
         self._reconnect()
