@@ -74,15 +74,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
         assert config.bootstrap_servers is not None  # options.cluster_config requires it
         found = connect(config.bootstrap_servers, config.kafka_version, config.kafka_home,
                         config.caps.producer_heap_mb, config.caps.producer_cpus)
-        if config.broker_control is None:
-            yield found
-            return
-        with_commands = controlled(found, config.broker_control)
-        try:
-            yield with_commands
-        finally:
-            if with_commands.dead_nodes():  # a fault is never left behind, whatever ended the block
-                with_commands.heal()
+        # a run's fault is undone by the run itself (failover.failover_run), or by the watchdog if kcliff dies
+        yield found if config.broker_control is None else controlled(found, config.broker_control)
         return
     if config.backend == "compose":
         from kcliff.backends.compose import start_compose_cluster

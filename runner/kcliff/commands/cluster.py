@@ -79,7 +79,6 @@ def run_status(args: argparse.Namespace) -> int:
     return 0 if not dead and len(brokers) == 3 else 1
 
 
-
 def run_broker(args: argparse.Namespace) -> int:
     """One broker crashed (SIGKILL), stopped (a controlled shutdown) or started again; start does nothing to a
     running broker, as a --broker-control start command must."""

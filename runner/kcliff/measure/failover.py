@@ -7,6 +7,7 @@ and the consumer has caught up, so a run lasts what the settings make the outage
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 import uuid
 from dataclasses import dataclass
@@ -121,20 +122,21 @@ def failover_run(cluster: Cluster, admin: Admin, topic: str, rate: float, produc
     timeline: Timeline | None = None
     member: MemberSide | None = None
     member_argv: list[str] | None = None
+    crash_member: Callable[[int], None] = procs.crash
     if fault is Fault.MEMBER_KILL:
         if consumer_file is None or group is None:
             raise ValueError("a member kill needs the consumer group's settings")
         # its command first: building a class archive for it (host/class_archive.py) took seconds mid-run
         member_argv = member_kill.member_argv(cluster, topic, consumer_file, group, since_ms)
+        crash_member = functools.partial(cluster.crash_tool, name=member_kill.member_name(group))
     # the clients warn of the dead broker for as long as it is down: kept beside the run's log, not shown
     with procs.FollowedTool(argv, log_path, errors=log_path.with_suffix(".stderr.log")) as tool:
         followed = _Followed(tool)
         try:
             if member_argv is not None:  # its JVM starts as the run does, and is killed SETTLE_S in at the soonest
                 if followed.wait_for(lambda: _measuring_for(followed, 0.0), at_rate.START_S + warmup_s):
-                    name = member_kill.member_name(str(group))
                     timeline, member = _member_kill(member_argv, log_path.with_suffix(".member.log"), followed,
-                                                    bound_s, lambda pid: cluster.crash_tool(pid, name))
+                                                    bound_s, crash_member)
             elif followed.wait_for(lambda: _measuring_for(followed, SETTLE_S), at_rate.START_S + warmup_s + SETTLE_S):
                 made = {Fault.ROLLING_RESTART: _rolling_restart, Fault.FOLLOWER_BEHIND: _follower_behind
                         }.get(fault, _broker_kill)
