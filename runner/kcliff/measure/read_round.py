@@ -69,9 +69,9 @@ class ReadRound:
         watch = faults.FaultWatch(site.cluster).check
         if workload == Workload.CONSUME:
             wanted = self.round_reads if self.round_reads is not None and not entry.is_canary else read_count(records)
-            count = min(wanted, produced(entry))  # from the start of the topic
-            cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count))
-            return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch)
+            count = read_side.worked_reads(sc.consuming, min(wanted, produced(entry)))  # from the topic's start
+            cap = left if sc.id == REFERENCE_ID else min(left, self._read_cap(count) + read_side.work_s(sc.consuming, count))
+            return read_side.consume_run(site.cluster, topic, count, sc.consumer, cap, log, watch, sc.consuming)
         if workload == Workload.RATE:
             rate = rate_side.rate_of(sc, self.opts.rate, self.group_rate)
             return rate_side.rate_run(site.cluster, sc, topic, rate, log, min(left, RATE_CAP_S), watch,

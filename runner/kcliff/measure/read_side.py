@@ -12,11 +12,14 @@ from typing import Any, Callable
 
 from kcliff.backends.base import Cluster
 from kcliff.host import procs
+from kcliff.kafka import loadgen
 from kcliff.measure import read_output
+from kcliff.measure.at_rate import write_properties
 from kcliff.results.field_types import ReadWorkload
 from kcliff.results.metrics import Workload
 from kcliff.results.model import ReadRun, StopKind
 from kcliff.scenario import settings
+from kcliff.scenario.consuming import Consuming
 
 REPORTING_INTERVAL_MS = 100  # the tool prints no summary with per-interval reports: the rate spans them
 # The consumer tool sets these itself (a 2 MiB receive buffer, 1 MiB per partition) unless told:
@@ -26,6 +29,21 @@ LATENCY_RECORDS = 200  # one synchronous round trip each; 200 give a p99 from th
 LATENCY_CAP_S = 60.0
 CONSUME_MAX_S = 120.0     # a consumer's longest run when there is no reference to judge it by
 CONSUME_MIN_CAP_S = 8.0   # never cut a consumer sooner: JVM start and the group join take seconds
+WORK_S = 5.0  # a consumer that works on each record reads what its members work through in this long
+
+
+def worked_reads(consuming: Consuming | None, records: int) -> int:
+    """What a consumer reads of `records`: as many, unless its service works on each record, then what its
+    members get through in WORK_S (150,000 records at 1 ms each would keep one member for minutes)."""
+    if consuming is None or not consuming.processing_us:
+        return records
+    return max(1, min(records, int(WORK_S * 1e6 * consuming.members / consuming.processing_us)))
+
+
+def work_s(consuming: Consuming | None, records: int) -> float:
+    """The seconds its members spend working on `records`: added to a read's cap, which is set by how fast
+    the reference's consumer tool, which does no work, reads as many."""
+    return 0.0 if consuming is None else records * consuming.processing_us / 1e6 / consuming.members
 
 
 def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], timeout_s: float,
@@ -44,6 +62,18 @@ def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str
                                  REPORTING_INTERVAL_MS, int(timeout_s * 1000), flags, props, config)
     files = (config,) if config is not None and str(config) in args else ()
     return cluster.tool_command(release.consumer_class, args, files)
+
+
+def group_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], consuming: Consuming,
+               timeout_s: float, config_path: Path) -> list[str]:
+    """kcliff's load generator reading `records` as a service does (Consume.java): a fresh group of
+    `consuming.members`, each working and committing as `consuming` says, printing the consumer tool's
+    lines so one parser reads both."""
+    config = write_properties(config_path, consumer)
+    args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--consumer-config", str(config),
+            "--group-id", f"kcliff-{uuid.uuid4().hex[:8]}", "--consume", str(records), *consuming.loadgen_args(),
+            "--reporting-interval-ms", str(REPORTING_INTERVAL_MS), "--timeout-ms", str(int(timeout_s * 1000))]
+    return cluster.tool_command(loadgen.MAIN_CLASS, args, (config,), jars=loadgen.ensure())
 
 
 Watch = Callable[[], "tuple[StopKind, str] | None"]  # faults.FaultWatch.check: a dead broker, a full disk
@@ -82,10 +112,13 @@ def _faulted(workload: ReadWorkload, ran: _Followed, fault: tuple[StopKind, str]
 
 
 def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, Any], cap_s: float,
-                log_path: Path, watch: Watch | None = None) -> ReadRun:
-    """Read `records` records; a consumer still reading after cap_s is stopped there and keeps the
-    rate it had (stopped early: a read-side cliff, like the producer's early stop)."""
-    argv = consumer_argv(cluster, topic, records, consumer, cap_s, log_path.with_suffix(".properties"))
+                log_path: Path, watch: Watch | None = None, consuming: Consuming | None = None) -> ReadRun:
+    """Read `records` records, with the consumer tool or, where the scenario says how its service consumes,
+    as it does; a consumer still reading after cap_s is stopped there and keeps the rate it had (stopped
+    early: a read-side cliff, like the producer's early stop)."""
+    config = log_path.with_suffix(".properties")
+    argv = consumer_argv(cluster, topic, records, consumer, cap_s, config) if consuming is None \
+        else group_argv(cluster, topic, records, consumer, consuming, cap_s, config)
     ran = _follow(argv, cap_s, log_path, watch)
     if ran.fault is not None:
         return _faulted(Workload.CONSUME, ran, ran.fault)

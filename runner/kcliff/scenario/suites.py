@@ -22,13 +22,14 @@ from kcliff.errors import InputError, Problems
 from kcliff.results.metrics import METRICS, READ_SIDE, Fault, Workload
 from kcliff.results.model import REFERENCE_ID
 from kcliff.scenario import combinations, json_events, payload_files, payload_key, settings
+from kcliff.scenario.consuming import Consuming, of_scenario
 from kcliff.scenario.payload import Payload, PayloadKind
 from kcliff.scenario.payload_files import PreparedPayload
 from kcliff.scenario.rate import Rate, parse_rate
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 SCENARIO_KEYS = ("id", "description", "broker", "topic", "producer", "consumer", "workloads", "cliff", "rate", "producers",
-                 "record_size", "payload", "fault")
+                 "record_size", "payload", "fault", "consuming")
 MAX_PRODUCERS = settings.MAX_PRODUCERS
 MAX_RECORD_SIZE = settings.MAX_RECORD_SIZE
 CLIFF_KEYS = ("stands_for", "metric", "max_ratio", "max_ratio_where_bytes_bind", "min_client_rtt_ms")
@@ -72,16 +73,15 @@ class Scenario:
     cliff: Cliff | None = None
     source: str = ""
     line: int | None = None
-    # records/s cap for the perf tool (its --throughput); only benchmarks set it, to make a known drop
-    throughput_limit: int | None = None
-    # the production rate latency is measured at (a config repo's kcliff.yaml `rates:`); None: none given
-    rate: Rate | None = None
+    throughput_limit: int | None = None  # records/s cap for the perf tool (its --throughput): benchmarks' known drops
+    rate: Rate | None = None  # the production rate latency is measured at (kcliff.yaml `rates:`); None: none given
     producers: int = 1  # producer processes sending to the topic at once; the figures are their sum
     record_size: int = settings.RECORD_SIZE  # bytes per record; the studies' 1 KiB unless a scenario says
     # what the records are (random letters unless a scenario says); json-events centre on record_size,
     # samples are as long as they are (bytes_per_record is then their mean)
     payload: Payload = Payload.random()
     fault: Fault = Fault.BROKER_KILL  # what its runs through a fault do (docs/failover.md)
+    consuming: Consuming | None = None  # how its consumer commits and works (None: the perf tool reads flat out)
 
     def settings_in(self, scope: str) -> dict[str, Any]:
         return dict(getattr(self, scope))
@@ -146,6 +146,7 @@ class Scenario:
             applied["consumer"] = dict(self.consumer)
         if self.fault is not Fault.BROKER_KILL:  # only then, so a broker kill's hash is what it always was
             applied["fault"] = self.fault.value
+        applied.update({"consuming": self.consuming.applied()} if self.consuming else {})  # only then: hashes as before
         return applied
 
     def settings_hash(self) -> str:
@@ -258,13 +259,16 @@ def parse_scenario(raw: Any, path: str, parent: Any = None, index: Any = None) -
     fault = Fault.BROKER_KILL
     with found.catch():
         fault = combinations.parse_fault(raw, path)
+    consumes = None
+    with found.catch():
+        consumes = of_scenario(raw, path)
     found.raise_all()
     combinations.check(blocks, path, raw)
-    workloads = _workloads(raw, path, blocks["consumer"], cliff, rate)
+    workloads = _workloads(raw, path, blocks["consumer"] or consumes is not None, cliff, rate)
     line = yamlio.node_line(raw)
     return Scenario(str(sid), description.strip(), blocks["broker"], blocks["topic"], blocks["producer"],
                     blocks["consumer"], workloads, cliff, path, line, rate=rate, producers=producers,
-                    record_size=record_size, payload=payload, fault=fault)
+                    record_size=record_size, payload=payload, fault=fault, consuming=consumes)
 
 
 def _record_size(raw: dict[str, Any], payload: Payload, path: str, found: Problems) -> int:
@@ -292,10 +296,9 @@ def _count(raw: dict[str, Any], key: str, default: int, least: int, most: int, p
     return value
 
 
-def _workloads(raw: dict[str, Any], path: str, consumer: dict[str, Any], cliff: Cliff | None, rate: Rate | None
-               ) -> tuple[Workload, ...]:
+def _workloads(raw: dict[str, Any], path: str, consumer: Any, cliff: Cliff | None, rate: Rate | None) -> tuple[Workload, ...]:
     """As written (produce always included: it fills the topic the others read), else what the
-    scenario needs: the consumer when it sets consumer settings, latency at its rate when it gives
+    scenario needs: the consumer when it sets consumer settings or how it consumes, latency at its rate when it gives
     one, and what its cliff's metric needs."""
     given = raw.get("workloads")
     if given is None:
@@ -356,12 +359,9 @@ def check_unique(scenarios: list[Scenario]) -> None:
     seen: dict[str, Scenario] = {}
     found = Problems()
     for sc in scenarios:
-        if sc.id in seen:
-            first = seen[sc.id]
+        if (first := seen.setdefault(sc.id, sc)) is not sc:
             found.add(InputError(f"duplicate scenario id '{sc.id}' (first defined at {first.source}:{first.line})",
                                  sc.source, sc.line))
-            continue
-        seen[sc.id] = sc
     found.raise_all()
 
 

@@ -94,7 +94,7 @@ public final class LoadGen {
         }
         int code;
         try {
-            code = opt.memberGroup != null ? Member.run(opt) : opt.flatOut ? new FlatOut(opt).run() : new LoadGen(opt).run();
+            code = opt.memberGroup != null ? Member.run(opt) : opt.consumeRecords > 0 ? new Consume(opt).run() : opt.flatOut ? new FlatOut(opt).run() : new LoadGen(opt).run();
         } catch (Unreachable e) {
             System.err.println("loadgen: " + e.getMessage());
             code = EXIT_CLUSTER;

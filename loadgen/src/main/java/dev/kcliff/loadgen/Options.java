@@ -20,11 +20,16 @@ final class Options {
             + " (--record-size BYTES | --payload-file FILE) --producer-config FILE [--warmup-records N]"
             + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)\n"
             + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --consumer-config FILE --member GROUP"
-            + " --since-ms WALL_MS  (one more member of GROUP, reading until killed: Member.java)";
+            + " --since-ms WALL_MS  (one more member of GROUP, reading until killed: Member.java)\n"
+            + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --consumer-config FILE --group-id GROUP"
+            + " --consume N [--members N] [--commit auto|poll-sync|poll-async|record-sync|record-async] [--process-us US]"
+            + " [--reporting-interval-ms MS] [--timeout-ms MS]  (a group reading as a service does: Consume.java)";
     private static final List<String> NAMES = List.of("bootstrap-servers", "topic", "rate", "record-size",
             "payload-file", "duration-s", "warmup-s", "producer-config", "consumer-config", "interval-s", "drain-s",
             "producers", "num-records", "warmup-records", "reporting-interval-ms", "throughput", "group-id", "failover", "stop-file",
-            "member", "since-ms");
+            "member", "since-ms", "consume", "members", "commit", "process-us", "timeout-ms");
+    private static final List<String> CONSUME = List.of("bootstrap-servers", "topic", "consumer-config", "group-id",
+            "consume", "members", "commit", "process-us", "reporting-interval-ms", "timeout-ms");
     private static final List<String> RATE_ONLY = List.of("rate", "duration-s", "warmup-s", "consumer-config",
             "interval-s", "drain-s", "producers", "group-id", "failover", "stop-file");
 
@@ -56,6 +61,11 @@ final class Options {
     final double failoverLateMs;  // < 0: not a failover run; else a read later than this is catching up
     final String memberGroup;  // --member: only a member of this group, reading until it is killed (Member.java)
     final long sinceMs;  // --member: a partition the group has no offset for is read from this wall-clock time
+    final long consumeRecords;  // --consume: a group reads this many records as a service would (Consume.java)
+    final int members;  // --consume: the group's members, each a consumer of its own
+    final String commit;  // --consume: how each member commits (Consume.COMMITS)
+    final long processUs;  // --consume: the work on each record, in microseconds
+    final long timeoutMs;  // --consume: no record for this long ends the run, as the perf tool's --timeout
     private final List<String> problems = new ArrayList<>();
 
     Options(String[] args) throws BadArguments {
@@ -82,10 +92,32 @@ final class Options {
             problems.add("--since-ms is for --member");
         }
         sinceMs = member ? whole(given, "since-ms", null, 0) : 0;
+        boolean consume = given.containsKey("consume");
+        if (consume) {  // a group that reads: only the consumer's settings and how it works
+            given.keySet().stream().filter(name -> !CONSUME.contains(name))
+                    .forEach(name -> problems.add("--" + name + " is not for --consume"));
+            List.of("consumer-config", "group-id").stream().filter(name -> !given.containsKey(name))
+                    .forEach(name -> problems.add("--consume needs --" + name));
+        } else {
+            CONSUME.stream().filter(name -> !List.of("bootstrap-servers", "topic", "consumer-config", "group-id",
+                    "reporting-interval-ms").contains(name) && given.containsKey(name))
+                    .forEach(name -> problems.add("--" + name + " is for --consume"));
+        }
+        consumeRecords = consume ? whole(given, "consume", null, 1) : 0;
+        members = (int) whole(given, "members", 1.0, 1);
+        if (members > 64) {
+            problems.add("--members must be at most 64, got '" + given.get("members") + "'");
+        }
+        commit = given.getOrDefault("commit", "auto");
+        if (!Consume.COMMITS.contains(commit)) {
+            problems.add("--commit must be one of " + String.join(", ", Consume.COMMITS) + ", got '" + commit + "'");
+        }
+        processUs = whole(given, "process-us", 0.0, 0);
+        timeoutMs = whole(given, "timeout-ms", 10000.0, 1);
         if (member && !given.containsKey("consumer-config")) {
             problems.add("--member needs --consumer-config: the member reads with the scenario's consumer settings");
         }
-        if (member) {
+        if (member || consume) {
             rate = 0;
             payload = null;
             durationS = 0;
@@ -94,10 +126,10 @@ final class Options {
             payload = payload(given);
             durationS = flatOut ? 0 : number(given, "duration-s", null, 0.001);
         }
-        if (flatOut) {
+        if (flatOut && !consume) {
             RATE_ONLY.stream().filter(given::containsKey).forEach(
                     name -> problems.add("--" + name + " is for a run at a rate, not with --num-records"));
-        } else {
+        } else if (!consume) {
             List.of("warmup-records", "reporting-interval-ms", "throughput").stream().filter(given::containsKey)
                     .forEach(name -> problems.add("--" + name + " is for a run with --num-records"));
         }
@@ -119,11 +151,11 @@ final class Options {
         if ((warmupS + durationS) * rate > Integer.MAX_VALUE) {
             problems.add("--rate x (--warmup-s + --duration-s) must be at most " + Integer.MAX_VALUE + " records");
         }
-        producer = member ? new Properties() : properties(required(given, "producer-config"), "producer-config");
+        producer = member || consume ? new Properties() : properties(required(given, "producer-config"), "producer-config");
         String consumerFile = given.get("consumer-config");
         consumer = consumerFile == null ? null : properties(consumerFile, "consumer-config");
         groupId = given.get("group-id");
-        if (groupId != null && consumerFile == null) {
+        if (groupId != null && consumerFile == null && !consume) {
             problems.add("--group-id needs --consumer-config: it names the consumer's group");
         }
         stopFile = given.containsKey("stop-file") ? Path.of(given.get("stop-file")) : null;
