@@ -40,7 +40,7 @@ def test_corpus_is_complete():
     """The shapes of #26, #44 and #45 are all here, so a repo cannot drop out of the parametrization unseen."""
     assert NAMES == ["aiven-terraform", "app-producer", "argo-bitnami", "bitnami-kraft", "compacted-topics",
                      "compose-kraft-isolated", "confluent-cloud-stack", "confluent-platform-7", "connect-platform",
-                     "cp-all-in-one", "cp-ansible-inventory", "cp-helm-charts", "digitalocean-kafka", "flux-bitnami",
+                     "consumer-services", "cp-all-in-one", "cp-ansible-inventory", "cp-helm-charts", "digitalocean-kafka", "flux-bitnami",
                      "k8s-statefulset", "kraft-production", "librdkafka-services", "make-kafka-slow", "msk-default",
                      "multi-env", "strimzi-37", "zookeeper-era"]
 

@@ -117,7 +117,9 @@ def test_spring_properties_become_kafka_keys_on_their_lines(tmp_path):
     notes = {n.line: n.message for n in result.notes}
     assert "a placeholder resolved when the service starts" in notes[line_of(path, "delivery.timeout.ms")]
     assert "(de)serializers" in notes[line_of(path, "spring.json.trusted.packages")]
-    assert "listener containers" in notes[line_of(path, "concurrency: 6")]
+    # the listener's consumers are the group's members; with auto-commit on, the container commits nothing
+    assert got[("consuming", "members")] == [(6, line_of(path, "concurrency: 6"))]
+    assert ("consuming", "commit") not in got
     assert "Kafka Streams" in notes[line_of(path, "application-id")]
     assert "TLS settings for the consumer" in notes[line_of(path, "bundle:")]
     assert "where every client connects" in notes[line_of(path, "bootstrap-servers:")]
@@ -142,7 +144,9 @@ spring.kafka.consumer.heartbeat-interval=PT3S
     assert got == {("producer", "batch.size"): ("1048576", 4), ("producer", "buffer.memory"): ("67108864", 5),
                    ("producer", "linger.ms"): ("15", 6), ("producer", "enable.idempotence"): ("true", 7),
                    ("consumer", "fetch.max.wait.ms"): ("100", 8), ("consumer", "max.poll.records"): ("1000", 9),
-                   ("consumer", "heartbeat.interval.ms"): ("3000", 10)}
+                   ("consumer", "heartbeat.interval.ms"): ("3000", 10),
+                   # auto-commit unset: Spring Kafka turns it off and commits after each poll (ack-mode BATCH)
+                   ("consuming", "commit"): ("poll-sync", None)}
 
 
 @pytest.mark.parametrize("raw, expected", [(512, 512), ("512", 512), ("64KB", 65536), ("1MB", 1048576),

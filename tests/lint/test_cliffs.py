@@ -108,6 +108,11 @@ def test_kafka_defaults_written_out_match_no_rule(tmp_path):
     ({"consumer.properties": "receive.buffer.bytes=1\n"}, [("consumer-socket-receive-tiny", "consumer.properties", 1)]),
     ({"consumer.properties": "auto.commit.interval.ms=0\n"},
      [("consumer-commit-every-poll", "consumer.properties", 1)]),
+    # auto-commit off and nothing said: the service commits after each poll, here of at most 5 records
+    ({"consumer.properties": "enable.auto.commit=false\nmax.poll.records=5\n"},
+     [("commit-tiny-polls", "consumer.properties", 2)]),
+    ({"kcliff.yaml": "consumers:\n  consumer.properties: {commit: record-sync}\n", "consumer.properties": "group.id=g\n"},
+     [("commit-every-record", "kcliff.yaml", 2)]),
 ])
 def test_each_rule_fires_on_its_example(tmp_path, files, expected):
     assert ids(lint(tmp_path, files)) == expected

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from kcliff.configrepo.model import Entry, RepoFile, VersionDecl
 from kcliff.results.metrics import ChangeKind, Fault, Metric, Workload, failure_only, fault_for, moves_failover
+from kcliff.scenario.consuming import Consuming
 from kcliff.scenario.settings import as_kafka_value
 
 if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
@@ -23,7 +24,8 @@ if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
 # any is a producer change.
 PRODUCTION_KEYS = ("producers", "record_size", "payload")
 # The role of the file a scope's settings are written in.
-SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "topic": "topics"}
+SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "consuming": "consumer",
+              "topic": "topics"}
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,8 @@ def changed_kinds(base: Scenario, head: Scenario, upgrade: SettingChange | None 
     kinds = {kind for kind, name in changed_settings(base, head) if not failure_only(kind, name)}
     if any(old.get(key) != new.get(key) for key in PRODUCTION_KEYS):
         kinds.add(ChangeKind.PRODUCER)
+    if base.consuming != head.consuming:
+        kinds.add(ChangeKind.CONSUMER)
     return frozenset(kinds | ({upgrade.kind} if upgrade is not None else set()))
 
 
@@ -141,13 +145,16 @@ def measured_workloads(base: S, head: S, at_rate: bool, upgrade: SettingChange |
         wanted: set[Workload] = failover
     else:
         wanted = ({Workload.RATE} if at_rate else set()) | failover
-        wanted |= {Workload.CONSUME} if base.consumer != head.consumer else set()
+        wanted |= {Workload.CONSUME} if (base.consumer, base.consuming) != (head.consumer, head.consuming) else set()
 
     fault = failover_fault(base, head) if failover else base.fault
+    # both sides read with one tool: where one side says how its service consumes, the other consumes as a
+    # service that says nothing does (auto-commit, one member)
+    consuming = Consuming() if base.consuming or head.consuming else None
 
     def measuring(sc: S) -> S:
         return dataclasses.replace(sc, workloads=tuple(w for w in Workload if w in {*sc.workloads, *wanted}),
-                                   fault=fault)
+                                   fault=fault, consuming=sc.consuming or consuming)
     return measuring(base), measuring(head)
 
 

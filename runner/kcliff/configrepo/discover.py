@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import ansible, cfk, compose, connect_files, helm, librdkafka, manifests, spring_boot, strimzi, terraform
-from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
+from kcliff.configrepo import ansible, cfk, compose, connect_files, consumption, helm, librdkafka, manifests, spring_boot, \
+    strimzi, terraform
+from kcliff.configrepo.model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
 from kcliff.configrepo.topics import TopicsYamlReader
@@ -83,7 +84,7 @@ CONTENT_ROLES: tuple[tuple[tuple[str, ...] | None, Callable[[Path], str | None]]
     (librdkafka.SUFFIXES, librdkafka.file_role))  # a librdkafka client's file, by a key only librdkafka has
 CLIENT_ROLES = ("producer", "consumer")
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
-MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates", "profile")
+MANIFEST_KEYS = ("version", "files", "measure", "producers", "rates", "consumers", "profile")
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class Measure:
     consumer: str | None = None
     productions: tuple[Production, ...] = ()
     profile: Profile | None = None  # the production cluster's shape (scenario/profile.py)
+    consumptions: tuple[RawEntry, ...] = ()  # `consumers:`, how each consumer consumes (configrepo/consumption.py)
 
 
 @dataclass
@@ -114,7 +116,9 @@ class ConfigRepo:
     def files_with_role(self, role: str) -> list[str]:
         """Files of `role`; for producer and consumer also a file holding both clients' settings (a Spring
         Boot application file) when it sets that client's."""
-        holding = {e.path for e in self.entries if e.scope == role} if role in CLIENT_ROLES else set()
+        scopes = (role, consumption.SCOPE) if role == "consumer" else (role,)  # a Spring listener: a consumer
+        holding = {e.path for e in self.entries if e.scope in scopes and not (e.scope == consumption.SCOPE and e.resource)} \
+            if role in CLIENT_ROLES else set()  # kcliff.yaml's consumers: describe a file, they are not in it
         return [f.path for f in self.files if f.role == role or f.path in holding]
 
 
@@ -235,8 +239,10 @@ def _manifest(root: Path, found: Problems) -> tuple[list[RepoFile] | None, Measu
     productions = read_production(data.get("producers"), data.get("rates"), data, root, where, found)
     producer, consumer = measure.get("producer"), measure.get("consumer")
     profile = read_profile(data["profile"], where, yamlio.key_line(data, "profile"), found) if "profile" in data else None
+    consumers = tuple(consumption.read_manifest(data.get("consumers"), data, root, where, found))
     return files if "files" in data else None, Measure(measure.get("topic"), str(root / producer) if producer else None,
-                                                       str(root / consumer) if consumer else None, productions, profile)
+                                                       str(root / consumer) if consumer else None, productions, profile,
+                                                       consumers)
 
 
 def _manifest_files(root: Path, item: Any, where: str, line: int | None) -> list[RepoFile]:
@@ -295,7 +301,9 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
                 named, measure = _manifest(path, problems)
             found = named if named is not None else _by_convention(path, notes)
             producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk")]
-            raise_all(sorted(problems.found + unknown_producers(measure.productions, producers), key=lambda p: p.line or 0))
+            consumers = [f.path for f in found if f.role in ("consumer", "spring-boot", "connector", "strimzi", "cfk")]
+            raise_all(sorted(problems.found + unknown_producers(measure.productions, producers)
+                             + consumption.unknown_consumers(list(measure.consumptions), consumers), key=lambda p: p.line or 0))
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
@@ -360,7 +368,7 @@ def _measurement_notes(release: Release, version: VersionDecl | None, entries: l
 def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     """Discover, read and validate every file: InputErrors with every bad key or value (file:line)."""
     files, notes, measure = discover(paths, root)
-    raw_entries = []
+    raw_entries = list(measure.consumptions)
     topics: list[TopicDecl] = []
     versions: list[VersionDecl] = []
     read: list[RepoFile] = []
@@ -386,5 +394,6 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     # one line read for several resources (a compose anchor all brokers merge) says its problem once
     found = {(p.path, p.line, p.message): p for problem in problems + invalid for p in problem.problems}
     raise_all(sorted(found.values(), key=lambda p: (p.path or "", p.line or 0)))
-    notes = _release_notes(release, version) + _measurement_notes(release, version, entries) + notes + more_notes
+    notes = _release_notes(release, version) + _measurement_notes(release, version, entries) + notes + more_notes \
+        + consumption.implied_notes(entries)
     return ConfigRepo(read, entries, topics, list(dict.fromkeys(notes)), measure, version, release)

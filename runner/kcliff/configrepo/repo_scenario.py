@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kcliff.configrepo import connect
+from kcliff.configrepo import connect, consumption
 from kcliff.configrepo.discover import ConfigRepo
 from kcliff.configrepo.model import Entry, EntryKind
 from kcliff.configrepo.production import Production, production_of
@@ -93,6 +93,7 @@ class Chosen:
     topic: list[Entry]
     producer_file: str | None = None
     tasks: int | None = None  # a connector's tasks.max: how many producers its tasks run
+    consuming: list[Entry] = field(default_factory=list)  # how the consumer's service consumes (consumption.py)
 
 
 def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: list[str]) -> Chosen:
@@ -108,15 +109,16 @@ def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: li
                                             "producer", notes)
     consumers, _ = connect.task_clients(repo.entries, [e for e in repo.in_scope("consumer") if e.path == consumer_file],
                                         "consumer", notes)
+    consuming = consumption.of_consumer(repo.entries, consumer_file)
     return Chosen(producers, consumers, [e for e in repo.in_scope("topic") if e.topic == topic_name], producer_file,
-                  tasks)
+                  tasks, consuming)
 
 
 def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str | None = None) -> list[Entry]:
     """The entries to_scenario measures, each where it is written: modelled and durability settings
     of every broker file, the measured producer and consumer files and the measured topic."""
     chosen = _chosen(repo, topic, producer, [])
-    return [e for e in (*repo.in_scope("broker"), *chosen.producer, *chosen.consumer, *chosen.topic)
+    return [e for e in (*repo.in_scope("broker"), *chosen.producer, *chosen.consumer, *chosen.consuming, *chosen.topic)
             if e.kind.measured]
 
 
@@ -150,6 +152,7 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         topic=modelled(topic_entries),
         producer=modelled(producer_entries),
         consumer=modelled(chosen.consumer),
+        consuming=consumption.model(chosen.consuming),
         source=sources[0] if sources else "",
         durability=durability,
         notes=tuple(notes),

@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterator
 
 from kcliff import yamlio
 from kcliff.configrepo.model import Note, RawEntry, ReadResult
+from kcliff.configrepo import spring_listener
 from kcliff.configrepo.properties import parse_text, read_text
 from kcliff.errors import InputError, raise_all
 from kcliff.kafka import configs as kafka_configs
@@ -195,6 +196,7 @@ class _Reading:
     notes: list[Note] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
     read_any: bool = False
+    listener: dict[str, tuple[Any, int | None]] = field(default_factory=dict)  # spring_listener.READ's, as written
 
     def note(self, line: int | None, message: str) -> None:
         self.notes.append(Note(self.path, line, message))
@@ -254,6 +256,9 @@ def _property(key: str, value: Any, line: int | None, out: _Reading) -> None:
     elif head == "properties" and len(rest) > 1:
         kafka_key = map_key(rest[1:])
         _client_setting(client_scopes(kafka_key), kafka_key, value, key, line, out)
+    elif head == "listener" and len(rest) == 2 and \
+            spring_listener.listener_property(canonical(rest[1]), value, key, line, out.path, out.listener, out.problems):
+        return
     elif head in SECTIONS:
         out.note(line, f"'{key}' configures {SECTIONS[head]}, not a Kafka producer or consumer setting kcliff reads")
     elif head in SHARED:
@@ -284,6 +289,11 @@ class SpringBootReader:
     def read(self, path: Path, role: str) -> ReadResult:
         out = _Reading(str(path))
         (_properties_file if path.suffix == ".properties" else _yaml_file)(path, out)
+        auto = [e.raw for e in out.entries if e.scope == "consumer" and e.name == "enable.auto.commit"]
+        consumes = bool(out.listener) or any(e.scope == "consumer" for e in out.entries)
+        said, notes = spring_listener.consuming_entries(out.path, out.listener, auto[-1] if auto else None, consumes)
+        out.entries += said
+        out.notes += notes
         raise_all(out.problems)
         if not out.read_any:
             out.note(None, "no spring.kafka properties: this application configures no Kafka client here")

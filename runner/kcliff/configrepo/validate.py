@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kcliff.configrepo import connect, librdkafka
+from kcliff.configrepo import consumption, connect, librdkafka
 from kcliff.configrepo.model import Entry, EntryKind, Note, NoteLevel, RawEntry
 from kcliff.errors import InputError
 from kcliff.kafka import configs as kafka_configs
@@ -169,6 +169,8 @@ def validate_entry(raw: RawEntry, release: Release) -> Entry | Note:
         return librdkafka.validate_entry(raw)
     if raw.scope in connect.SCOPES:  # Connect's own keys kcliff acts on (tasks.max, the override policy)
         return connect.validate_entry(raw)
+    if raw.scope == consumption.SCOPE:  # how the service consumes: kcliff's own fields
+        return consumption.validate_entry(raw)
     if raw.scope == "topic" and raw.name in TOPIC_FIELDS:
         return _topic_field(raw)
     definition = kafka_configs.catalogue().lookup(raw.scope, raw.name, release.definitions)

@@ -50,7 +50,8 @@ def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], head: S
     """The canaries a check measures: --canaries as given, else the default ones the check needs
     (Family.needs_canary); and, either way, one for each workload the sides measure beyond the
     producer's, so the rig proves it can see a cliff there too; a durability canary only where the sides' fault
-    can lose a record at all (two brokers at once). Unknown ids are an input error."""
+    can lose a record at all (two brokers at once); a canary that consumes as a service does only where the sides
+    do (it proves the tool they read with can see a cliff). Unknown ids are an input error."""
     ids = [c.strip() for c in (asked if asked is not None else DEFAULT_CANARIES).split(",") if c.strip()]
     unknown = [c for c in ids if c not in canaries]
     if unknown:
@@ -59,5 +60,5 @@ def self_test_canaries(asked: str | None, canaries: dict[str, Scenario], head: S
         ids = [c for c in ids if (cliff := canaries[c].cliff) is None or family.needs_canary(METRICS[cliff.metric])]
     beyond = set(head.workloads) - {Workload.PRODUCE}
     return ids + [s.id for s in canaries.values() if s.cliff and s.id not in ids
-                  and METRICS[s.cliff.metric].workload in beyond
+                  and METRICS[s.cliff.metric].workload in beyond and (s.consuming is None or head.consuming is not None)
                   and (not METRICS[s.cliff.metric].exact or head.fault.takes_two_brokers)]

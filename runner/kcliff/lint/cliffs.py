@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kcliff import resources, yamlio
-from kcliff.configrepo import ConfigRepo, Entry
+from kcliff.configrepo import ConfigRepo, Entry, consumption
 from kcliff.configrepo.validate import DURABILITY
 from kcliff.errors import InputError, Problems
 from kcliff.kafka import configs as kafka_configs
@@ -134,7 +134,10 @@ class Match:
 
 
 def _known(scope: str, name: str) -> bool:
-    """A setting a rule may read: any release's Kafka key, or a field of kcliff's topic definitions."""
+    """A setting a rule may read: any release's Kafka key, a field of kcliff's topic definitions, or how the
+    consumer's service consumes (consuming/commit, configrepo/consumption.py)."""
+    if scope == consumption.SCOPE:
+        return name in consumption.DEFAULTS
     return (settings.lookup(scope, name) is not None or name in DURABILITY.get(scope, {})
             or bool(kafka_configs.catalogue().releases_of(scope, name)))
 
@@ -144,7 +147,7 @@ def _parse_ref(text: Any, path: str, node: Any, key: str) -> tuple[str, str]:
         raise InputError(f"'{key}' must be scope/name (e.g. broker/num.io.threads), got {text!r}", path,
                          yamlio.key_line(node, key))
     scope, name = text.split("/", 1)
-    if scope not in settings.ALL_SCOPES or not _known(scope, name):
+    if scope not in (*settings.ALL_SCOPES, consumption.SCOPE) or not _known(scope, name):
         close = kafka_configs.catalogue().suggest(name, scope) if scope in settings.ALL_SCOPES else None
         hint = (f"did you mean '{scope}/{close}'?" if close else "no Kafka release defines it") \
             if scope in settings.ALL_SCOPES else f"scopes: {', '.join(settings.ALL_SCOPES)}"
@@ -260,7 +263,10 @@ def _context(release: str, *files: list[Entry]) -> Lookup:
 
 
 def default_value(scope: str, name: str, release: str) -> Any:
-    """Kafka's default at this release (typed as entries are), else kcliff's for its topic fields."""
+    """Kafka's default at this release (typed as entries are), else kcliff's for its topic fields and
+    how a consumer that says nothing consumes."""
+    if scope == consumption.SCOPE:
+        return consumption.DEFAULTS.get(name)
     definition = kafka_configs.catalogue().lookup(scope, name, release)
     if definition is not None:
         return definition.default
@@ -327,6 +333,7 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
         lookup = _context(release, [e for e in repo.in_scope("broker") if (e.path, e.resource) == broker],
                           [e for e in repo.in_scope("producer") if e.path == pfile],
                           [e for e in repo.in_scope("consumer") if e.path == cfile],
+                          consumption.of_consumer(repo.entries, cfile),
                           [e for e in repo.in_scope("topic") if topic is not None and (e.path, e.topic) == topic])
         for rule in rules:
             m = match_rule(rule, lookup, topic[1] if topic else None)

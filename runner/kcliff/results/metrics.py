@@ -40,8 +40,8 @@ class ChangeKind(StrEnum):
     @classmethod
     def of_scope(cls, scope: str) -> ChangeKind:
         """The kind of a setting's scope (configrepo's "broker", "topic", "producer", "consumer",
-        and "kafka" for the version)."""
-        return cls.BROKER if scope == "kafka" else cls(scope)
+        "kafka" for the version, "consuming" for how the consumer's service consumes)."""
+        return cls.BROKER if scope == "kafka" else cls.CONSUMER if scope == "consuming" else cls(scope)
 
 
 EVERY_KIND = frozenset(ChangeKind)
