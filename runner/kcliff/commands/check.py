@@ -343,7 +343,7 @@ def judge(doc: ResultsDoc, rule_matches: list[dict[str, Any]], notes: list[str],
     scenario = verdict.compare_scenario("head", sides["base"], sides["head"], verdict.cliff_ceiling(canaries),
                                         family, held, budget, stopped, totals(LOST),
                                         totals(FAILED) if FAILED in family.counted else (None, None),
-                                        min_effect=min_effect, paired=True)
+                                        stopping.reads_cut(base, head), min_effect=min_effect, paired=True)
     notes += at_rate.rate_notes(doc)
     if budget is not None:
         notes.append(f"latency at rate judged against the service's {budget} budget (the head's kcliff.yaml)")

@@ -105,6 +105,11 @@ def cut_on_cliff(base: Entry | None, head: Entry | None) -> tuple[bool, bool]:
     return (base is not None and on_its_cliff(base), head is not None and on_its_cliff(head))
 
 
+def reads_cut(base: Entry | None, head: Entry | None) -> tuple[bool, bool]:
+    """Whether base's and head's consumers were stopped at their cap twice running (compare_scenario's `reads_cut`)."""
+    return (base is not None and reads_on_cliff(base), head is not None and reads_on_cliff(head))
+
+
 def runs_left(entry: Entry, metric: str, rounds: int) -> int:
     """Runs of `metric` this entry will still measure in `rounds` rounds: none once decided on a cliff."""
     if on_its_cliff(entry) or (METRICS[metric].workload == Workload.CONSUME and reads_on_cliff(entry)):

@@ -23,7 +23,7 @@ from kcliff.judge.canary import CanaryVerdict
 from kcliff.judge.family import Family
 from kcliff.lint.severity import Severity
 from kcliff.results.documents import VERDICT
-from kcliff.results.metrics import METRICS, THROUGHPUT, Workload
+from kcliff.results.metrics import CONSUMED, METRICS, THROUGHPUT, Workload
 from kcliff.scenario.latency_budget import LatencyBudget
 
 DEFAULT_MIN_EFFECT = 0.10
@@ -225,12 +225,12 @@ class ScenarioVerdict:
     rate_cliff: bool = False  # head could not hold the fixed rate that base held
     lost: int = 0  # acknowledged records the head's runs through a fault lost: a durability cliff
     failed: int = 0  # deliveries the head's producer gave up on through a fault where the base's gave up none
+    read_cliff: float | None = None  # head's consumption over base's where head's consumer was cut on its cliff
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "verdict": self.verdict, "head_in_tier": self.head_in_tier,
                 "base_in_tier": self.base_in_tier, "rate_cliff": self.rate_cliff, "lost": self.lost,
-                "failed": self.failed,
-                "notes": list(self.notes),
+                "failed": self.failed, "read_cliff": self.read_cliff, "notes": list(self.notes),
                 "decisions": [d.to_dict() for d in self.decisions]}
 
 
@@ -239,7 +239,8 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
                      ceiling: float | None = None, family: Family | None = None,
                      held: tuple[bool | None, bool | None] = (None, None), budget: LatencyBudget | None = None,
                      stopped: tuple[bool, bool] = (False, False), lost: tuple[int | None, int | None] = (None, None),
-                     failed: tuple[int | None, int | None] = (None, None), **decide_args: Any) -> ScenarioVerdict:
+                     failed: tuple[int | None, int | None] = (None, None), reads_cut: tuple[bool, bool] = (False, False),
+                     **decide_args: Any) -> ScenarioVerdict:
     """Decide each metric present on both sides; `ceiling` is cliff_ceiling() of this job's canaries.
     With a `family` (kcliff check), only its judged metrics count, each regression question at its
     share of alpha; the others are decided for their figures and reported as not judged. `held`: whether
@@ -250,7 +251,9 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     runs' figures read. `lost`: acknowledged records base's and head's runs through a fault lost (None:
     not measured): one the head lost fails the check by itself, a durability cliff, whatever the statistics.
     `failed`: deliveries base's and head's producers gave up on through a fault, where a changed setting can
-    move them (Family.counted; None: not judged): any the head failed where the base failed none is a regression."""
+    move them (Family.counted; None: not judged): any the head failed where the base failed none is a regression.
+    `reads_cut`: whether base's and head's consumers were stopped at their cap twice running (on_cliff.reads_on_cliff):
+    a head cut so where base read on is on a cliff of the read side, where the check judges consumption."""
     alpha = decide_args.pop("alpha", DEFAULT_ALPHA)
     decisions = tuple(within_budget(_decision(base[m], head[m], m, alpha, family, decide_args), budget)
                       for m in METRICS if m in base and m in head)
@@ -272,6 +275,12 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     if tier and stopped[1] and not stopped[0]:
         head_in = True
         notes.append("head was stopped on its cliff twice running: under the early stop's share of the reference")
+    read_cliff = None
+    if (family is None or family.judges(CONSUMED)) and reads_cut[1] and not reads_cut[0]:
+        h, b = stats.clean(head.get(CONSUMED.name, ())), stats.clean(base.get(CONSUMED.name, ()))
+        read_cliff = stats.median(h) / stats.median(b) if h and b and stats.median(b) > 0 else 0.0
+        notes.append(f"head's consumer was stopped at its cap twice running where base's read on: a cliff on the read "
+                     f"side, consumed {read_cliff:.3f}x")
     head_lost = lost[1] or 0
     if head_lost:
         notes.append(f"head lost {head_lost} acknowledged record(s) under acks=all through a failure: "
@@ -289,6 +298,8 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     elif rate_cliff:
         verdict = Outcome.CLIFF
         notes.append("head could not hold the fixed rate that base held: a cliff at rate")
+    elif read_cliff is not None:
+        verdict = Outcome.CLIFF
     elif Outcome.REGRESSION in outcomes or head_failed:
         verdict = Outcome.REGRESSION
     elif not judged or Outcome.INCONCLUSIVE in outcomes:
@@ -296,7 +307,7 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     else:
         verdict = Outcome.PASS
     return ScenarioVerdict(scenario_id, verdict, decisions, head_in, base_in, tuple(notes), rate_cliff, head_lost,
-                           head_failed)
+                           head_failed, read_cliff)
 
 
 def failed_deliveries(failed: tuple[int | None, int | None]) -> int:

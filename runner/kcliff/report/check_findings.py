@@ -11,19 +11,22 @@ from kcliff import configrepo
 from kcliff.judge import verdict
 from kcliff.lint.github import annotation, github_path
 from kcliff.lint.severity import Severity
-from kcliff.results.metrics import (FAILED, METRICS, THROUGHPUT, Metric, Workload, moved_by_setting, moves_failover,
+from kcliff.results.metrics import (CONSUMED, FAILED, METRICS, THROUGHPUT, Metric, Workload, moved_by_setting, moves_failover,
                                     trades_cpu_for_bytes)
 
 
 def failing(sv: verdict.ScenarioVerdict) -> list[tuple[Metric, float | None]]:
     """The metrics that failed a scenario and their measured ratios: its regressions, throughput when
-    the head fell to the canaries' cliff tier, and the judged latencies at rate when it could not hold the rate."""
+    the head fell to the canaries' cliff tier, the judged latencies at rate when it could not hold the rate, and
+    consumption when its consumer was cut on its cliff."""
     out = [(METRICS[d.metric], d.ratio) for d in sv.decisions if d.outcome is verdict.Outcome.REGRESSION]
     if sv.head_in_tier and not sv.base_in_tier and all(m is not THROUGHPUT for m, _ in out):
         out.append((THROUGHPUT, next((d.ratio for d in sv.decisions if d.metric == THROUGHPUT.name), None)))
     if sv.rate_cliff:
         out += [(METRICS[d.metric], d.ratio) for d in sv.decisions if METRICS[d.metric].workload is Workload.RATE
                 and d.outcome not in (verdict.Outcome.REGRESSION, verdict.Outcome.NOT_JUDGED)]
+    if sv.read_cliff is not None and all(m is not CONSUMED for m, _ in out):
+        out.append((CONSUMED, sv.read_cliff))
     return out
 
 
