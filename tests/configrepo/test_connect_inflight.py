@@ -58,11 +58,13 @@ def scenarios(shape: str, tmp_path: Path) -> tuple[configrepo.RepoScenario, conf
 
 def test_the_json_measures_the_same_scenario_as_the_strimzi_connector(tmp_path: Path):
     """Connect's own producer settings, under the worker's producer.*, under the connector's overrides, in
-    both shapes: what a check applies to the cluster and how many producers it runs are the same."""
+    both shapes: what a check applies to the cluster, how many producers it runs and across which round trip
+(kcliff.yaml's round_trip_ms) are the same."""
     strimzi, rest = scenarios("strimzi", tmp_path), scenarios("rest", tmp_path)
     for a, b in zip(strimzi, rest):
         assert a.as_applied() == b.as_applied()
         assert (a.producers, a.payload, a.record_size, a.rate) == (b.producers, b.payload, b.record_size, b.rate)
+        assert a.production and b.production and a.production.round_trip_ms == b.production.round_trip_ms == 20
     base, head = strimzi
     assert base.as_applied()["producer"] | {"max.in.flight.requests.per.connection": 1} == head.as_applied()["producer"]
     producer = base.as_applied()["producer"]
