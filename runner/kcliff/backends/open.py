@@ -94,7 +94,8 @@ def open_cluster(config: ClusterConfig, run_dir: Path, progress: Reporter, name:
             progress.note(f"the cluster left running by `kcliff cluster up` runs the jars in {running.libs}, not "
                           f"Kafka {config.kafka_version}'s: starting one of that release")
             running = None
-        set_at_start = ("link_mbit", "disk_mb_s", "replication_rtt_ms")
+        # the client proxy too: brokers advertise it at start, so a cluster up without it measured no round trip
+        set_at_start = ("link_mbit", "disk_mb_s", "replication_rtt_ms", "client_rtt_ms")
         differ = [k for k in set_at_start if running is not None and getattr(running.caps, k) != getattr(config.caps, k)]
         if differ:  # caps and listeners are set at start: a rig profile needs a cluster of its own
             progress.note(f"the cluster left running by `kcliff cluster up` was started with other "

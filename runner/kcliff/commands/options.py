@@ -109,7 +109,8 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--producer-cpus", type=cpu_list, help="pin the producer to these CPUs (taskset)")
     parser.add_argument("--client-rtt-ms", type=milliseconds, default=0.0,
                         help="round trip added between producer and brokers (local and compose backends, "
-                             "via toxiproxy); on loopback in-flight limits cost nothing (default 0: direct)")
+                             "via toxiproxy); on loopback in-flight limits cost nothing (default 0: direct, or for "
+                             "`check` the measured producer's kcliff.yaml round_trip_ms)")
     parser.add_argument("--replication-rtt-ms", type=whole_milliseconds, metavar="MS",
                         help="round trip added between brokers: followers fetch from their leaders through toxiproxy, "
                              "as brokers in different availability zones do (local backend; clients keep "

@@ -7,6 +7,7 @@ measured at), how many instances send at once, and sample records of what it sen
         instances: 4                   # producer processes at once (default 1)
         latency: {p99: 50 ms}          # what it tolerates at its rate (scenario/latency_budget.py)
         samples: samples/orders.jsonl  # real messages (default: kcliff's built-in JSON events)
+        round_trip_ms: 20              # its round trip to the brokers (default 0: beside them)
     rates:                             # the shorthand for a rate alone
       producers/audit.properties: 0.5 MB/s
 
@@ -26,7 +27,8 @@ from kcliff.scenario import settings
 from kcliff.scenario.latency_budget import LatencyBudget, parse_budget
 from kcliff.scenario.rate import Rate, parse_rate
 
-PRODUCTION_KEYS = ("rate", "instances", "samples", "latency")
+PRODUCTION_KEYS = ("rate", "instances", "samples", "latency", "round_trip_ms")
+MAX_ROUND_TRIP_MS = 1000
 MAX_INSTANCES = settings.MAX_PRODUCERS  # as a scenario's `producers`
 
 
@@ -41,6 +43,9 @@ class Production:
     instances_line: int | None = None  # where `instances` is written, to annotate a change of it
     samples_line: int | None = None
     latency: LatencyBudget | None = None  # the service's latency budget at its rate
+    # where it runs: a worker in another site or region waits this long on every request, which an in-flight
+    # limit turns into throughput (check adds it as --client-rtt-ms does); 0: beside the brokers
+    round_trip_ms: float = 0.0
 
 
 def _relative(key: Any, root: Path, where: str, line: int | None, what: str) -> str:
@@ -129,7 +134,17 @@ def _production(path: str, raw: Any, root: Path, where: str, line: int | None, f
         except ValueError as exc:
             found.add(InputError(f"producers: {exc}", where, yamlio.key_line(raw, "latency") or line))
     return Production(path, where, line, rate, instances, samples, yamlio.key_line(raw, "instances"),
-                      yamlio.key_line(raw, "samples"), latency)
+                      yamlio.key_line(raw, "samples"), latency, _round_trip(raw, where, line, found))
+
+
+def _round_trip(raw: dict[str, Any], where: str, line: int | None, found: Problems) -> float:
+    value = raw.get("round_trip_ms", 0.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_ROUND_TRIP_MS:
+        found.add(InputError(f"producers: round_trip_ms must be milliseconds from 0 to {MAX_ROUND_TRIP_MS} (the "
+                             f"producer's round trip to the brokers), got {value!r}", where,
+                             yamlio.key_line(raw, "round_trip_ms") or line))
+        return 0.0
+    return float(value)
 
 
 def unknown_producers(productions: tuple[Production, ...], producers: list[str]) -> list[InputError]:
