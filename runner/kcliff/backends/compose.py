@@ -52,6 +52,11 @@ from kcliff.scenario import settings
 READY_TIMEOUT_S = 240.0
 COMPOSE_TIMEOUT_S = 600.0
 
+# The producer runs in a one-off container of a Kafka image, which has a JVM and no Python or librdkafka;
+# run on the host instead, outside the producer service's caps, it would measure another rig.
+NO_LIBRDKAFKA = ("the compose backend cannot measure a librdkafka client: its producer runs in a container of "
+                 "the Kafka image, which holds no Python or librdkafka; use --backend local (or external)")
+
 
 @dataclass
 class ComposeCluster(Restartable):
@@ -216,6 +221,9 @@ class ComposeCluster(Restartable):
         named = ("--name", name) if name else ()
         return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", *named, *mounts, *jar_options(jars),
                                           "producer", "/opt/kafka/bin/kafka-run-class.sh", main_class, *args)
+
+    def program_command(self, argv: list[str]) -> list[str]:
+        raise InputError(NO_LIBRDKAFKA)
 
     def crash_tool(self, pid: int, name: str | None = None) -> None:
         """SIGKILL the tool's container: the `compose run` client kcliff started cannot pass a SIGKILL on, and

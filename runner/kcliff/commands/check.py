@@ -140,7 +140,8 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
 def run(args: argparse.Namespace) -> int:
     (base_repo, head_repo), new, kept = static_findings(args.base, args.head, args.format, args.repo_root)
     notes = [f"already on the base branch: {m.condition()} at {m.path}:{m.line}" for m in kept]
-    notes += librdkafka.unmeasured_changes(base_repo.entries, head_repo.entries, args.base, args.head)
+    measured_files = frozenset(e.path for repo in (base_repo, head_repo) for e in configrepo.measured_entries(repo))
+    notes += librdkafka.unmeasured_changes(base_repo.entries, head_repo.entries, args.base, args.head, measured_files)
     upgrade = configrepo.version_change(base_repo.kafka_version, head_repo.kafka_version, args.kafka_version)
     if upgrade is not None:
         notes.append(f"Kafka version changed: {upgrade.base} -> {upgrade.head}; base and head each measured on a "

@@ -19,6 +19,7 @@ from typing import Any
 
 from kcliff import resources, yamlio
 from kcliff.errors import InputError, Problems
+from kcliff.kafka.clients import Client
 from kcliff.results.metrics import METRICS, READ_SIDE, Fault, Workload
 from kcliff.results.model import REFERENCE_ID
 from kcliff.scenario import combinations, json_events, payload_files, payload_key, settings
@@ -82,6 +83,7 @@ class Scenario:
     # samples are as long as they are (bytes_per_record is then their mean)
     payload: Payload = Payload.random()
     fault: Fault = Fault.BROKER_KILL  # what its runs through a fault do (docs/failover.md)
+    client: Client = Client.JAVA  # the producer's client library; librdkafka's settings keep its names
 
     def settings_in(self, scope: str) -> dict[str, Any]:
         return dict(getattr(self, scope))
@@ -146,6 +148,8 @@ class Scenario:
             applied["consumer"] = dict(self.consumer)
         if self.fault is not Fault.BROKER_KILL:  # only then, so a broker kill's hash is what it always was
             applied["fault"] = self.fault.value
+        if self.client is not Client.JAVA:  # only then, so a Java producer's hash is what it always was
+            applied["client"] = self.client.value
         return applied
 
     def settings_hash(self) -> str:
