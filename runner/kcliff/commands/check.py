@@ -30,6 +30,7 @@ from typing import Any, Callable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
+from kcliff.backends.compose import NO_LIBRDKAFKA
 from kcliff.backends.open import BACKENDS, for_faults, open_cluster
 from kcliff.commands import options
 from kcliff.configrepo import librdkafka
@@ -39,7 +40,9 @@ from kcliff.host import procs
 from kcliff.judge import at_rate, canary, compression, stopping, tradeoff, verdict
 from kcliff.judge.family import Family
 from kcliff.judge.self_test import DEFAULT_CANARIES, self_test_canaries, self_test_options, unvouched_canaries
+from kcliff.kafka import rdkafka_release
 from kcliff.kafka import release as kafka_release
+from kcliff.kafka.clients import Client
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.lint.github import add_repo_root_option, annotation, github_path
@@ -151,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         lambda: to_scenario(head_repo, "head", f"head: {args.head}"), (args.base, args.head), args.format,
         args.repo_root), at_rate=not args.no_rate, upgrade=upgrade)
     base_sc, head_sc, rate_notes = at_one_rate(base_sc, head_sc, args.rate)
-    notes += rate_notes
+    notes += rate_notes + librdkafka_notes(base_sc, head_sc, options.cluster_config(args).backend)
     notes += [f"head: {n}" for n in head_sc.notes]
     for scope, values in head_sc.weakened_durability().items():
         notes.append(f"head weakens durability ({scope}: {values}); measured as set")
@@ -196,6 +199,15 @@ def run(args: argparse.Namespace) -> int:
     for line in found:
         print(line)
     return _publish(outcome, args, doc)
+
+
+def librdkafka_notes(base: RepoScenario, head: RepoScenario, backend: str) -> list[str]:
+    """What a check of a librdkafka producer says it ran on; refused on compose before any cluster starts."""
+    if Client.LIBRDKAFKA not in (base.client, head.client):
+        return []
+    if backend == "compose":
+        raise InputError(NO_LIBRDKAFKA)
+    return [f"producer measured with librdkafka: {rdkafka_release.describe()}, produce latency only at rate"]
 
 
 def rig_profiles(args: argparse.Namespace, declared: Profile | None, changes: list[configrepo.SettingChange],

@@ -26,6 +26,7 @@ from kcliff import yamlio
 from kcliff.configrepo import ansible, cfk, compose, connect_files, helm, librdkafka, manifests, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
+from kcliff.configrepo import rdkafka_producer
 from kcliff.configrepo.production import Production, read_production, unknown_producers
 from kcliff.configrepo.topics import TopicsYamlReader
 from kcliff.configrepo.validate import Release, validate
@@ -294,7 +295,8 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
             if (path / MANIFEST).is_file():
                 named, measure = _manifest(path, problems)
             found = named if named is not None else _by_convention(path, notes)
-            producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk")]
+            producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk",
+                                                             *rdkafka_producer.PRODUCER_ROLES)]
             raise_all(sorted(problems.found + unknown_producers(measure.productions, producers), key=lambda p: p.line or 0))
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "

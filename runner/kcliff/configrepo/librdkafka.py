@@ -10,7 +10,7 @@ Each key is checked with librdkafka's own definitions (kafka/librdkafka_configs.
 release kcliff knows: an unknown key is bad input naming the closest property (or librdkafka's name for a
 Java client key), a value librdkafka refuses is bad input saying what is valid. A key of other releases
 only, a deprecated one and one the other client reads are warnings, as librdkafka warns of them.
-kcliff does not measure librdkafka clients yet: every key is checked, none is measured.
+A librdkafka producer file is measured by `kcliff check` with librdkafka (configrepo/rdkafka_producer.py).
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ class LibrdkafkaReader:
         release = rdk.catalogue().newest
         return ReadResult(entries=entries, notes=[Note(str(path), None, f"a librdkafka client file ({CLIENT_OF[role]}): "
                                                                         f"checked with librdkafka {release}'s definitions, "
-                                                                        "not measured (kcliff measures Java clients only)")])
+                                                                        "measured with librdkafka when it is the producer "
+                                                                        "`kcliff check` measures")])
 
 
 def _unknown(raw: RawEntry, release: str) -> str:
@@ -142,8 +143,8 @@ def unmeasured_note(entry: Entry) -> Note:
         said.append(f"librdkafka's default {prop.default}, the Java client's {_java_text(differs[1])} at Kafka "
                     f"{kafka_dist.DEFAULT_VERSION}")
     same = f" ({'; '.join(said)})" if said else ""
-    return Note(entry.path, entry.line, f"librdkafka key '{entry.name}'{same}: checked, not measured (kcliff does not "
-                                        "measure librdkafka clients yet)")
+    return Note(entry.path, entry.line, f"librdkafka key '{entry.name}'{same}: checked (measured with librdkafka "
+                                        "when its file is the producer `kcliff check` measures)")
 
 
 def _java_text(value: object) -> str:

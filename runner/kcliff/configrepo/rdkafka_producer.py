@@ -8,21 +8,18 @@ only where the file weakens them, as a Java producer's are."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Sequence
 
-from kcliff.configrepo.model import Entry, EntryKind
-from kcliff.kafka.rdkafka_loadgen import reaching
-
-if TYPE_CHECKING:
-    from kcliff.configrepo.discover import ConfigRepo
+from kcliff.configrepo.model import Entry, EntryKind, RepoFile
+from kcliff.kafka.rdkafka_client import reaching
 
 PRODUCER_ROLES = ("librdkafka-producer", "librdkafka")  # a kcat-like file serves both clients
 ACKS = ("request.required.acks", "acks")  # librdkafka's name and its alias
 
 
-def producer_files(repo: ConfigRepo) -> list[str]:
+def producer_files(files: Sequence[RepoFile]) -> list[str]:
     """The repo's librdkafka files that hold a producer's settings, producer-only ones first."""
-    return [f.path for role in PRODUCER_ROLES for f in repo.files if f.role == role]
+    return [f.path for role in PRODUCER_ROLES for f in files if f.role == role]
 
 
 def measured(entries: list[Entry]) -> list[Entry]:

@@ -100,7 +100,7 @@ class Chosen:
 def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: list[str]) -> Chosen:
     """The measured producer and consumer files' entries and the measured topic's (see to_scenario). A
     librdkafka producer file is measured when it is named, or when the repo has no Java producer file."""
-    rdkafka_files = rdkafka_producer.producer_files(repo)
+    rdkafka_files = rdkafka_producer.producer_files(repo.files)
     wanted = producer or repo.measure.producer
     rdkafka = bool(rdkafka_files) and (wanted in rdkafka_files or (wanted is None and not repo.files_with_role("producer")))
     producer_file = _choose(rdkafka_files if rdkafka else repo.files_with_role("producer"), wanted, "producer", notes)

@@ -14,7 +14,7 @@ import time
 
 from hdrh.histogram import HdrHistogram
 
-from kcliff.kafka.rdkafka_loadgen import Compression, Records, producer, reach
+from kcliff.kafka.rdkafka_client import Compression, Records, producer, reach
 
 MB = 1024.0 * 1024.0
 HIGHEST_US = 3_600_000_000

@@ -15,7 +15,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from kcliff.kafka.rdkafka_loadgen import Compression, Records, producer, reach
+from kcliff.kafka.rdkafka_client import Compression, Records, producer, reach
 
 HIGHEST_US = 3_600_000_000
 
@@ -71,6 +71,9 @@ def run(args: argparse.Namespace, config: dict[str, str], records: Records) -> N
     next_progress = t0 + args.interval_s
 
     def serve(timeout: float) -> None:
+        if timeout < 0.001:  # poll() counts whole ms, and would spin on the CPU the brokers share
+            time.sleep(timeout)
+            timeout = 0.0
         for client in clients:
             client.poll(timeout / len(clients))
 
