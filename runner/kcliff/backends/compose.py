@@ -24,7 +24,7 @@ from typing import Any
 from kcliff.backends import compose_projects, latency, storage
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import STARTED_LINE, Restartable, Usage, free_ports, new_cluster_id
-from kcliff.backends.compose_caps import CappedBrokers, emulation_caps, require_root, shim_variables
+from kcliff.backends.compose_caps import NO_LIBRDKAFKA, CappedBrokers, emulation_caps, require_root, shim_variables
 from kcliff.backends.compose_file import (
     BROKERS,
     CLIENT_PORT,
@@ -51,11 +51,6 @@ from kcliff.scenario import settings
 
 READY_TIMEOUT_S = 240.0
 COMPOSE_TIMEOUT_S = 600.0
-
-# The producer runs in a one-off container of a Kafka image, which has a JVM and no Python or librdkafka;
-# run on the host instead, outside the producer service's caps, it would measure another rig.
-NO_LIBRDKAFKA = ("the compose backend cannot measure a librdkafka client: its producer runs in a container of "
-                 "the Kafka image, which holds no Python or librdkafka; use --backend local (or external)")
 
 
 @dataclass

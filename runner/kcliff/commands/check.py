@@ -30,7 +30,7 @@ from typing import Any, Callable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
-from kcliff.backends.compose import NO_LIBRDKAFKA
+from kcliff.backends.compose_caps import NO_LIBRDKAFKA
 from kcliff.backends.open import BACKENDS, for_faults, open_cluster
 from kcliff.commands import options
 from kcliff.configrepo import librdkafka
