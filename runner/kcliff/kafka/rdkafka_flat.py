@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
@@ -63,7 +64,7 @@ class Stats:
                 f"latency, {pct}.")
 
 
-def run(args: argparse.Namespace, config: dict[str, str], records: Records) -> None:
+def run(args: argparse.Namespace, config: dict[str, Any], records: Records) -> None:
     compression = Compression()
     client = producer(config, compression)
     reach(client, args.topic)

@@ -58,7 +58,7 @@ class Tally:
         return report
 
 
-def run(args: argparse.Namespace, config: dict[str, str], records: Records) -> None:
+def run(args: argparse.Namespace, config: dict[str, Any], records: Records) -> None:
     compression = Compression()
     clients = [producer(config, compression) for _ in range(args.producers)]
     reach(clients[0], args.topic)

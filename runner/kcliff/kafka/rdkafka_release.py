@@ -34,7 +34,8 @@ def wanted() -> str | None:
 def installed() -> tuple[str, str]:
     """The installed confluent-kafka's release and its librdkafka's."""
     import confluent_kafka
-    return confluent_kafka.version()[0], confluent_kafka.libversion()[0]
+    ours = confluent_kafka.version()  # a str, where the bindings' docs say a (str, int) tuple
+    return ours[0] if isinstance(ours, tuple) else ours, confluent_kafka.libversion()[0]
 
 
 def venv_dir(release: str) -> Path:
