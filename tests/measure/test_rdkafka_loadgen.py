@@ -13,6 +13,7 @@ import pytest
 from kcliff.backends.base import Cluster
 from kcliff.backends.compose import ComposeCluster
 from kcliff.errors import InputError
+from kcliff.kafka import rdkafka_release
 from kcliff.kafka.clients import Client
 from kcliff.kafka.rdkafka_client import client_config
 from kcliff.measure import at_rate, perf_output, rate_output
@@ -124,3 +125,12 @@ def test_a_setting_librdkafka_refuses_is_exit_2_with_librdkafkas_words(tmp_path:
                            "--topic", "t", "--producer-config", str(conf), "--rate", "10"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "queue.buffering.max.ms" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_installed_confluent_kafka_runs_it_unless_another_release_is_asked_for(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv(rdkafka_release.RELEASE_VAR, raising=False)
+    assert rdkafka_release.command() == [sys.executable, "-m", "kcliff.kafka.rdkafka_loadgen"]
+    assert rdkafka_release.describe().startswith("confluent-kafka 2.")
+    monkeypatch.setenv(rdkafka_release.RELEASE_VAR, "2.6; rm -rf ~")
+    with pytest.raises(InputError, match="expected a confluent-kafka release such as 2.6.1"):
+        rdkafka_release.command()
