@@ -90,3 +90,14 @@ def test_check_on_compose_refuses_a_librdkafka_producer_before_any_cluster(tmp_p
                       "--workdir", str(tmp_path / "w"), timeout=120)
     assert done.returncode == 2 and "compose backend cannot measure a librdkafka client" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "w" / "runs").exists()
+
+
+def test_check_refuses_a_fault_it_cannot_make_with_a_librdkafka_producer(tmp_path: Path):
+    # a broker change that decides what a broker's death costs is measured through the fault, whose runs are
+    # the Java load generator's: with a librdkafka producer that is refused, before any cluster
+    base, head = _copy(tmp_path, "base"), _copy(tmp_path, "head")
+    for side, value in ((base, 30000), (head, 10000)):
+        (side / "server.properties").write_text(f"replica.lag.time.max.ms={value}\n")
+    done = run_kcliff("check", "--base", str(base), "--head", str(head), "--workdir", str(tmp_path / "w"), timeout=120)
+    assert done.returncode == 2 and "through a broker fault" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "w" / "runs").exists()
