@@ -26,3 +26,11 @@ def test_the_same_codec_says_no_saving_and_no_ratio_says_nothing():
     assert "fewer" not in note and "more" not in note
     assert compression_notes(_doc(_side("base", "none", [None]), _side("head", "none", [None]))) == []
     assert compression_notes(_doc(_side("base", "zstd", [3.0]))) == []
+
+
+def test_a_librdkafka_producers_codec_is_read_under_librdkafkas_name():
+    base, head = _side("base", "none", [0.99]), _side("head", "none", [3.86])
+    for side, codec in ((base, "none"), (head, "zstd")):
+        side.applied["producer"] = {"compression.codec": codec}  # as a librdkafka file writes it
+    [note] = compression_notes(_doc(base, head))
+    assert "base 0.99x (none), head 3.86x (zstd)" in note

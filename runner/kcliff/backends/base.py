@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from kcliff.errors import InputError
 from kcliff.host import procs
 from kcliff.kafka import dist as kafka_dist
 from kcliff.kafka import release as kafka_release
@@ -103,6 +104,11 @@ class Cluster(ABC):
         files the tool reads (a config file), visible to it at the same path. `jars`: a program of
         kcliff's own (the load generator) ahead of the release's jars on the classpath. `name`: what
         crash_tool finds it by, where it runs apart from the process kcliff starts (compose: its container)."""
+
+    def program_command(self, argv: list[str]) -> list[str]:
+        """argv that runs a program of kcliff's own off the JVM (the librdkafka load generator) as the
+        dedicated, separately capped producer, where tool_command runs the perf tools. Never a shell string."""
+        raise InputError(f"the {self.backend} backend cannot run kcliff's librdkafka load generator")
 
     def crash_tool(self, pid: int, name: str | None = None) -> None:
         """Crash a tool started from tool_command (SIGKILL: no shutdown hook runs), `pid` the process kcliff

@@ -24,7 +24,7 @@ from typing import Any
 from kcliff.backends import compose_projects, latency, storage
 from kcliff.backends.admin import Admin
 from kcliff.backends.base import STARTED_LINE, Restartable, Usage, free_ports, new_cluster_id
-from kcliff.backends.compose_caps import CappedBrokers, emulation_caps, require_root, shim_variables
+from kcliff.backends.compose_caps import NO_LIBRDKAFKA, CappedBrokers, emulation_caps, require_root, shim_variables
 from kcliff.backends.compose_file import (
     BROKERS,
     CLIENT_PORT,
@@ -216,6 +216,9 @@ class ComposeCluster(Restartable):
         named = ("--name", name) if name else ()
         return prefix + self.compose_argv("run", "--rm", "--no-TTY", "--no-deps", *named, *mounts, *jar_options(jars),
                                           "producer", "/opt/kafka/bin/kafka-run-class.sh", main_class, *args)
+
+    def program_command(self, argv: list[str]) -> list[str]:
+        raise InputError(NO_LIBRDKAFKA)
 
     def crash_tool(self, pid: int, name: str | None = None) -> None:
         """SIGKILL the tool's container: the `compose run` client kcliff started cannot pass a SIGKILL on, and

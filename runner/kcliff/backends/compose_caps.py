@@ -24,6 +24,10 @@ from kcliff.host import container_link, netns
 from kcliff.host.container_link import ContainerLink
 
 SERVICE_AND_PID = '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Pid}}'
+# The producer runs in a one-off container of a Kafka image, which has a JVM and no Python or librdkafka; run on
+# the host instead, outside the producer service's caps, the librdkafka load generator would measure another rig.
+NO_LIBRDKAFKA = ("the compose backend cannot measure a librdkafka client: its producer runs in a container of "
+                 "the Kafka image, which holds no Python or librdkafka; use --backend local (or external)")
 
 
 def require_root(caps: ComposeCaps) -> None:

@@ -40,6 +40,9 @@ class ExternalCluster(Cluster):
         return kafka_dist.java_command(self.libs, main_class, self.producer_heap_mb, cpus=self.producer_cpus,
                                        archived=True, jars=jars) + args
 
+    def program_command(self, argv: list[str]) -> list[str]:
+        return kafka_dist.pinned(self.producer_cpus) + argv
+
     def down(self) -> None:
         """Nothing to stop: the cluster is not ours."""
 

@@ -208,6 +208,9 @@ class LocalCluster(Restartable):
         return kafka_dist.java_command(self.libs, main_class, self.caps.producer_heap_mb,
                                        cpus=self.caps.producer_cpus, archived=True, jars=jars) + args
 
+    def program_command(self, argv: list[str]) -> list[str]:
+        return kafka_dist.pinned(self.caps.producer_cpus) + argv  # on the producer's CPUs, as its JVM runs
+
     def restart(self, overrides: dict[str, Any]) -> None:
         self._stop_nodes()
         self.overrides = dict(overrides)

@@ -30,6 +30,7 @@ from typing import Any, Callable, TypeVar
 
 from kcliff import configrepo
 from kcliff.backends.admin import Admin
+from kcliff.backends.compose_caps import NO_LIBRDKAFKA
 from kcliff.backends.open import BACKENDS, for_faults, open_cluster
 from kcliff.commands import options
 from kcliff.configrepo import librdkafka
@@ -39,7 +40,9 @@ from kcliff.host import procs
 from kcliff.judge import at_rate, canary, compression, stopping, tradeoff, verdict
 from kcliff.judge.family import Family
 from kcliff.judge.self_test import DEFAULT_CANARIES, self_test_canaries, self_test_options, unvouched_canaries
+from kcliff.kafka import rdkafka_release
 from kcliff.kafka import release as kafka_release
+from kcliff.kafka.clients import Client
 from kcliff.lint import cliffs
 from kcliff.lint import findings as input_findings
 from kcliff.lint.github import add_repo_root_option, annotation, github_path
@@ -52,7 +55,7 @@ from kcliff.measure.progress import Progress
 from kcliff.measure.suite import SuiteRunner
 from kcliff.report import check_findings
 from kcliff.report import markdown as report_md
-from kcliff.results.metrics import FAILED, LOST, Metric, Workload, trades_cpu_for_bytes
+from kcliff.results.metrics import FAILED, LOST, RATE_E2E_P50, RATE_E2E_P99, Metric, Workload, trades_cpu_for_bytes
 from kcliff.results.model import REFERENCE_ID, ResultsDoc, RunStatus
 from kcliff.results.rig import CPU_BOUND, Rig
 from kcliff.scenario.latency_budget import LatencyBudget
@@ -140,7 +143,8 @@ def static_findings(base_dir: str, head_dir: str, fmt: str, head_root: Path | No
 def run(args: argparse.Namespace) -> int:
     (base_repo, head_repo), new, kept = static_findings(args.base, args.head, args.format, args.repo_root)
     notes = [f"already on the base branch: {m.condition()} at {m.path}:{m.line}" for m in kept]
-    notes += librdkafka.unmeasured_changes(base_repo.entries, head_repo.entries, args.base, args.head)
+    measured_files = frozenset(e.path for repo in (base_repo, head_repo) for e in configrepo.measured_entries(repo))
+    notes += librdkafka.unmeasured_changes(base_repo.entries, head_repo.entries, args.base, args.head, measured_files)
     upgrade = configrepo.version_change(base_repo.kafka_version, head_repo.kafka_version, args.kafka_version)
     if upgrade is not None:
         notes.append(f"Kafka version changed: {upgrade.base} -> {upgrade.head}; base and head each measured on a "
@@ -150,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         lambda: to_scenario(head_repo, "head", f"head: {args.head}"), (args.base, args.head), args.format,
         args.repo_root), at_rate=not args.no_rate, upgrade=upgrade)
     base_sc, head_sc, rate_notes = at_one_rate(base_sc, head_sc, args.rate)
-    notes += rate_notes
+    notes += rate_notes + librdkafka_notes(base_sc, head_sc, options.cluster_config(args).backend)
     notes += [f"head: {n}" for n in head_sc.notes]
     for scope, values in head_sc.weakened_durability().items():
         notes.append(f"head weakens durability ({scope}: {values}); measured as set")
@@ -196,6 +200,18 @@ def run(args: argparse.Namespace) -> int:
     for line in found:
         print(line)
     return _publish(outcome, args, doc)
+
+
+def librdkafka_notes(base: RepoScenario, head: RepoScenario, backend: str) -> list[str]:
+    """What a check of a librdkafka producer says it ran on; refused on compose before any cluster starts."""
+    if Client.LIBRDKAFKA not in (base.client, head.client):
+        return []
+    if backend == "compose":
+        raise InputError(NO_LIBRDKAFKA)
+    if Workload.FAILOVER in head.workloads:  # its runs through a fault are the Java load generator's (failover.py)
+        raise InputError("this change is measured through a broker fault, which kcliff cannot do yet for a librdkafka "
+                         "producer (`kcliff lint` still checks its rules)")
+    return [f"producer measured with librdkafka: {rdkafka_release.describe()}, produce latency only at rate"]
 
 
 def rig_profiles(args: argparse.Namespace, declared: Profile | None, changes: list[configrepo.SettingChange],
@@ -276,8 +292,12 @@ def with_round_trip(args: argparse.Namespace, base: RepoScenario, head: RepoScen
 
 
 def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:
-    """What the check judges: the metrics its sides measure that the kinds of setting they differ in can move."""
-    return Family.of(configrepo.changed_kinds(base, head, upgrade), head.workloads, configrepo.failover_moved(base, head))
+    """What the check judges: the metrics its sides measure that the kinds of setting they differ in can move
+    (a librdkafka producer's generator reads nothing back: no end-to-end latency at rate)."""
+    family = Family.of(configrepo.changed_kinds(base, head, upgrade), head.workloads, configrepo.failover_moved(base, head))
+    if Client.LIBRDKAFKA not in (base.client, head.client):
+        return family
+    return dataclasses.replace(family, judged=tuple(m for m in family.judged if m not in (RATE_E2E_P50, RATE_E2E_P99)))
 
 
 def measure(args: argparse.Namespace, self_test: list[Scenario], pair: list[Scenario], version: str,

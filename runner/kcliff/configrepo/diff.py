@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # kcliff.scenario pulls in pydantic, which lint never needs
 
 # How the producer runs rather than what it sets (Scenario.as_applied's top-level keys): a change of
 # any is a producer change.
-PRODUCTION_KEYS = ("producers", "record_size", "payload")
+PRODUCTION_KEYS = ("producers", "record_size", "payload", "client")
 # The role of the file a scope's settings are written in.
 SCOPE_ROLE = {"broker": "broker", "producer": "producer", "consumer": "consumer", "consuming": "consumer",
               "topic": "topics"}

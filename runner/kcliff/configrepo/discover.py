@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import ansible, cfk, compose, connect_files, consumption, helm, librdkafka, manifests, spring_boot, \
-    strimzi, terraform
+from kcliff.configrepo import ansible, cfk, compose, connect_files, consumption, helm, librdkafka, manifests, \
+    rdkafka_producer, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
@@ -116,9 +116,9 @@ class ConfigRepo:
     def files_with_role(self, role: str) -> list[str]:
         """Files of `role`; for producer and consumer also a file holding both clients' settings (a Spring
         Boot application file) when it sets that client's."""
-        scopes = (role, consumption.SCOPE) if role == "consumer" else (role,)  # a Spring listener: a consumer
-        holding = {e.path for e in self.entries if e.scope in scopes and not (e.scope == consumption.SCOPE and e.resource)} \
-            if role in CLIENT_ROLES else set()  # kcliff.yaml's consumers: describe a file, they are not in it
+        scopes = (role, consumption.SCOPE) if role == "consumer" else (role,) if role in CLIENT_ROLES else ()
+        # a Spring listener makes its file a consumer's; kcliff.yaml's consumers: describe a file, they are not in it
+        holding = {e.path for e in self.entries if e.scope in scopes and not (e.scope == consumption.SCOPE and e.resource)}
         return [f.path for f in self.files if f.role == role or f.path in holding]
 
 
@@ -300,7 +300,8 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
             if (path / MANIFEST).is_file():
                 named, measure = _manifest(path, problems)
             found = named if named is not None else _by_convention(path, notes)
-            producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk")]
+            producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk",
+                                                             *rdkafka_producer.PRODUCER_ROLES)]
             consumers = [f.path for f in found if f.role in ("consumer", "spring-boot", "connector", "strimzi", "cfk")]
             raise_all(sorted(problems.found + unknown_producers(measure.productions, producers)
                              + consumption.unknown_consumers(list(measure.consumptions), consumers), key=lambda p: p.line or 0))

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kcliff.configrepo import connect, consumption
+from kcliff.configrepo import connect, consumption, rdkafka_producer
 from kcliff.configrepo.discover import ConfigRepo
 from kcliff.configrepo.model import Entry, EntryKind
 from kcliff.configrepo.production import Production, production_of
 from kcliff.errors import InputError
+from kcliff.kafka.clients import Client
 from kcliff.scenario import settings
 from kcliff.scenario.latency_budget import LatencyBudget
 from kcliff.scenario.payload import Payload
@@ -93,25 +94,33 @@ class Chosen:
     topic: list[Entry]
     producer_file: str | None = None
     tasks: int | None = None  # a connector's tasks.max: how many producers its tasks run
+    client: Client = Client.JAVA  # the measured producer's library: a librdkafka file's is librdkafka
     consuming: list[Entry] = field(default_factory=list)  # how the consumer's service consumes (consumption.py)
 
 
 def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: list[str]) -> Chosen:
-    """The measured producer and consumer files' entries and the measured topic's (see to_scenario)."""
-    producer_file = _choose(repo.files_with_role("producer"), producer or repo.measure.producer, "producer", notes)
+    """The measured producer and consumer files' entries and the measured topic's (see to_scenario). A
+    librdkafka producer file is measured when it is named, or when the repo has no Java producer file."""
+    rdkafka_files = rdkafka_producer.producer_files(repo.files)
+    wanted = producer or repo.measure.producer
+    rdkafka = bool(rdkafka_files) and (wanted in rdkafka_files or (wanted is None and not repo.files_with_role("producer")))
+    producer_file = _choose(rdkafka_files if rdkafka else repo.files_with_role("producer"), wanted, "producer", notes)
     consumer_file = _choose(repo.files_with_role("consumer"), repo.measure.consumer, "consumer", notes)
     topic_name = _choose([t.name for t in repo.topics], topic or repo.measure.topic, "topic", notes)
     decl = next((t for t in repo.topics if t.name == topic_name), None)
     if decl is not None and decl.problem:
         raise InputError(decl.problem, decl.path, decl.line)
     # a connector's clients are its tasks': Connect's settings, the worker's, then its overrides (connect.py)
-    producers, tasks = connect.task_clients(repo.entries, [e for e in repo.in_scope("producer") if e.path == producer_file],
-                                            "producer", notes)
     consumers, _ = connect.task_clients(repo.entries, [e for e in repo.in_scope("consumer") if e.path == consumer_file],
                                         "consumer", notes)
+    topics = [e for e in repo.in_scope("topic") if e.topic == topic_name]
     consuming = consumption.of_consumer(repo.entries, consumer_file)
-    return Chosen(producers, consumers, [e for e in repo.in_scope("topic") if e.topic == topic_name], producer_file,
-                  tasks, consuming)
+    if rdkafka:  # librdkafka's names and values, as the file writes them
+        return Chosen(rdkafka_producer.measured([e for e in repo.entries if e.path == producer_file]), consumers, topics,
+                      producer_file, client=Client.LIBRDKAFKA, consuming=consuming)
+    producers, tasks = connect.task_clients(repo.entries, [e for e in repo.in_scope("producer") if e.path == producer_file],
+                                            "producer", notes)
+    return Chosen(producers, consumers, topics, producer_file, tasks, consuming=consuming)
 
 
 def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str | None = None) -> list[Entry]:
@@ -139,7 +148,8 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
 
     broker_durability = {n: e.value for n, e in broker.items() if e.kind is EntryKind.DURABILITY}
     topic_durability = {e.name: e.value for e in topic_entries if e.kind is EntryKind.DURABILITY}
-    producer_durability = {e.name: e.value for e in producer_entries if e.kind is EntryKind.DURABILITY}
+    producer_durability = ({e.name: e.value for e in producer_entries if e.kind is EntryKind.DURABILITY}
+                           if chosen.client is Client.JAVA else rdkafka_producer.durability(producer_entries))
     durability = _durability(broker_durability, topic_durability, producer_durability, notes)
     sources = sorted({f.path for f in repo.files})
     production = production_of(repo.measure.productions, chosen.producer_file)
@@ -162,6 +172,7 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         production=production,
         payload=payload,
         record_size=payload.default_record_size(settings.RECORD_SIZE),
+        client=chosen.client,
     )
 
 

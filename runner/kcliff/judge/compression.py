@@ -9,6 +9,7 @@ import statistics
 from kcliff.results.model import Entry, ResultsDoc
 
 SAME_WITHIN = 0.02  # ratios closer than this are one codec on one payload, as runs vary
+CODEC_KEYS = ("compression.type", "compression.codec")  # the Java client's name, librdkafka's (kept as written)
 
 
 def median_ratio(entry: Entry) -> float | None:
@@ -18,7 +19,8 @@ def median_ratio(entry: Entry) -> float | None:
 
 
 def _described(entry: Entry) -> str:
-    codec = entry.applied.get("producer", {}).get("compression.type", "none")
+    producer = entry.applied.get("producer", {})
+    codec = next((producer[k] for k in CODEC_KEYS if k in producer), "none")
     return f"{median_ratio(entry):.2f}x ({codec})"
 
 

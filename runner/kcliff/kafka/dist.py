@@ -111,15 +111,18 @@ def java_version() -> str:
     return version
 
 
+def pinned(cpus: str | None) -> list[str]:
+    """The argv prefix that keeps a process on `cpus` (taskset), where they are given and taskset is there."""
+    return ["taskset", "-c", cpus] if cpus and shutil.which("taskset") else []
+
+
 def java_command(libs: Path, main_class: str, heap_mb: int, role: LogRole = LogRole.TOOLS,
                  cpus: str | None = None, archived: bool = False, jars: tuple[Path, ...] = ()) -> list[str]:
     """argv for one JVM running `main_class`, logging as `role` in the way its release does (a broker
     with BROKER_JVM_OPTIONS); optionally pinned to `cpus` with taskset, and `archived`: started from an
     archive of its classes (class_archive.py; the client tools, the local brokers and formatter).
     `jars` go ahead of the release's (kcliff's load generator and what it brings)."""
-    argv = []
-    if cpus and shutil.which("taskset"):
-        argv += ["taskset", "-c", cpus]
+    argv = pinned(cpus)
     jvm = [f"-Xms{min(heap_mb, 512)}m", f"-Xmx{heap_mb}m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
            release_of(libs).log_option(role), *(BROKER_JVM_OPTIONS if role is LogRole.BROKER else ())]
     path = os.pathsep.join([*(str(j) for j in jars), classpath(libs)])

@@ -14,7 +14,8 @@ from kcliff.backends.base import Cluster
 from kcliff.errors import InputError
 from kcliff.host import procs
 from kcliff.kafka import loadgen
-from kcliff.measure import rate_output
+from kcliff.kafka.clients import Client
+from kcliff.measure import rate_output, rdkafka_argv
 from kcliff.measure.rate_output import RateProgress, RateSummary
 from kcliff.results.model import StopKind
 from kcliff.scenario import settings
@@ -87,14 +88,21 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
 def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float,
              producer: dict[str, Any], consumer: dict[str, Any] | None, log_path: Path,
              watch: Watch | None = None, drain_s: float = DRAIN_S, record_size: int = settings.RECORD_SIZE,
-             payload: PreparedPayload | None = None, producers: int = 1) -> RateRun:
+             payload: PreparedPayload | None = None, producers: int = 1, client: Client = Client.JAVA) -> RateRun:
     """Run the load generator once on `topic`; `producer` is the settings as applied (invariants
     included), `consumer` the read side's (None: produce latency only). The tool is ended on every
     path: its own end, its time cap, a fault the watch sees, an exception here. `producers` clients share
-    the rate in turn (a service's instances)."""
-    producer_file, consumer_file = client_files(log_path, producer, consumer)
-    argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size, drain_s,
-                     payload=payload.staged(log_path.parent) if payload else None, producers=producers)
+    the rate in turn (a service's instances). A librdkafka `client` is measured by kcliff's librdkafka load
+    generator, for its produce latency only."""
+    staged = payload.staged(log_path.parent) if payload else None
+    if client is Client.LIBRDKAFKA:
+        settings_file = rdkafka_argv.write_settings(log_path.with_suffix(".librdkafka.conf"), producer)
+        argv = rdkafka_argv.rate_argv(cluster, topic, rate, duration_s, warmup_s, settings_file, record_size,
+                                      staged.records_file if staged else None, drain_s, INTERVAL_S, producers)
+    else:
+        producer_file, consumer_file = client_files(log_path, producer, consumer)
+        argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size,
+                         drain_s, payload=staged, producers=producers)
     cap_s = START_S + warmup_s + duration_s + drain_s
     began = time.monotonic()
     fault: tuple[StopKind, str] | None = None

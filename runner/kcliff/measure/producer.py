@@ -12,8 +12,10 @@ from typing import Callable
 from kcliff.backends.base import Cluster
 from kcliff.host import procs
 from kcliff.kafka import loadgen
+from kcliff.kafka.clients import Client
 from kcliff.kafka import release as kafka_release
 from kcliff.measure.at_rate import write_properties
+from kcliff.measure import rdkafka_argv
 from kcliff.measure.bottleneck import Sampler
 from kcliff.measure.perf_output import PerfLine, compression_ratio, parse_line, summary
 from kcliff.results.model import Run, StopKind
@@ -76,9 +78,17 @@ def flat_out_argv(cluster: Cluster, topic: str, records: int, producer_file: Pat
 
 def tool_argv(cluster: Cluster, topic: str, records: int, producer: dict[str, object], log_path: Path,
               throughput: int | None = None, quiet: int | None = None,
-              record_size: int = settings.RECORD_SIZE, payload: PreparedPayload | None = None) -> list[str]:
+              record_size: int = settings.RECORD_SIZE, payload: PreparedPayload | None = None,
+              client: Client = Client.JAVA) -> list[str]:
     """The argv of one flat-out producer: the perf tool's (perf_argv), or for a payload with keys the
-    load generator's (flat_out_argv), its settings written beside `log_path`."""
+    load generator's (flat_out_argv), or for a librdkafka client the librdkafka load generator's, its
+    settings written beside `log_path`."""
+    if client is Client.LIBRDKAFKA:
+        quiet = steady_state_after(records) if quiet is None else quiet
+        settings_file = rdkafka_argv.write_settings(log_path.with_suffix(".librdkafka.conf"), producer)
+        return rdkafka_argv.flat_out_argv(cluster, topic, records, settings_file, record_size,
+                                          payload.records_file if payload else None, quiet, throughput,
+                                          REPORTING_INTERVAL_MS)
     if payload is not None and payload.keyed:
         producer_file = write_properties(log_path.with_suffix(".producer.properties"), producer)
         return flat_out_argv(cluster, topic, records, producer_file, payload, throughput, quiet)
@@ -107,7 +117,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
              on_line: Callable[[PerfLine, float], None] | None = None, throughput: int | None = None,
              watch: Watch | None = None, stall_s: float = STALL_S,
              quiet: int | None = None, producers: int = 1, record_size: int = settings.RECORD_SIZE,
-             payload: PreparedPayload | None = None) -> Run:
+             payload: PreparedPayload | None = None, client: Client = Client.JAVA) -> Run:
     """Run the perf tool once, or `producers` of them at once, each sending its share of `records`
     (and of `throughput`, and of `quiet`). Stops them at `deadline` (monotonic), when `stop_rule` fires
     on an interim line of any of them, or when `watch` (asked about once a second, lines or not: a
@@ -115,7 +125,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
     of its interim lines and is marked incomplete. No interim line for `stall_s` seconds stops it as
     stalled. Several producers' figures are combined (combined()), each one's kept in Run.producers.
     Records are random letters of `record_size`, or `payload`'s (record_size is then its mean); a
-    payload with keys is sent by the load generator (tool_argv)."""
+    payload with keys is sent by the load generator (tool_argv), a librdkafka `client`'s by its own."""
     began = time.monotonic()
     if payload is not None:
         record_size = max(1, round(payload.mean_bytes))
@@ -134,7 +144,7 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
         # the client's warnings (NOT_ENOUGH_REPLICAS while a restarted broker rejoins) go beside the log, not
         # to the terminal; a failed run names its last error
         tools = [stack.enter_context(procs.FollowedTool(
-            tool_argv(cluster, topic, counts[i], producer, logs[i], limits[i], quiets[i], record_size, payload),
+            tool_argv(cluster, topic, counts[i], producer, logs[i], limits[i], quiets[i], record_size, payload, client),
             logs[i], errors=logs[i].with_suffix(".stderr.log"))) for i in range(producers)]
         running = list(range(producers))
         # Several producers start one JVM each, seconds apart on a busy host: the stop rule's clock waits

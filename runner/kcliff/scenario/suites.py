@@ -19,6 +19,7 @@ from typing import Any
 
 from kcliff import resources, yamlio
 from kcliff.errors import InputError, Problems
+from kcliff.kafka.clients import Client
 from kcliff.results.metrics import METRICS, READ_SIDE, Fault, Workload
 from kcliff.results.model import REFERENCE_ID
 from kcliff.scenario import combinations, json_events, payload_files, payload_key, settings
@@ -81,6 +82,7 @@ class Scenario:
     # samples are as long as they are (bytes_per_record is then their mean)
     payload: Payload = Payload.random()
     fault: Fault = Fault.BROKER_KILL  # what its runs through a fault do (docs/failover.md)
+    client: Client = Client.JAVA  # the producer's library (kafka/clients.py)
     consuming: Consuming | None = None  # how its consumer commits and works (None: the perf tool reads flat out)
 
     def settings_in(self, scope: str) -> dict[str, Any]:
@@ -128,9 +130,8 @@ class Scenario:
         return self.record_size if prepared is None else max(1, round(prepared.mean_bytes))
 
     def as_applied(self) -> dict[str, Any]:
-        """The settings exactly as kcliff applies them, invariants included. Consumer settings appear
-        only when set, and the payload only when it is not random letters, so a producer-only scenario's
-        hash is what it always was. A payload is its content (digest, sizes), never its path."""
+        """The settings exactly as kcliff applies them, invariants included; consumer settings only when set, the payload
+        only when not random letters (hashes stay what they were), as its content (digest, sizes), never its path."""
         prepared = self.prepared_payload()
         applied: dict[str, Any] = {
             "broker": {**self.broker, **settings.INVARIANTS["broker"]},
@@ -144,10 +145,9 @@ class Scenario:
             applied["producers"] = self.producers
         if self.consumer:
             applied["consumer"] = dict(self.consumer)
-        if self.fault is not Fault.BROKER_KILL:  # only then, so a broker kill's hash is what it always was
-            applied["fault"] = self.fault.value
-        applied.update({"consuming": self.consuming.applied()} if self.consuming else {})  # only then: hashes as before
-        return applied
+        unusual = {"fault": (self.fault, Fault.BROKER_KILL), "client": (self.client, Client.JAVA)}  # said only when
+        applied |= {k: v.value for k, (v, usual) in unusual.items() if v is not usual}  # not: hashes as they were
+        return applied | ({"consuming": self.consuming.applied()} if self.consuming else {})
 
     def settings_hash(self) -> str:
         """Stable short hash of what is measured, so results can tell when a definition changed."""
