@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if args.no_rate:
         notes.append("latency at rate not measured (--no-rate): a setting that costs latency and not throughput "
                      "cannot show")
-    args = with_round_trip(args, base_sc, head_sc, notes)
+    args = options.with_round_trip(args, base_sc, head_sc, notes)
     family = family_of(base_sc, head_sc, upgrade)
     scenarios = {s.id: s for s in load_suites(["canaries", "failover"])}
     canary_ids = self_test_canaries(args.canaries, scenarios, head_sc, family)
@@ -277,18 +277,6 @@ def at_one_rate(base: RepoScenario, head: RepoScenario, given: Rate | None
         notes.append(f"the head changes its producer's rate ({base.rate or 'none'} -> {head.rate or 'none'}): "
                      f"both sides measured at {rate}")
     return dataclasses.replace(base, rate=rate), dataclasses.replace(head, rate=rate), notes
-
-
-def with_round_trip(args: argparse.Namespace, base: RepoScenario, head: RepoScenario,
-                    notes: list[str]) -> argparse.Namespace:
-    """The clients' round trip to the brokers: --client-rtt-ms, else the measured producer's in kcliff.yaml
-    (the head's, else the base's), so a producer that runs far from its brokers is measured as far."""
-    declared = next((p.round_trip_ms for p in (head.production, base.production) if p and p.round_trip_ms), 0.0)
-    if args.client_rtt_ms or not declared:
-        return args
-    notes.append(f"measured across a {declared:g} ms round trip between the clients and the brokers, the producer's "
-                 "round_trip_ms in kcliff.yaml")
-    return argparse.Namespace(**{**vars(args), "client_rtt_ms": declared})
 
 
 def family_of(base: Scenario, head: Scenario, upgrade: configrepo.SettingChange | None) -> Family:

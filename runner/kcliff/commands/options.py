@@ -10,6 +10,7 @@ from typing import Callable
 from kcliff.backends.broker_control import BrokerControl
 from kcliff.backends.local import Caps
 from kcliff.backends.open import ClusterConfig
+from kcliff.configrepo.repo_scenario import RepoScenario
 from kcliff.results.rig import CPU_BOUND
 from kcliff.scenario.profile import PRESETS, Profile, preset
 from kcliff.backends.storage import DEFAULT_FSYNC_DELAY_MS
@@ -224,3 +225,15 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     return RunConfig(args.suite or ["canaries"], args.only, args.shard, opts, args.out, args.resume, args.quiet,
                      args.baselines, args.no_baselines, cluster, args.confirm, args.p99_bound_ms,
                      args.confirm_rounds)
+
+
+def with_round_trip(args: argparse.Namespace, base: RepoScenario, head: RepoScenario,
+                    notes: list[str]) -> argparse.Namespace:
+    """The clients' round trip to the brokers: --client-rtt-ms, else the measured producer's in kcliff.yaml
+    (the head's, else the base's), so a producer that runs far from its brokers is measured as far."""
+    declared = next((p.round_trip_ms for p in (head.production, base.production) if p and p.round_trip_ms), 0.0)
+    if args.client_rtt_ms or not declared:
+        return args
+    notes.append(f"measured across a {declared:g} ms round trip between the clients and the brokers, the producer's "
+                 "round_trip_ms in kcliff.yaml")
+    return argparse.Namespace(**{**vars(args), "client_rtt_ms": declared})
