@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 from kcliff import configrepo
-from kcliff.commands.check import with_round_trip
+from kcliff.commands.options import with_round_trip
 from kcliff.errors import InputError
 
 FIXTURE = ROOT / "tests" / "data" / "connect-inflight" / "strimzi"
