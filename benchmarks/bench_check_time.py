@@ -5,7 +5,8 @@ change of each kind that costs nothing measurable (a broker's and a topic's larg
 producer's delivery timeout, the consumer's commit interval: every metric that kind can move is
 judged, so any regression is a false alarm), and real regressions no cliff rule knows (batch.size
 65536 -> 8192 flat out; linger.ms 5 -> 100 at rate; a consumer's fetch.min.bytes 1 MiB with a 500 ms
-fetch.max.wait.ms, end to end at rate). Each check's wall time is split into its
+fetch.max.wait.ms, end to end at rate); and on the consumer-services corpus, a consumer that commits as its service
+does (issue #44): its A/A kind and the issue's head, a commit per record. Each check's wall time is split into its
 phases from the results file (cluster start and priming, the self-test, the pair rounds), and every
 metric's decision (outcome, ratio, rounds) and every canary's ratio is kept.
 
@@ -43,6 +44,8 @@ PRODUCER = Path("producers") / "app-producer.properties"
 BROKER = Path("brokers") / "server.properties"
 TOPICS = Path("topics") / "topics.yaml"
 CONSUMER = Path("consumers") / "app-consumer.properties"
+SERVICES = ROOT / "tests" / "data" / "real-repos" / "consumer-services"
+LEDGER = Path("consumers") / "ledger-consumer.properties"
 # kind -> (file, old text, new text) of the head; None: the repo against itself
 KINDS: dict[str, tuple[Path, str, str] | None] = {
     "A/A": None,
@@ -65,7 +68,12 @@ KINDS: dict[str, tuple[Path, str, str] | None] = {
     "linger": (PRODUCER, "linger.ms=5", "linger.ms=100"),
     # the issue's consumer head: every record of a quiet topic waits up to 500 ms for its fetch
     "slow fetch": (CONSUMER, "max.poll.records=500", "max.poll.records=500\nfetch.min.bytes=1048576\nfetch.max.wait.ms=500"),
+    # a consumer service that commits after each poll, works 0.2 ms a record and runs three members (issue #44):
+    # a fetch wait 1 ms shorter, where fetch.min.bytes=1 never waits; and the issue's head, a commit per record
+    "A/A consumer commits": (LEDGER, "fetch.max.wait.ms=500", "fetch.max.wait.ms=499"),
+    "commit each record": (LEDGER, "max.poll.records=500", "max.poll.records=1"),
 }
+REPO_OF = {"A/A consumer commits": SERVICES, "commit each record": SERVICES}  # else EXAMPLE
 
 
 @dataclass(frozen=True)
@@ -101,8 +109,8 @@ def whole_check(kind: str, extra: list[str]) -> CheckTime:
     """One `kcliff check` of `kind` on a fresh cluster in a temporary directory, timed end to end."""
     with tempfile.TemporaryDirectory() as tmp:
         base, head, results = Path(tmp) / "base", Path(tmp) / "head", Path(tmp) / "results.json"
-        shutil.copytree(EXAMPLE, base)
-        shutil.copytree(EXAMPLE, head)
+        shutil.copytree(REPO_OF.get(kind, EXAMPLE), base)
+        shutil.copytree(REPO_OF.get(kind, EXAMPLE), head)
         edit = KINDS[kind]
         if edit is not None:
             changed, old, new = edit
