@@ -23,7 +23,14 @@ from kcliff.scenario import consuming
 from kcliff.scenario.consuming import Commit, Consuming
 
 SCOPE = "consuming"
-DEFAULTS: dict[str, Any] = {"commit": Commit.AUTO.value, "processing": 0, "members": 1}
+
+
+def fields(said: Consuming) -> dict[str, Any]:
+    """Its entries' values by name, as a repo writes them (processing in microseconds)."""
+    return {"commit": said.commit.value, "processing": said.processing_us, "members": said.members}
+
+
+DEFAULTS = fields(Consuming())  # how a consumer that says nothing consumes
 EXAMPLE = "'consumers/orders.properties: {commit: poll-sync, processing: 2 ms, members: 3}'"
 
 
@@ -34,8 +41,7 @@ def validate_entry(raw: RawEntry) -> Entry:
         parsed = consuming.parse({raw.name: int(text) if raw.name == "members" and str(text).isdigit() else text})
     except ValueError as exc:
         raise InputError(str(exc), raw.path, raw.line) from None
-    value = {"commit": parsed.commit.value, "processing": parsed.processing_us, "members": parsed.members}[raw.name]
-    return Entry(SCOPE, raw.name, value, raw.path, raw.line, EntryKind.MEASURED, resource=raw.resource)
+    return Entry(SCOPE, raw.name, fields(parsed)[raw.name], raw.path, raw.line, EntryKind.MEASURED, resource=raw.resource)
 
 
 def read_manifest(block: Any, data: dict[str, Any], root: Path, where: str, found: Problems) -> list[RawEntry]:

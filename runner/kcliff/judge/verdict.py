@@ -278,7 +278,8 @@ def compare_scenario(scenario_id: str, base: Mapping[str, Sequence[float | None]
     read_cliff = None
     if (family is None or family.judges(CONSUMED)) and reads_cut[1] and not reads_cut[0]:
         h, b = stats.clean(head.get(CONSUMED.name, ())), stats.clean(base.get(CONSUMED.name, ()))
-        read_cliff = stats.median(h) / stats.median(b) if h and b and stats.median(b) > 0 else 0.0
+        before = stats.median(b) if b else 0.0
+        read_cliff = stats.median(h) / before if h and before > 0 else 0.0
         notes.append(f"head's consumer was stopped at its cap twice running where base's read on: a cliff on the read "
                      f"side, consumed {read_cliff:.3f}x")
     head_lost = lost[1] or 0

@@ -329,11 +329,12 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
     topics: list[tuple[str, str] | None] = list(dict.fromkeys((t.path, t.name) for t in repo.topics)) or [None]
     release = repo.release.definitions if repo.release else kafka_configs.catalogue().release_for(DEFAULT_VERSION)
     found: dict[tuple[str, str, int | None], Match] = {}
+    consuming = {cfile: consumption.of_consumer(repo.entries, cfile) for cfile in consumer_files}  # once a file
     for broker, pfile, cfile, topic in itertools.product(brokers, producer_files, consumer_files, topics):
         lookup = _context(release, [e for e in repo.in_scope("broker") if (e.path, e.resource) == broker],
                           [e for e in repo.in_scope("producer") if e.path == pfile],
                           [e for e in repo.in_scope("consumer") if e.path == cfile],
-                          consumption.of_consumer(repo.entries, cfile),
+                          consuming[cfile],
                           [e for e in repo.in_scope("topic") if topic is not None and (e.path, e.topic) == topic])
         for rule in rules:
             m = match_rule(rule, lookup, topic[1] if topic else None)

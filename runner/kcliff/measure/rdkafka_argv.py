@@ -11,20 +11,13 @@ from typing import Any
 
 from kcliff.backends.base import Cluster
 from kcliff.kafka import rdkafka_release
+from kcliff.scenario.settings import as_kafka_value
 
 
 def write_settings(path: Path, producer: dict[str, Any]) -> Path:
     """librdkafka's settings as written in the service's file (values kept as their text)."""
-    path.write_text("".join(f"{k}={_text(v)}\n" for k, v in producer.items()))
+    path.write_text("".join(f"{k}={as_kafka_value(v)}\n" for k, v in producer.items()))
     return path.resolve()
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return ",".join(map(str, value))
-    return str(value)
 
 
 def _sent(record_size: int, records_file: Path | None) -> list[str]:

@@ -9,7 +9,6 @@ import random
 import time
 
 from kcliff.errors import ClusterError
-from kcliff.kafka.clients import Client
 from kcliff.measure import failover_side, faults, producer, rate_side
 from kcliff.measure.document import GroupStop, check_fault, finish, new_entry
 from kcliff.measure.on_cliff import on_its_cliff
@@ -204,7 +203,7 @@ class Rounds:
                                  on_line=self.rig.progress.live, throughput=sc.throughput_limit,
                                  watch=faults.FaultWatch(site.cluster).check, quiet=quiet,
                                  producers=sc.producers, record_size=sc.record_size, payload=sc.prepared_payload(),
-                                 **_client_of(sc))
+                                 client=sc.client)
 
 
 def sizes_the_round(entry: Entry) -> bool:
@@ -224,9 +223,3 @@ def _check_run(site: Site, run: Run, index: int) -> None:
         if dead:
             raise GroupStop(Status.FAULTED, faults.died(dead, f"run {index}"), StopKind.FAULT)
         raise ClusterError(f"perf run {index} failed: {run.stop_reason}")
-
-
-def _client_of(sc: Scenario) -> dict[str, Client]:
-    """The client perf_run measures `sc`'s producer with, said only when it is not Java's: the runs a
-    test makes up stand in for perf_run without knowing of clients."""
-    return {} if sc.client is Client.JAVA else {"client": sc.client}

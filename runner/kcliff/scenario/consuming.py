@@ -50,10 +50,6 @@ class Consuming:
     def applied(self) -> dict[str, Any]:
         return {"commit": self.commit.value, "processing_us": self.processing_us, "members": self.members}
 
-    def __str__(self) -> str:
-        work = f", {self.processing_us / 1000:g} ms a record" if self.processing_us else ""
-        return f"commit {self.commit.value}, {self.members} member{'s' if self.members > 1 else ''}{work}"
-
 
 def parse(raw: Any) -> Consuming:
     """A `consuming:` mapping; ValueError naming every bad field and what is valid."""
