@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.Date;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,7 +16,6 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -34,12 +32,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class Consume {
     private static final double MB = 1024.0 * 1024.0;
-    static final List<String> COMMITS = List.of("auto", "poll-sync", "poll-async", "record-sync", "record-async");
 
     private final Options opt;
+    private final Work work;
     private final AtomicLong records = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
-    private final AtomicLong commits = new AtomicLong();
     private final AtomicLong lastRecordNs = new AtomicLong();
     private final AtomicLong joinedNs = new AtomicLong();  // when the last member first got partitions
     private final AtomicReference<String> firstError = new AtomicReference<>();
@@ -49,6 +46,7 @@ final class Consume {
 
     Consume(Options opt) {
         this.opt = opt;
+        this.work = new Work(opt.commit, opt.processUs);
     }
 
     int run() {
@@ -112,7 +110,7 @@ final class Consume {
             System.out.println("WARNING: Exiting before consuming the expected number of messages: timeout ("
                     + opt.timeoutMs + " ms) exceeded.");
         }
-        System.out.println("commits: " + commits.get());
+        System.out.println("commits: " + work.commits());
         if (firstError.get() != null) {
             System.err.println("loadgen: a member failed: " + firstError.get());
             return LoadGen.EXIT_CLUSTER;
@@ -129,9 +127,7 @@ final class Consume {
         props.put("client.id", opt.groupId + "-" + member);
         props.put("key.deserializer", ByteArrayDeserializer.class.getName());
         props.put("value.deserializer", ByteArrayDeserializer.class.getName());
-        if (!opt.commit.equals("auto")) {  // the service commits itself: its consumer's auto-commit is off
-            props.put("enable.auto.commit", "false");
-        }
+        work.configure(props);
         return props;
     }
 
@@ -151,21 +147,16 @@ final class Consume {
 
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    if (!opt.commit.equals("auto") && !done) {  // a service commits what it processed before it lets go
-                        commit(consumer, null, true);
+                    if (!done) {
+                        work.onRevoked(consumer);
                     }
                 }
             });
             while (!done) {
                 ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<byte[], byte[]> record : polled) {
-                    if (opt.processUs > 0) {
-                        LockSupport.parkNanos(opt.processUs * 1000L);
-                    }
-                    if (opt.commit.startsWith("record")) {
-                        commit(consumer, Map.of(new TopicPartition(record.topic(), record.partition()),
-                                new OffsetAndMetadata(record.offset() + 1)), opt.commit.equals("record-sync"));
-                    }
+                    work.process();
+                    work.onRecordDone(consumer, record);
                     bytes.addAndGet(record.serializedValueSize() < 0 ? 0 : record.serializedValueSize());
                     lastRecordNs.set(System.nanoTime());
                     if (records.incrementAndGet() >= opt.consumeRecords || done) {
@@ -173,9 +164,7 @@ final class Consume {
                         break;
                     }
                 }
-                if (!polled.isEmpty() && opt.commit.startsWith("poll")) {
-                    commit(consumer, null, opt.commit.equals("poll-sync"));
-                }
+                work.onPollDone(consumer, !polled.isEmpty());
             }
         } catch (WakeupException e) {
             // the run is over
@@ -184,23 +173,6 @@ final class Consume {
                 firstError.compareAndSet(null, e.toString());
             }
         }
-    }
-
-    /** One commit: of `offsets`, or of everything polled so far (null). */
-    private void commit(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> offsets,
-                        boolean sync) {
-        if (sync) {
-            if (offsets == null) {
-                consumer.commitSync();
-            } else {
-                consumer.commitSync(offsets);
-            }
-        } else if (offsets == null) {
-            consumer.commitAsync();
-        } else {
-            consumer.commitAsync(offsets, null);
-        }
-        commits.incrementAndGet();
     }
 
     /** One line as ConsumerPerformance prints it: totals so far, this interval's rates. */

@@ -1,0 +1,88 @@
+package dev.kcliff.loadgen;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What a service's member does with what it reads (--commit, --process-us): works on each record, then
+ * commits as the service does: `auto` (the consumer's own auto-commit, as configured), `poll-sync` /
+ * `poll-async` (after each poll's records), `record-sync` / `record-async` (after each record). One place
+ * for the group that reads flat out (Consume) and the one that reads at a rate (RateGroup).
+ */
+final class Work {
+    static final List<String> COMMITS = List.of("auto", "poll-sync", "poll-async", "record-sync", "record-async");
+
+    private final String commit;
+    private final long processUs;
+    private final AtomicLong commits = new AtomicLong();
+
+    Work(String commit, long processUs) {
+        this.commit = commit;
+        this.processUs = processUs;
+    }
+
+    /** A member's settings: a service that commits itself turns its consumer's auto-commit off. */
+    void configure(Properties props) {
+        if (!commit.equals("auto")) {
+            props.put("enable.auto.commit", "false");
+        }
+    }
+
+    /** The work on one record: a wait, as a service's call to a database is. */
+    void process() {
+        if (processUs > 0) {
+            LockSupport.parkNanos(processUs * 1000L);
+        }
+    }
+
+    /** After a record's work: its commit if per record. */
+    void onRecordDone(KafkaConsumer<byte[], byte[]> consumer, ConsumerRecord<byte[], byte[]> record) {
+        if (commit.startsWith("record")) {
+            commit(consumer, Map.of(new TopicPartition(record.topic(), record.partition()),
+                    new OffsetAndMetadata(record.offset() + 1)), commit.equals("record-sync"));
+        }
+    }
+
+    /** After a poll's records: its commit if per poll. */
+    void onPollDone(KafkaConsumer<byte[], byte[]> consumer, boolean readAny) {
+        if (readAny && commit.startsWith("poll")) {
+            commit(consumer, null, commit.equals("poll-sync"));
+        }
+    }
+
+    /** Before partitions are taken away: a service commits what it processed (auto-commit does so itself). */
+    void onRevoked(KafkaConsumer<byte[], byte[]> consumer) {
+        if (!commit.equals("auto")) {
+            commit(consumer, null, true);
+        }
+    }
+
+    long commits() {
+        return commits.get();
+    }
+
+    /** One commit: of `offsets`, or of everything polled so far (null). */
+    private void commit(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> offsets,
+                        boolean sync) {
+        if (sync) {
+            if (offsets == null) {
+                consumer.commitSync();
+            } else {
+                consumer.commitSync(offsets);
+            }
+        } else if (offsets == null) {
+            consumer.commitAsync();
+        } else {
+            consumer.commitAsync(offsets, null);
+        }
+        commits.incrementAndGet();
+    }
+}
