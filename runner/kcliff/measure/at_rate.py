@@ -6,6 +6,7 @@ capped producer JVM; every setting goes in a properties file, never through a sh
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +20,7 @@ from kcliff.measure import rate_output, rdkafka_argv
 from kcliff.measure.rate_output import RateProgress, RateSummary
 from kcliff.results.model import StopKind
 from kcliff.scenario import settings
+from kcliff.scenario.consuming import Consuming
 from kcliff.scenario.payload_files import PreparedPayload
 
 INTERVAL_S = 1.0
@@ -66,9 +68,10 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
               consumer_file: Path | None = None, record_size: int = settings.RECORD_SIZE,
               drain_s: float = DRAIN_S, interval_s: float = INTERVAL_S,
               payload: PreparedPayload | None = None, producers: int = 1,
-              failover: FailoverArgs | None = None) -> list[str]:
+              failover: FailoverArgs | None = None, consuming: Consuming | None = None) -> list[str]:
     """Records are random letters of `record_size`, or `payload`'s records (keys included) from its file;
-    `producers` clients share the rate in turn; `failover`: a run through a fault (measure/failover.py)."""
+    `producers` clients share the rate in turn; `failover`: a run through a fault (measure/failover.py);
+    `consuming`: the consumer is a fresh group that reads, works and commits as its service does."""
     sent = ["--record-size", str(record_size)] if payload is None else ["--payload-file", str(payload.records_file)]
     args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--rate", f"{rate:g}",
             *sent, "--duration-s", f"{duration_s:g}", "--warmup-s", f"{warmup_s:g}",
@@ -82,18 +85,22 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
         args += ["--failover", f"{failover.late_ms:g}", "--stop-file", str(failover.stop_file)]
         args += ["--group-id", failover.group_id] if failover.group_id and consumer_file is not None else []
         files += (failover.stop_file,)
+    elif consuming is not None and consumer_file is not None:
+        args += ["--group-id", f"kcliff-{uuid.uuid4().hex[:8]}", *consuming.loadgen_args()]
     return cluster.tool_command(loadgen.MAIN_CLASS, args, files, jars=loadgen.ensure())
 
 
 def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmup_s: float,
              producer: dict[str, Any], consumer: dict[str, Any] | None, log_path: Path,
              watch: Watch | None = None, drain_s: float = DRAIN_S, record_size: int = settings.RECORD_SIZE,
-             payload: PreparedPayload | None = None, producers: int = 1, client: Client = Client.JAVA) -> RateRun:
+             payload: PreparedPayload | None = None, producers: int = 1, client: Client = Client.JAVA,
+             consuming: Consuming | None = None) -> RateRun:
     """Run the load generator once on `topic`; `producer` is the settings as applied (invariants
     included), `consumer` the read side's (None: produce latency only). The tool is ended on every
     path: its own end, its time cap, a fault the watch sees, an exception here. `producers` clients share
-    the rate in turn (a service's instances). A librdkafka `client` is measured by kcliff's librdkafka load
-    generator, for its produce latency only."""
+    the rate in turn (a service's instances); `consuming`: how the consumer's service reads (its members
+    join before the first send). A librdkafka `client` is measured by kcliff's librdkafka load generator,
+    for its produce latency only."""
     staged = payload.staged(log_path.parent) if payload else None
     if client is Client.LIBRDKAFKA:
         settings_file = rdkafka_argv.write_settings(log_path.with_suffix(".librdkafka.conf"), producer)
@@ -102,7 +109,7 @@ def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmu
     else:
         producer_file, consumer_file = client_files(log_path, producer, consumer)
         argv = rate_argv(cluster, topic, rate, duration_s, warmup_s, producer_file, consumer_file, record_size,
-                         drain_s, payload=staged, producers=producers)
+                         drain_s, payload=staged, producers=producers, consuming=consuming)
     cap_s = START_S + warmup_s + duration_s + drain_s
     began = time.monotonic()
     fault: tuple[StopKind, str] | None = None

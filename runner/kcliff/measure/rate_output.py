@@ -129,6 +129,10 @@ class RateSummary:
     # uncompressed / compressed bytes of its producer's batches; None: no batch, or a load generator before it
     compression_ratio: float | None = None
     failover: FailoverFigures | None = None  # a run through a fault (--failover) only
+    # a service's group (--group-id, no fault): how long its members took to join before the first send,
+    # and the commits they made
+    group_join_ms: int | None = None
+    commits: int | None = None
 
     @property
     def held_rate(self) -> bool:

@@ -63,7 +63,7 @@ def rate_run(cluster: Cluster, sc: Scenario, topic: str, rate: Rate, log_path: P
     duration = min(run_seconds(target, records), max(1.0, cap_s - WARMUP_S - at_rate.START_S - at_rate.DRAIN_S))
     ran = at_rate.rate_run(cluster, topic, target, duration, WARMUP_S, sc.as_applied()["producer"], consumer,
                            log_path, watch, record_size=sc.record_size, payload=sc.prepared_payload(),
-                           producers=sc.producers, client=sc.client)
+                           producers=sc.producers, client=sc.client, consuming=sc.consuming)
     return to_read_run(ran, target)
 
 

@@ -24,7 +24,7 @@ final class GroupMember implements ConsumerRebalanceListener {
     private final Map<TopicPartition, Long> start;
     private final Set<TopicPartition> seen = new HashSet<>();
 
-    private GroupMember(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> start) {
+    GroupMember(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> start) {
         this.consumer = consumer;
         this.start = start;
     }

@@ -48,6 +48,7 @@ public final class LoadGen {
     static final String HEADER = "kcliff-due";  // the record's sequence number and due time (nanoTime)
     static final int DIGITS = 3;  // HdrHistogram's significant digits: 0.1% resolution
     static final long CONNECT_TIMEOUT_S = 20;
+    static final long GROUP_SETTLE_S = 30;  // Kafka 4's group protocol hands out partitions at heartbeats, 5 s apart
 
     /** Records sent, acknowledged, failed, consumed; one set for all records, one for measured ones. */
     static final class Counts {
@@ -68,7 +69,7 @@ public final class LoadGen {
     private final Recorder endToEnd = new Recorder(DIGITS);
     private final Histogram produceTotal = new Histogram(DIGITS);
     private final Histogram endToEndTotal = new Histogram(DIGITS);
-    private final BitSet consumedSeqs = new BitSet();  // the consumer thread's alone: duplicates count once
+    private final BitSet consumedSeqs = new BitSet();  // read() alone touches it: duplicates count once
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private volatile long t0;
     private volatile long lastBehindNs;
@@ -122,7 +123,11 @@ public final class LoadGen {
         // where the run's records will begin: the consumer reads from there, a failover run's log read-back too
         Map<TopicPartition, Long> start = opt.consumer == null && opt.failoverLateMs < 0 ? Map.of()
                 : Failover.endOffsets(opt.bootstrap, opt.consumer == null ? opt.producer : opt.consumer, partitions);
-        KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null ? null : consumer(partitions, start);
+        // a service's group (--group-id without a fault): its members read, work and commit as the service does
+        RateGroup group = opt.consumer != null && opt.groupId != null && opt.failoverLateMs < 0
+                ? new RateGroup(opt, start, this::read) : null;
+        long groupJoinMs = group == null ? 0 : group.join(GROUP_SETTLE_S);
+        KafkaConsumer<byte[], byte[]> consumer = opt.consumer == null || group != null ? null : consumer(partitions, start);
         List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
         for (int i = 0; i < opt.producers; i++) {
             producers.add(new KafkaProducer<>(producerProps(opt)));
@@ -144,7 +149,7 @@ public final class LoadGen {
         while (all.acked.sum() + all.errors.sum() < all.sent.sum() && System.nanoTime() < drainEnd) {
             sleepMs(5);
         }
-        while (consumer != null && !readAll() && System.nanoTime() < drainEnd) {
+        while (opt.consumer != null && !readAll() && System.nanoTime() < drainEnd) {
             sleepMs(5);
         }
         ticker.shutdownNow();
@@ -157,6 +162,14 @@ public final class LoadGen {
             consumer.wakeup();
             joinQuietly(reader);
             consumer.close(Duration.ofSeconds(2));
+        }
+        if (group != null) {
+            group.stop();
+            summary.put("group_join_ms", groupJoinMs);
+            summary.put("commits", group.commits());
+            if (group.error() != null) {
+                firstError.compareAndSet(null, "consumer: " + group.error());
+            }
         }
         if (failover != null) {
             Properties security = opt.consumer == null ? opt.producer : opt.consumer;
@@ -241,29 +254,34 @@ public final class LoadGen {
                 var records = consumer.poll(Duration.ofMillis(100));
                 long now = System.nanoTime();
                 for (ConsumerRecord<byte[], byte[]> record : records) {
-                    Header header = record.headers().lastHeader(HEADER);
-                    if (header == null || header.value().length != 16) {
-                        continue;  // not one of this run's records
-                    }
-                    ByteBuffer stamp = ByteBuffer.wrap(header.value());
-                    long seq = stamp.getLong();
-                    long due = stamp.getLong();
-                    if (seq > Integer.MAX_VALUE
-                            || (failover != null ? !failover.read(seq, due, now) : consumedSeqs.get((int) seq))) {
-                        continue;  // a duplicate (a retried send, a partition read again): each record is timed once
-                    }
-                    consumedSeqs.set((int) seq);
-                    all.consumed.increment();
-                    if (seq >= firstMeasured) {
-                        measured.consumed.increment();
-                        endToEnd.recordValue(Math.max(0, (now - due) / 1000));
-                    }
+                    read(record, now);
                 }
             }
         } catch (WakeupException e) {
             // stopping
         } catch (KafkaException e) {
             firstError.compareAndSet(null, "consumer: " + e);
+        }
+    }
+
+    /** One record read at `now`: timed from its due time, once (a group's members call it from their threads). */
+    private synchronized void read(ConsumerRecord<byte[], byte[]> record, long now) {
+        Header header = record.headers().lastHeader(HEADER);
+        if (header == null || header.value().length != 16) {
+            return;  // not one of this run's records
+        }
+        ByteBuffer stamp = ByteBuffer.wrap(header.value());
+        long seq = stamp.getLong();
+        long due = stamp.getLong();
+        if (seq > Integer.MAX_VALUE
+                || (failover != null ? !failover.read(seq, due, now) : consumedSeqs.get((int) seq))) {
+            return;  // a duplicate (a retried send, a partition read again): each record is timed once
+        }
+        consumedSeqs.set((int) seq);
+        all.consumed.increment();
+        if (seq >= firstMeasured) {
+            measured.consumed.increment();
+            endToEnd.recordValue(Math.max(0, (now - due) / 1000));
         }
     }
 

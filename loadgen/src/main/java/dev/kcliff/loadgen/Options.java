@@ -14,8 +14,8 @@ import java.util.Properties;
 final class Options {
     static final String USAGE = "usage: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --rate RECORDS_PER_S"
             + " (--record-size BYTES | --payload-file FILE) --duration-s S --warmup-s S --producer-config FILE"
-            + " [--consumer-config FILE [--group-id GROUP]] [--interval-s S] [--drain-s S] [--producers N]"
-            + " [--failover LATE_MS] [--stop-file FILE]\n"
+            + " [--consumer-config FILE [--group-id GROUP [--members N] [--commit HOW] [--process-us US]]]"
+            + " [--interval-s S] [--drain-s S] [--producers N] [--failover LATE_MS] [--stop-file FILE]\n"
             + "   or: LoadGen --bootstrap-servers HOST:PORT[,...] --topic NAME --num-records N"
             + " (--record-size BYTES | --payload-file FILE) --producer-config FILE [--warmup-records N]"
             + " [--reporting-interval-ms MS] [--throughput RECORDS_PER_S]  (flat out, FlatOut.java)\n"
@@ -62,9 +62,9 @@ final class Options {
     final String memberGroup;  // --member: only a member of this group, reading until it is killed (Member.java)
     final long sinceMs;  // --member: a partition the group has no offset for is read from this wall-clock time
     final long consumeRecords;  // --consume: a group reads this many records as a service would (Consume.java)
-    final int members;  // --consume: the group's members, each a consumer of its own
-    final String commit;  // --consume: how each member commits (Consume.COMMITS)
-    final long processUs;  // --consume: the work on each record, in microseconds
+    final int members;  // --consume, or --group-id at a rate: the group's members, each a consumer of its own
+    final String commit;  // likewise: how each member commits (Work.COMMITS)
+    final long processUs;  // likewise: the work on each record, in microseconds
     final long timeoutMs;  // --consume: no record for this long ends the run, as the perf tool's --timeout
     private final List<String> problems = new ArrayList<>();
 
@@ -99,9 +99,12 @@ final class Options {
             List.of("consumer-config", "group-id").stream().filter(name -> !given.containsKey(name))
                     .forEach(name -> problems.add("--consume needs --" + name));
         } else {
+            // at a rate, a service's group (--group-id, no fault) works and commits as --consume's does
+            List<String> rateGroup = given.containsKey("group-id") && !given.containsKey("failover")
+                    ? List.of("members", "commit", "process-us") : List.of();
             CONSUME.stream().filter(name -> !List.of("bootstrap-servers", "topic", "consumer-config", "group-id",
-                    "reporting-interval-ms").contains(name) && given.containsKey(name))
-                    .forEach(name -> problems.add("--" + name + " is for --consume"));
+                    "reporting-interval-ms").contains(name) && !rateGroup.contains(name) && given.containsKey(name))
+                    .forEach(name -> problems.add("--" + name + " is for --consume, or a run at a rate with --group-id"));
         }
         consumeRecords = consume ? whole(given, "consume", null, 1) : 0;
         members = (int) whole(given, "members", 1.0, 1);
@@ -109,8 +112,8 @@ final class Options {
             problems.add("--members must be at most 64, got '" + given.get("members") + "'");
         }
         commit = given.getOrDefault("commit", "auto");
-        if (!Consume.COMMITS.contains(commit)) {
-            problems.add("--commit must be one of " + String.join(", ", Consume.COMMITS) + ", got '" + commit + "'");
+        if (!Work.COMMITS.contains(commit)) {
+            problems.add("--commit must be one of " + String.join(", ", Work.COMMITS) + ", got '" + commit + "'");
         }
         processUs = whole(given, "process-us", 0.0, 0);
         timeoutMs = whole(given, "timeout-ms", 10000.0, 1);
