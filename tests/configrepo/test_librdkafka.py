@@ -12,6 +12,7 @@ from kcliff.configrepo import librdkafka
 from kcliff.configrepo.model import Entry, Note, NoteLevel
 from kcliff.errors import InputError, InputErrors
 from kcliff.kafka import librdkafka_configs as rdk
+from kcliff.lint import cliffs
 
 # A producer in the shape of a capture probe's file: comments, `key = value`, most keys not measured.
 PRODUCER = """\
@@ -60,6 +61,7 @@ def test_the_newest_release_at_its_defaults_lints_clean(tmp_path: Path) -> None:
     repo = configrepo.load([str(tmp_path)])
     assert [f.role for f in repo.files] == ["librdkafka"]
     assert len(repo.entries) + sum("deprecated" in n.message for n in repo.notes) == len(props)
+    assert cliffs.evaluate(repo, cliffs.load_rules()) == []  # librdkafka's defaults are no cliff of its rules
 
 
 def test_a_producer_file_is_found_by_its_keys_and_typed(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from kcliff.configrepo.validate import DURABILITY
 from kcliff.errors import InputError, Problems
 from kcliff.kafka import configs as kafka_configs
 from kcliff.kafka.dist import DEFAULT_VERSION
+from kcliff.lint import librdkafka_rules
 from kcliff.lint.severity import Severity
 from kcliff.scenario import settings
 
@@ -147,10 +148,16 @@ def _parse_ref(text: Any, path: str, node: Any, key: str) -> tuple[str, str]:
         raise InputError(f"'{key}' must be scope/name (e.g. broker/num.io.threads), got {text!r}", path,
                          yamlio.key_line(node, key))
     scope, name = text.split("/", 1)
+    if scope in librdkafka_rules.SCOPES:
+        try:
+            return scope, librdkafka_rules.canonical(scope, name)
+        except librdkafka_rules.RuleProblem as problem:
+            raise InputError(str(problem), path, yamlio.key_line(node, key)) from None
     if scope not in (*settings.ALL_SCOPES, consumption.SCOPE) or not _known(scope, name):
         close = kafka_configs.catalogue().suggest(name, scope) if scope in settings.ALL_SCOPES else None
+        every = (*settings.ALL_SCOPES, consumption.SCOPE, *librdkafka_rules.SCOPES)
         hint = (f"did you mean '{scope}/{close}'?" if close else "no Kafka release defines it") \
-            if scope in settings.ALL_SCOPES else f"scopes: {', '.join(settings.ALL_SCOPES)}"
+            if scope in settings.ALL_SCOPES else f"scopes: {', '.join(every)}"
         raise InputError(f"unknown setting {text!r} in rule: {hint}", path, yamlio.key_line(node, key))
     return scope, name
 
@@ -179,6 +186,11 @@ def _parse_clause(raw: Any, path: str, parent: Any, index: int) -> Clause:
             operand = tuple(operand)
         if op == "differs_from":
             operand = _parse_ref(operand, path, raw, op)
+        elif scope in librdkafka_rules.SCOPES:  # read as librdkafka reads the property's values
+            try:
+                operand = librdkafka_rules.operand(scope, name, op, operand)
+            except librdkafka_rules.RuleProblem as problem:
+                raise InputError(str(problem), path, line) from None
         ops.append((op, operand))
     if not ops:
         raise InputError(f"clause on {scope}/{name} has no operator: expected one of {', '.join(OPERATORS)}", path,
@@ -207,8 +219,22 @@ def _parse_rule(raw: Any, path: str, parent: Any, index: int) -> Rule:
         raise InputError("'evidence' takes canary (a canary id or null) and study (text)", path,
                          yamlio.key_line(raw, "evidence") or line)
     clauses = tuple(_parse_clause(c, path, when, i) for i, c in enumerate(when))
+    if len({scope in librdkafka_rules.SCOPES for scope in _scopes(clauses)}) > 1:
+        raise InputError("a rule reads librdkafka settings or Kafka's, not both: a librdkafka client file is "
+                         f"checked on its own (librdkafka scopes: {', '.join(librdkafka_rules.SCOPES)})", path,
+                         yamlio.key_line(raw, "when") or line)
     return Rule(raw["id"], raw["title"].strip(), Severity(raw["severity"]), clauses, " ".join(raw["mechanism"].split()),
                 " ".join(raw["fix"].split()), evidence.get("canary"), str(evidence.get("study") or ""), line)
+
+
+def _scopes(clauses: tuple[Clause, ...]) -> set[str]:
+    """Every scope the clauses read, differs_from's included."""
+    return {c.scope for c in clauses} | {operand[0] for c in clauses for op, operand in c.ops if op == "differs_from"}
+
+
+def reads_librdkafka(rule: Rule) -> bool:
+    """A rule of librdkafka client files (its clauses name librdkafka scopes only, load_rules sees to it)."""
+    return rule.clauses[0].scope in librdkafka_rules.SCOPES
 
 
 def load_rules(path: str | Path | None = None) -> list[Rule]:
@@ -302,7 +328,8 @@ def match_rule(rule: Rule, lookup: Lookup, topic: str | None) -> Match | None:
         value, entry = lookup(clause.scope, clause.name, clause.inherit)
         if not all(_holds(op, operand, value, clause.name, lookup) for op, operand in clause.ops):
             return None
-        values.append((clause.ref(), value, entry is not None))
+        name = librdkafka_rules.written_name(entry, clause.scope, clause.name)  # as the file wrote it
+        values.append((f"{clause.scope}/{name}", value, entry is not None))
         anchor = anchor or entry
         for op, operand in clause.ops:
             if op == "differs_from":
@@ -319,7 +346,13 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
 
     Contexts are every broker config (a broker file, or a Strimzi Kafka resource) x producer file x
     consumer file x topic, so a client file is checked against each topic it could use; files of a
-    role the repo lacks contribute Kafka's defaults."""
+    role the repo lacks contribute Kafka's defaults. A librdkafka client file is its own context, at
+    librdkafka's defaults (lint/librdkafka_rules.py)."""
+    found: dict[tuple[str, str, int | None], Match] = {}
+    kafka_rules = [r for r in rules if not reads_librdkafka(r)]
+    for client in librdkafka_rules.client_files(repo.entries):
+        for rule in (r for r in rules if reads_librdkafka(r)):
+            _add(found, match_rule(rule, client.value, None))
     files = [(path, None) for path in repo.files_with_role("broker")]
     brokers: list[tuple[str | None, str | None]] = list(dict.fromkeys(
         files + [(e.path, e.resource) for e in repo.in_scope("broker")])) or [(None, None)]
@@ -328,7 +361,6 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
     # a topic is its file's: environments' files may each define a topic of the same name
     topics: list[tuple[str, str] | None] = list(dict.fromkeys((t.path, t.name) for t in repo.topics)) or [None]
     release = repo.release.definitions if repo.release else kafka_configs.catalogue().release_for(DEFAULT_VERSION)
-    found: dict[tuple[str, str, int | None], Match] = {}
     consuming = {cfile: consumption.of_consumer(repo.entries, cfile) for cfile in consumer_files}  # once a file
     for broker, pfile, cfile, topic in itertools.product(brokers, producer_files, consumer_files, topics):
         lookup = _context(release, [e for e in repo.in_scope("broker") if (e.path, e.resource) == broker],
@@ -336,11 +368,14 @@ def evaluate(repo: ConfigRepo, rules: list[Rule]) -> list[Match]:
                           [e for e in repo.in_scope("consumer") if e.path == cfile],
                           consuming[cfile],
                           [e for e in repo.in_scope("topic") if topic is not None and (e.path, e.topic) == topic])
-        for rule in rules:
-            m = match_rule(rule, lookup, topic[1] if topic else None)
-            if m is not None:
-                found.setdefault((rule.id, m.path, m.line), m)
+        for rule in kafka_rules:
+            _add(found, match_rule(rule, lookup, topic[1] if topic else None))
     return sorted(found.values(), key=lambda m: (m.path, m.line or 0, m.rule.id))
+
+
+def _add(found: dict[tuple[str, str, int | None], Match], match: Match | None) -> None:
+    if match is not None:
+        found.setdefault((match.rule.id, match.path, match.line), match)
 
 
 def introduced(base: list[Match], head: list[Match]) -> list[Match]:
