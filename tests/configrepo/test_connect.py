@@ -42,7 +42,8 @@ def test_corpus_reads_clean_with_every_client_key_on_its_line():
     repo = configrepo.load([str(CORPUS)])
     roles = {Path(f.path).relative_to(CORPUS).as_posix(): f.role for f in repo.files}
     assert roles == {"cfk/connectors.yaml": "cfk", SOURCE_JSON: "connector", "connectors/events-s3-sink.json": "connector",
-                     STRIMZI: "strimzi", WORKER: "connect-worker", "kafka-version": "kafka-version"}
+                     "connectors/ledger-snowflake-sink.properties": "connector", STRIMZI: "strimzi",
+                     WORKER: "connect-worker", "kafka-version": "kafka-version"}
     source = CORPUS / SOURCE_JSON
     linger = next(e for e in repo.entries if e.path == str(source) and e.name == "linger.ms")
     assert (linger.scope, linger.value, linger.line) == ("producer", 50, line_of(source, "producer.override.linger.ms"))

@@ -11,18 +11,23 @@ does not start a connector its policy refuses. Each client key becomes a produce
 its own line, spelled as the file writes it, so validation and the cliff rules treat it as any client
 file's. Keys of the connector or the worker themselves (connector.class, topics, transforms, converters,
 group.id, the storage topics) are Connect's and its plugins': read, not Kafka client settings, not
-measured. Where the readers of each format are: connect_files.py (connector JSON and .properties, worker
-.properties) and connect_k8s.py (Strimzi's and CFK's resources).
+measured. A sink connector (one that sets `topics` or `topics.regex`, which Connect's SinkConnectorConfig
+requires of a sink and a source never sets; MirrorMaker2's connectors read `topics` as a filter and are
+sources) runs its tasks as one consumer group: consumption.py measures it as such (sink_of). Where the
+readers of each format are: connect_files.py (connector JSON and .properties, worker .properties) and
+connect_k8s.py (Strimzi's and CFK's resources).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from kcliff.configrepo.model import Entry, EntryKind, Note, RawEntry
 from kcliff.configrepo.reading import ResourceReading
 from kcliff.errors import InputError
+from kcliff.scenario.consuming import Commit
 
 OVERRIDES = {"producer.override.": "producer", "consumer.override.": "consumer", "admin.override.": "admin"}
 WORKER_PREFIXES = {"producer.": "producer", "consumer.": "consumer", "admin.": "admin"}
@@ -31,6 +36,8 @@ POLICIES = ("All", "None", "Principal")
 DEFAULT_POLICY = "All"  # Kafka 3.0+ (KIP-722); every release kcliff reads at is 3.3 or later
 PRINCIPAL_KEYS = ("sasl.jaas.config", "sasl.mechanism", "security.protocol")  # what Principal lets through
 TASKS = "tasks.max"
+SINK_KEYS = ("topics", "topics.regex")  # what a sink reads (SinkConnectorConfig); their presence makes one
+MIRROR_CLASSES = ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")
 CONNECTOR_SCOPE, WORKER_SCOPE = "connector", "connect-worker"  # Connect's own keys kcliff acts on
 SCOPES = (CONNECTOR_SCOPE, WORKER_SCOPE)
 # Connect's own settings for a task's producer, under the worker's and the connector's (Worker.java).
@@ -38,6 +45,9 @@ CONNECT_PRODUCER: dict[str, Any] = {"acks": "all", "max.in.flight.requests.per.c
                                     "enable.idempotence": False, "delivery.timeout.ms": 2**31 - 1}
 CONNECT_CONSUMER: dict[str, Any] = {"enable.auto.commit": False}  # the task commits offsets itself
 CONNECT_CLIENTS = {"producer": CONNECT_PRODUCER, "consumer": CONNECT_CONSUMER}
+# The worker commits a sink task's offsets every offset.flush.interval.ms (60 s), asynchronously, off the
+# poll path: periodic like auto-commit (here off, so none in a read of seconds), unlike a commit per poll.
+CONNECT_COMMIT = Commit.AUTO
 # Labels: a worker resource is "<worker kind> <name>"; a connector names its worker "(cluster <name>)".
 WORKER_KINDS = ("KafkaConnect", "Connect ", "KafkaMirrorMaker2")  # "Connect <name>" is CFK's
 _CLUSTER = re.compile(r"\(cluster (?P<name>[^)]+)\)$")
@@ -53,18 +63,21 @@ def is_connector(resource: str | None) -> bool:
 
 
 def connector_entries(config: dict[str, Any], line: Callable[[str], int | None], label: str,
-                      out: ResourceReading) -> None:
-    """A connector's config map: its client overrides as producer/consumer entries, tasks.max as Connect's
-    own key, the rest (connector.class, topics, transforms ...) noted once as the connector's, not measured."""
+                      out: ResourceReading, connector_class: Any = None) -> None:
+    """A connector's config map: its client overrides as producer/consumer entries, tasks.max and a sink's
+    topics (or topics.regex) as Connect's own keys, the rest (connector.class, topics, transforms ...) noted
+    once as the connector's, not measured. `connector_class`: where the resource names it outside the map."""
     own: list[str] = []
+    mirror = _mirror(label, config.get("connector.class", connector_class))
     for key, value in config.items():
         key = str(key)
         prefix = next((p for p in OVERRIDES if key.startswith(p)), None)
         if prefix is not None:
             _client(OVERRIDES[prefix], prefix, key, value, line(key), label, out)
-        elif key == TASKS:
-            out.entries.append(RawEntry(CONNECTOR_SCOPE, TASKS, value, out.path, line(key), resource=label))
-        else:
+            continue
+        if key == TASKS or (key in SINK_KEYS and not mirror):
+            out.entries.append(RawEntry(CONNECTOR_SCOPE, key, value, out.path, line(key), resource=label))
+        if key != TASKS:  # what a sink reads is the plugin's too: still in the note
             own.append(key)
     _note_own(own, line, label, out, "of the connector itself", "configure Connect and its plugins, not a Kafka "
               "client: read, not measured")
@@ -96,6 +109,12 @@ def _note_own(own: list[str], line: Callable[[str], int | None], label: str, out
                                f"{what}")
 
 
+def _mirror(label: str, connector_class: Any) -> bool:
+    """A MirrorMaker2 connector (its `topics` a filter of what it copies, not what a sink reads)."""
+    name = str(connector_class or "").rsplit(".", 1)[-1]
+    return label.startswith("KafkaMirrorMaker2 ") or name in MIRROR_CLASSES
+
+
 def _client(scope: str, prefix: str, key: str, value: Any, line: int | None, label: str,
             out: ResourceReading) -> None:
     name = key[len(prefix):]
@@ -111,8 +130,11 @@ def _spelled(prefix: str) -> Callable[[str], str]:
 
 
 def validate_entry(raw: RawEntry) -> Entry | Note:
-    """Connect's own keys kcliff acts on: tasks.max (how many tasks, so clients, a connector runs) and the
-    worker's override policy."""
+    """Connect's own keys kcliff acts on: tasks.max (how many tasks, so clients, a connector runs), a sink's
+    topics or topics.regex (what makes it a sink) and the worker's override policy."""
+    if raw.name in SINK_KEYS:
+        return Entry(raw.scope, raw.name, str(raw.raw).strip(), raw.path, raw.line, EntryKind.UNMEASURED,
+                     resource=raw.resource)
     if raw.name == TASKS:
         text = str(raw.raw).strip()
         if isinstance(raw.raw, bool) or not text.isdigit() or int(text) < 1:
@@ -161,31 +183,84 @@ def refused(entries: list[Entry]) -> list[InputError]:
     return problems
 
 
-def task_clients(repo_entries: list[Entry], chosen: list[Entry], scope: str,
-                 notes: list[str]) -> tuple[list[Entry], int | None]:
-    """A connector's `scope` client as its tasks run it: Connect's own producer settings, under the
-    worker's `producer.*`, under the connector's overrides (the first connector of the file, with a note
-    when it holds several); and the connector's tasks.max. A worker's file alone is a connector that
-    overrides nothing; entries that are neither pass as they are."""
-    connectors = list(dict.fromkeys(str(e.resource) for e in chosen if is_connector(e.resource)))
+@dataclass(frozen=True)
+class TaskClients:
+    """A connector's client as its tasks run it (task_clients)."""
+
+    clients: list[Entry]
+    connector: str | None = None  # None: not a connector's file, or a worker's file alone
+    tasks: Entry | None = None  # its tasks.max: how many producers a source's tasks run (None for a sink's)
+
+
+@dataclass(frozen=True)
+class Sink:
+    """A sink connector: its tasks are tasks.max members of one consumer group (Connect's connect-<name>)."""
+
+    connector: str
+    reads: Entry  # its topics or topics.regex, which make it a sink
+    tasks: Entry | None  # its tasks.max (None: Connect's default, one task)
+
+
+def measured_connector(entries: list[Entry], path: str, scope: str, notes: list[str] | None = None) -> str | None:
+    """The connector of file `path` whose `scope` client is measured: the first that overrides that client,
+    for the consumer also the first sink (its tasks consume whether or not it overrides); a note when the
+    file holds several."""
+    found = list(dict.fromkeys(str(e.resource) for e in entries if e.path == path and is_connector(e.resource)
+                               and (e.scope == scope or (scope == "consumer" and _reads(e)))))
+    if len(found) > 1 and notes is not None:
+        notes.append(f"{path} holds several connectors ({', '.join(found)}); measuring {found[0]}'s {scope}")
+    return found[0] if found else None
+
+
+def _reads(e: Entry) -> bool:
+    return e.scope == CONNECTOR_SCOPE and e.name in SINK_KEYS
+
+
+def _own(entries: list[Entry], path: str, connector: str | None, names: tuple[str, ...]) -> Entry | None:
+    """The connector's own key of `names` (tasks.max, what a sink reads) in file `path`."""
+    return next((e for e in entries if e.path == path and e.resource == connector and e.scope == CONNECTOR_SCOPE
+                 and e.name in names), None)
+
+
+def sink_of(entries: list[Entry], path: str) -> Sink | None:
+    """The sink connector of file `path` whose consumer is measured, if it is a sink."""
+    connector = measured_connector(entries, path, "consumer")
+    reads = _own(entries, path, connector, SINK_KEYS)
+    return Sink(str(connector), reads, _own(entries, path, connector, (TASKS,))) if reads is not None else None
+
+
+def sink_files(entries: list[Entry]) -> set[str]:
+    """The files holding a sink connector: each a consumer's, whether or not it overrides the consumer."""
+    return {e.path for e in entries if _reads(e) and is_connector(e.resource)}
+
+
+def task_clients(repo_entries: list[Entry], path: str | None, scope: str, notes: list[str]) -> TaskClients:
+    """File `path`'s `scope` client as a connector's tasks run it: Connect's own settings, under the
+    worker's `scope`.* keys, under the connector's overrides (measured_connector chooses it); and, for a
+    source's producer, its tasks.max (a sink's tasks are consumers: its producer, the dead-letter queue's,
+    is one). A worker's file alone is a connector that overrides nothing; other files' entries pass as they are."""
+    chosen = [e for e in repo_entries if e.scope == scope and e.path == path]
+    if path is None:
+        return TaskClients(chosen)
+    connector = measured_connector(repo_entries, path, scope, notes)
     named = list(dict.fromkeys(str(e.resource) for e in chosen if is_worker(e.resource)))
-    if not connectors and not named:
-        return chosen, None
-    connector = connectors[0] if connectors else None
-    if len(connectors) > 1:
-        notes.append(f"{chosen[0].path} holds several connectors ({', '.join(connectors)}); measuring "
-                     f"{connector}'s {scope}")
+    if connector is None and not named:
+        return TaskClients(chosen)
     own = [e for e in chosen if connector is not None and e.resource == connector]
     worker = worker_of(connector, workers(repo_entries)) if connector is not None else named[0]
     base = [e for e in repo_entries if e.scope == scope and worker is not None and e.resource == worker]
     kinds = {"acks": EntryKind.DURABILITY}
-    defaults = [Entry(scope, name, value, chosen[0].path, None, kinds.get(name, EntryKind.MEASURED),
+    defaults = [Entry(scope, name, value, path, None, kinds.get(name, EntryKind.MEASURED),
                       resource=f"Kafka Connect's own {scope} setting") for name, value in CONNECT_CLIENTS[scope].items()]
     notes.append(f"{connector or worker}: its tasks' {scope} starts from Connect's own "
                  f"{', '.join(f'{k}={v}' for k, v in CONNECT_CLIENTS[scope].items())}, then "
                  f"{f'the {scope}.* keys of ' + worker if worker else 'no worker config of the repo'}, then "
                  f"{f'its {scope}.override.* keys' if connector else 'no connector overrides'}")
     merged = {e.name: e for e in (*defaults, *base, *own)}
-    tasks = next((e.value for e in repo_entries
-                  if e.scope == CONNECTOR_SCOPE and e.name == TASKS and e.resource == connector), None)
-    return list(merged.values()), tasks
+    if scope == "consumer" or connector is None:
+        return TaskClients(list(merged.values()), connector)
+    if _own(repo_entries, path, connector, SINK_KEYS) is not None:
+        notes.append(f"{connector} is a sink: its tasks.max is its consumer group's members; its producer (the "
+                     "dead-letter queue's) is measured as one")
+        return TaskClients(list(merged.values()), connector)
+    return TaskClients(list(merged.values()), connector, _own(repo_entries, path, connector, (TASKS,)))

@@ -43,14 +43,15 @@ def _tasks(node: Any, key: str, label: str, out: ResourceReading) -> None:
                                     resource=label))
 
 
-def _connector(config: Any, node: Any, where: str, label: str, out: ResourceReading) -> None:
+def _connector(config: Any, node: Any, where: str, label: str, out: ResourceReading, key: str = "config") -> None:
+    """A connector's config map at `node[key]` (CFK's is `configs`), its class the node's `class` if any."""
     if config is None:
         out.resources.append(Resource(label, line_of(node, where)))
         return
     if not isinstance(config, dict):
-        raise InputError(f"{label}: {where}.config must be a mapping", out.path, line_of(node, "config"))
-    out.resources.append(Resource(label, line_of(node, "config")))
-    connect.connector_entries(config, lambda key: line_of(config, key), label, out)
+        raise InputError(f"{label}: {where}.{key} must be a mapping", out.path, line_of(node, key))
+    out.resources.append(Resource(label, line_of(node, key)))
+    connect.connector_entries(config, lambda key: line_of(config, key), label, out, node.get("class"))
 
 
 def strimzi_connector(doc: Any, name: str, out: ResourceReading) -> None:
@@ -106,7 +107,7 @@ def cfk_connector(doc: Any, name: str, out: ResourceReading) -> None:
     cluster = ref.get("name") if isinstance(ref, dict) else None
     label = f"Connector {name} (cluster {cluster})" if isinstance(cluster, str) and cluster else f"Connector {name}"
     _tasks(spec, "taskMax", label, out)
-    _connector(spec.get("configs"), spec, "spec", label, out)
+    _connector(spec.get("configs"), spec, "spec", label, out, "configs")
 
 
 def cfk_connect(doc: Any, name: str, out: ResourceReading) -> None:

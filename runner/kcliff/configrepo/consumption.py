@@ -1,9 +1,10 @@
 """How a repo's consumer service consumes (scenario/consuming.py): when it commits, how long it works on a
-record, how many members its group runs. Three places say it, the first that does wins, field by field:
+record, how many members its group runs. Four places say it, the first that does wins, field by field:
 
     kcliff.yaml                  consumers:
                                    consumers/orders.properties: {commit: record-sync, processing: 2 ms, members: 6}
     a Spring Boot application    spring.kafka.listener.ack-mode, .concurrency, .type (spring_boot.py)
+    a sink connector             its tasks.max: members; Connect's periodic commit (connect.py, sink_of)
     the consumer's own settings  enable.auto.commit=false with nothing said: the service commits itself,
                                  taken as after each poll (the commonest way), with a note
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kcliff import yamlio
+from kcliff.configrepo import connect
 from kcliff.configrepo.model import Entry, EntryKind, Note, RawEntry
 from kcliff.errors import InputError, Problems
 from kcliff.scenario import consuming
@@ -88,23 +90,47 @@ def unknown_consumers(entries: list[RawEntry], consumers: list[str]) -> list[Inp
 
 def of_consumer(entries: list[Entry], consumer_file: str | None) -> list[Entry]:
     """The `consuming` entries that describe `consumer_file`: kcliff.yaml's over the file's own (a Spring
-    Boot listener's), field by field; else, where the consumer turns auto-commit off and nothing says how it
-    commits, a commit after each poll on the enable.auto.commit line (implied_notes says so)."""
+    Boot listener's, a sink connector's), field by field; else, where the consumer turns auto-commit off and
+    nothing says how it commits, a commit after each poll on the enable.auto.commit line (implied_notes says so)."""
     if consumer_file is None:
         return []
-    said = {e.name: e for e in entries if e.scope == SCOPE and e.path == consumer_file and e.resource is None}
-    said |= {e.name: e for e in entries if e.scope == SCOPE and e.resource == consumer_file}
+    said = _said(entries, consumer_file)
     auto = _auto_commit_off(entries, consumer_file)
     if "commit" not in said and auto is not None:
         said["commit"] = Entry(SCOPE, "commit", Commit.POLL_SYNC.value, auto.path, auto.line, EntryKind.MEASURED)
     return list(said.values())
 
 
+def _said(entries: list[Entry], consumer_file: str) -> dict[str, Entry]:
+    said = {e.name: e for e in _sink(entries, consumer_file)}
+    said |= {e.name: e for e in entries if e.scope == SCOPE and e.path == consumer_file and e.resource is None}
+    return said | {e.name: e for e in entries if e.scope == SCOPE and e.resource == consumer_file}
+
+
+def _sink(entries: list[Entry], consumer_file: str) -> list[Entry]:
+    """A sink connector's group: Connect's commit on the line that makes it a sink, tasks.max members on
+    its line (at most MAX_MEMBERS, implied_notes says so); a connector's `resource`, never a file's."""
+    sink = connect.sink_of(entries, consumer_file)
+    if sink is None:
+        return []
+    said = [Entry(SCOPE, "commit", connect.CONNECT_COMMIT.value, sink.reads.path, sink.reads.line, EntryKind.MEASURED,
+                  resource=sink.connector)]
+    if sink.tasks is not None:
+        said.append(Entry(SCOPE, "members", min(sink.tasks.value, consuming.MAX_MEMBERS), sink.tasks.path,
+                          sink.tasks.line, EntryKind.MEASURED, resource=sink.connector))
+    return said
+
+
 def implied_notes(entries: list[Entry]) -> list[Note]:
-    """A note on each enable.auto.commit=false line whose service says nothing of how it commits."""
+    """A note on each enable.auto.commit=false line whose service says nothing of how it commits, and on
+    each measured sink's tasks.max beyond the members kcliff runs."""
     files = dict.fromkeys(e.path for e in entries if e.scope == "consumer")
-    return [Note(auto.path, auto.line, IMPLIED) for path in files if (auto := _auto_commit_off(entries, path))
-            and not any(e.scope == SCOPE and e.name == "commit" and path in (e.resource, e.path) for e in entries)]
+    notes = [Note(auto.path, auto.line, IMPLIED) for path in files if (auto := _auto_commit_off(entries, path))
+             and "commit" not in _said(entries, path)]
+    return notes + [Note(sink.tasks.path, sink.tasks.line, f"{sink.connector}: tasks.max {sink.tasks.value} measured as "
+                                                           f"{consuming.MAX_MEMBERS} members of its group, kcliff's most")
+                    for path in sorted(connect.sink_files(entries)) if (sink := connect.sink_of(entries, path))
+                    and sink.tasks is not None and sink.tasks.value > consuming.MAX_MEMBERS]
 
 
 def _auto_commit_off(entries: list[Entry], consumer_file: str) -> Entry | None:

@@ -159,12 +159,13 @@ def measured_workloads(base: S, head: S, at_rate: bool, upgrade: SettingChange |
 
 
 def production_changes(base: RepoScenario, head: RepoScenario) -> list[SettingChange]:
-    """Changes of how the producer runs (kcliff.yaml's `producers:`: its instances, its samples), each on
-    the head manifest's line that says so; where the head's manifest no longer says, for the whole run."""
+    """Changes of how the producer runs (kcliff.yaml's `producers:`: its instances, its samples; a source
+    connector's tasks.max), each on the head's line that says so; where the head no longer says, on its
+    manifest's entry, else for the whole run."""
     said = head.production
     changes = []
     if base.producers != head.producers:
-        where = (said.where, said.instances_line or said.line) if said else ("", None)
+        where = head.producers_said or ((said.where, said.line) if said else ("", None))
         changes.append(SettingChange("producer", "instances", base.producers, head.producers, *where))
     if base.as_applied().get("payload") != head.as_applied().get("payload"):
         where = (said.where, said.samples_line or said.line) if said else ("", None)

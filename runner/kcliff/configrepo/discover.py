@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
-from kcliff.configrepo import ansible, cfk, compose, connect_files, consumption, helm, librdkafka, manifests, \
+from kcliff.configrepo import ansible, cfk, compose, connect, connect_files, consumption, helm, librdkafka, manifests, \
     rdkafka_producer, spring_boot, strimzi, terraform
 from kcliff.configrepo.model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
@@ -114,11 +114,11 @@ class ConfigRepo:
         return [e for e in self.entries if e.scope == scope]
 
     def files_with_role(self, role: str) -> list[str]:
-        """Files of `role`; for producer and consumer also a file holding both clients' settings (a Spring
-        Boot application file) when it sets that client's."""
+        """Files of `role`, and of a client's role a file that sets that client's too (a Spring Boot file; a sink's)."""
         scopes = (role, consumption.SCOPE) if role == "consumer" else (role,) if role in CLIENT_ROLES else ()
-        # a Spring listener makes its file a consumer's; kcliff.yaml's consumers: describe a file, they are not in it
-        holding = {e.path for e in self.entries if e.scope in scopes and not (e.scope == consumption.SCOPE and e.resource)}
+        # a Spring listener or a sink connector makes its file a consumer's; kcliff.yaml's consumers: are not in it
+        holding = {e.path for e in self.entries if e.scope in scopes and not (e.scope == consumption.SCOPE and e.resource)
+                   } | (connect.sink_files(self.entries) if role == "consumer" else set())
         return [f.path for f in self.files if f.role == role or f.path in holding]
 
 

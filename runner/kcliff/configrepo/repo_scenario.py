@@ -34,6 +34,9 @@ class RepoScenario(Scenario):
     durability: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     production: Production | None = None  # how kcliff.yaml says its producer runs (None: it does not say)
+    # where the repo says how many producers run, to annotate a change of it (None: nowhere): kcliff.yaml's
+    # instances, else a source connector's tasks.max (the connector's line where it has none: Connect's one)
+    producers_said: tuple[str, int | None] | None = None
 
     def as_applied(self) -> dict[str, Any]:
         applied = super().as_applied()
@@ -93,7 +96,8 @@ class Chosen:
     consumer: list[Entry]
     topic: list[Entry]
     producer_file: str | None = None
-    tasks: int | None = None  # a connector's tasks.max: how many producers its tasks run
+    # the measured producer as a connector's tasks run it: a source's tasks.max is how many producers run
+    tasks: connect.TaskClients | None = None
     client: Client = Client.JAVA  # the measured producer's library: a librdkafka file's is librdkafka
     consuming: list[Entry] = field(default_factory=list)  # how the consumer's service consumes (consumption.py)
 
@@ -111,16 +115,14 @@ def _chosen(repo: ConfigRepo, topic: str | None, producer: str | None, notes: li
     if decl is not None and decl.problem:
         raise InputError(decl.problem, decl.path, decl.line)
     # a connector's clients are its tasks': Connect's settings, the worker's, then its overrides (connect.py)
-    consumers, _ = connect.task_clients(repo.entries, [e for e in repo.in_scope("consumer") if e.path == consumer_file],
-                                        "consumer", notes)
+    consumers = connect.task_clients(repo.entries, consumer_file, "consumer", notes).clients
     topics = [e for e in repo.in_scope("topic") if e.topic == topic_name]
     consuming = consumption.of_consumer(repo.entries, consumer_file)
     if rdkafka:  # librdkafka's names and values, as the file writes them
         return Chosen(rdkafka_producer.measured([e for e in repo.entries if e.path == producer_file]), consumers, topics,
                       producer_file, client=Client.LIBRDKAFKA, consuming=consuming)
-    producers, tasks = connect.task_clients(repo.entries, [e for e in repo.in_scope("producer") if e.path == producer_file],
-                                            "producer", notes)
-    return Chosen(producers, consumers, topics, producer_file, tasks, consuming=consuming)
+    producers = connect.task_clients(repo.entries, producer_file, "producer", notes)
+    return Chosen(producers.clients, consumers, topics, producer_file, producers, consuming=consuming)
 
 
 def measured_entries(repo: ConfigRepo, topic: str | None = None, producer: str | None = None) -> list[Entry]:
@@ -170,16 +172,31 @@ def to_scenario(repo: ConfigRepo, scenario_id: str = "repo", description: str = 
         # kcliff.yaml's instances where it says them, else a connector's tasks.max
         producers=production.instances if production and production.instances_line else _instances(chosen.tasks, notes),
         production=production,
+        producers_said=_producers_said(repo, production, chosen),
         payload=payload,
         record_size=payload.default_record_size(settings.RECORD_SIZE),
         client=chosen.client,
     )
 
 
-def _instances(tasks: int | None, notes: list[str]) -> int:
-    """A connector's tasks.max as the producers measured at once (each task runs its own producer)."""
-    if tasks is None:
+def _producers_said(repo: ConfigRepo, production: Production | None, chosen: Chosen) -> tuple[str, int | None] | None:
+    """The line that says how many producers run (RepoScenario.producers_said), as to_scenario counts them."""
+    if production and production.instances_line:
+        return production.where, production.instances_line
+    source = chosen.tasks
+    if source is None or source.connector is None or chosen.producer_file is None:
+        return None
+    if source.tasks is not None:
+        return source.tasks.path, source.tasks.line
+    resources = (r for f in repo.files if f.path == chosen.producer_file for r in f.resources)
+    return chosen.producer_file, next((r.line for r in resources if r.name == source.connector and r.line), 1)
+
+
+def _instances(source: connect.TaskClients | None, notes: list[str]) -> int:
+    """A source connector's tasks.max as the producers measured at once (each task runs its own producer)."""
+    if source is None or source.tasks is None:
         return 1
+    tasks: int = source.tasks.value  # validated by connect.validate_entry: a positive integer
     if tasks > settings.MAX_PRODUCERS:
         notes.append(f"tasks.max {tasks} measured as {settings.MAX_PRODUCERS} producers at once, kcliff's most")
     return min(tasks, settings.MAX_PRODUCERS)
