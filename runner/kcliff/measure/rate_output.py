@@ -130,9 +130,10 @@ class RateSummary:
     compression_ratio: float | None = None
     failover: FailoverFigures | None = None  # a run through a fault (--failover) only
     # a service's group (--group-id, no fault): how long its members took to join before the first send,
-    # and the commits they made
+    # the commits they made and those a rebalance refused
     group_join_ms: int | None = None
     commits: int | None = None
+    commits_refused: int | None = None
 
     @property
     def held_rate(self) -> bool:

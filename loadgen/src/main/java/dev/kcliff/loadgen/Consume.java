@@ -110,7 +110,7 @@ final class Consume {
             System.out.println("WARNING: Exiting before consuming the expected number of messages: timeout ("
                     + opt.timeoutMs + " ms) exceeded.");
         }
-        System.out.println("commits: " + work.commits());
+        System.out.println("commits: " + work.commits() + (work.refused() > 0 ? ", refused in a rebalance: " + work.refused() : ""));
         if (firstError.get() != null) {
             System.err.println("loadgen: a member failed: " + firstError.get());
             return LoadGen.EXIT_CLUSTER;
@@ -150,6 +150,11 @@ final class Consume {
                     if (!done) {
                         work.onRevoked(consumer);
                     }
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                    // the group moved on without this member: its offsets are no longer its to commit
                 }
             });
             while (!done) {

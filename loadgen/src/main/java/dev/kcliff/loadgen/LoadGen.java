@@ -167,6 +167,7 @@ public final class LoadGen {
             group.stop();
             summary.put("group_join_ms", groupJoinMs);
             summary.put("commits", group.commits());
+            summary.put("commits_refused", group.refused());
             if (group.error() != null) {
                 firstError.compareAndSet(null, "consumer: " + group.error());
             }

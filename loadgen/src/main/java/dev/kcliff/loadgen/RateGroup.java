@@ -152,6 +152,10 @@ final class RateGroup {
         return work.commits();
     }
 
+    long refused() {
+        return work.refused();
+    }
+
     /** Stop every member; each closes its consumer and leaves the group. */
     void stop() {
         stopping = true;

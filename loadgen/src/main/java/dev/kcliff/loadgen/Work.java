@@ -6,10 +6,12 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 
 /**
  * What a service's member does with what it reads (--commit, --process-us): works on each record, then
@@ -23,6 +25,7 @@ final class Work {
     private final String commit;
     private final long processUs;
     private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
 
     Work(String commit, long processUs) {
         this.commit = commit;
@@ -69,20 +72,30 @@ final class Work {
         return commits.get();
     }
 
+    /** Commits a rebalance refused: a service logs them and reads on, its records read again by whoever
+     *  holds their partitions next (at least once). */
+    long refused() {
+        return refused.get();
+    }
+
     /** One commit: of `offsets`, or of everything polled so far (null). */
     private void commit(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> offsets,
                         boolean sync) {
-        if (sync) {
-            if (offsets == null) {
-                consumer.commitSync();
+        try {
+            if (sync) {
+                if (offsets == null) {
+                    consumer.commitSync();
+                } else {
+                    consumer.commitSync(offsets);
+                }
+            } else if (offsets == null) {
+                consumer.commitAsync();
             } else {
-                consumer.commitSync(offsets);
+                consumer.commitAsync(offsets, null);
             }
-        } else if (offsets == null) {
-            consumer.commitAsync();
-        } else {
-            consumer.commitAsync(offsets, null);
+            commits.incrementAndGet();
+        } catch (RebalanceInProgressException | CommitFailedException e) {
+            refused.incrementAndGet();  // the group is rebalancing, or moved on without this member
         }
-        commits.incrementAndGet();
     }
 }
