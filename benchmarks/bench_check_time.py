@@ -30,7 +30,8 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from datetime import time as TimeOfDay
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -234,6 +235,19 @@ def report(times: list[CheckTime]) -> None:
               f"pair s {_spread([t.pair_s for t in mine])}; after s {_spread([t.after_s for t in mine])}")
 
 
+def _time_of_day(text: str) -> TimeOfDay:
+    try:
+        return datetime.strptime(text, "%H:%M").time()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a local time as HH:MM, got {text!r}") from None
+
+
+def next_time(at: TimeOfDay, now: datetime) -> datetime:
+    """The next time the clock shows `at` after `now`: today's, or tomorrow's once today's has passed."""
+    today = datetime.combine(now.date(), at)
+    return today if today > now else today + timedelta(days=1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checks", type=int, default=5, help="checks of each kind")
@@ -242,19 +256,21 @@ def main() -> int:
                         "(a campaign resumes from it: --checks more of each kind)")
     parser.add_argument("--lock", type=Path, help="hold this file's lock (flock) during each check, so other "
                         "measurements on a shared machine wait between checks, not during one")
-    parser.add_argument("--until", help="start no check after this local time (HH:MM)")
+    parser.add_argument("--until", type=_time_of_day, help="start no check after this local time (HH:MM: its next "
+                        "coming, so 00:30 given at 23:00 is tomorrow's)")
     args, extra = parser.parse_known_args()
     extra = extra[1:] if extra[:1] == ["--"] else extra  # `-- ARGS` for kcliff check, as the usage shows
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     if unknown := [k for k in kinds if k not in KINDS]:
         parser.error(f"--kinds: unknown {', '.join(unknown)}; valid: {', '.join(KINDS)}")
+    deadline = next_time(args.until, datetime.now()) if args.until else None
     procs.install_handlers()
     times = [CheckTime(**t) for t in json.loads(args.save.read_text())] if args.save and args.save.exists() else []
     try:
         for _ in range(args.checks):
             for kind in kinds:
-                if args.until and datetime.now().strftime("%H:%M") >= args.until:
-                    print(f"{args.until} reached: no more checks", file=sys.stderr)
+                if deadline is not None and datetime.now() >= deadline:
+                    print(f"{deadline:%H:%M} reached: no more checks", file=sys.stderr)
                     report(times)
                     return 0
                 with measuring_lock(args.lock):
