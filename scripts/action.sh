@@ -32,6 +32,13 @@ install() {
   [ "$MODE" = check ] || return 0
   "$kcliff" kafka fetch --kafka-version "$KAFKA_VERSION"
   "$kcliff" kafka loadgen  # the fixed-rate load generator, built with Maven here rather than in the check's first round
+  # a round trip a repo's kcliff.yaml declares (producers: round_trip_ms) is added by toxiproxy, built from the Go
+  # module proxy (GitHub's runners have Go); without Go only such a repo's check stops, naming it
+  if command -v go >/dev/null; then
+    "$home/scripts/setup-toxiproxy.sh"
+  else
+    echo "::notice title=kcliff::no Go on this runner, so no toxiproxy: a kcliff.yaml round_trip_ms cannot be measured here"
+  fi
   # (the stand-in is built when KCLIFF_KAFKA_IMAGE names it, as the workflows do: its brokers take the
   # emulated disk that makes flush-1 decisive, which apache/kafka's cannot; docs/compose.md)
   local skip=1
