@@ -74,15 +74,16 @@ def test_bad_input_is_named_on_its_line_every_one_in_one_run(repo):
     manifest.write_text(manifest.read_text().replace("commit: poll-sync", "commit: sometimes")
                         .replace("members: 3", "members: 3\n    threads: 2")
                         + "  consumers/nowhere.properties: {commit: auto}\n")
+    spring = repo / FULFILMENT  # a Spring file's own problems are found in the same run: the files are still read
+    spring.write_text(spring.read_text().replace("ack-mode: record", "ack-mode: each"))
     with pytest.raises(InputError) as bad:
         configrepo.load([str(repo)])
     found = {(p.path, p.line): p.message for p in bad.value.problems}
     assert "not a consumer file of this repo" in found[(str(manifest), line_of(manifest, "  consumers/nowhere"))]
     assert "unknown key 'threads'" in found[(str(manifest), line_of(manifest, "    threads"))]
     assert "commit 'sometimes'" in found[(str(manifest), line_of(manifest, "    commit:"))]
-    spring = repo / FULFILMENT  # a Spring file's own problems are read with the files, once kcliff.yaml is right
-    spring.write_text(spring.read_text().replace("ack-mode: record", "ack-mode: each"))
-    manifest.write_text((CORPUS / "kcliff.yaml").read_text())
+    assert "RECORD, BATCH" in found[(str(spring), line_of(spring, "      ack-mode"))]
     done = run_kcliff("lint", str(repo))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{spring}:{line_of(spring, '      ack-mode')}:" in done.stderr and "RECORD, BATCH" in done.stderr, done.stderr
+    assert f"{manifest}:{line_of(manifest, '    commit:')}:" in done.stderr, done.stderr

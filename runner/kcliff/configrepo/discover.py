@@ -24,8 +24,8 @@ from typing import Any, Callable, Protocol
 
 from kcliff import yamlio
 from kcliff.configrepo import ansible, cfk, compose, connect, connect_files, consumption, helm, librdkafka, manifests, \
-    rdkafka_producer, spring_boot, strimzi, terraform
-from kcliff.configrepo.model import Entry, Note, NoteLevel, RawEntry, ReadResult, RepoFile, TopicDecl, VersionDecl
+    rdkafka_producer, read_release, spring_boot, strimzi, terraform
+from kcliff.configrepo.model import Entry, Note, RawEntry, ReadResult, RepoFile, TopicDecl, VersionDecl
 from kcliff.configrepo.properties import PropertiesReader
 from kcliff.configrepo.production import Production, read_production, unknown_producers
 from kcliff.configrepo.topics import TopicsYamlReader
@@ -34,9 +34,6 @@ from kcliff.configrepo.version_file import FILE_NAMES as VERSION_FILES
 from kcliff.configrepo.version_file import VersionFileReader, one_version
 from kcliff.errors import InputError, Problems, raise_all
 from kcliff.scenario.profile import Profile, read_profile
-from kcliff.kafka import configs as kafka_configs
-from kcliff.kafka import dist as kafka_dist
-from kcliff.kafka import release as kafka_release
 
 MANIFEST = "kcliff.yaml"
 
@@ -285,8 +282,10 @@ def _repo_root_of(path: Path, root: Path | None) -> Path | None:
     return root
 
 
-def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile], list[Note], Measure]:
-    """The files to read; `root` is the repository root the paths lie in (default: their git checkout)."""
+def discover(paths: list[str], root: Path | None = None, collect: Problems | None = None
+             ) -> tuple[list[RepoFile], list[Note], Measure]:
+    """The files to read; `root` is the repository root the paths lie in (default: their git checkout).
+    `collect` takes a kcliff.yaml's bad entries instead of raising them, so its files' own are found too."""
     files: list[RepoFile] = []
     notes: list[Note] = []
     measure = Measure()
@@ -298,13 +297,18 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
         if path.is_dir():
             named, problems = None, Problems()  # every bad entry of a kcliff.yaml, reported together
             if (path / MANIFEST).is_file():
-                named, measure = _manifest(path, problems)
+                with problems.catch():  # a kcliff.yaml that is no mapping: the files are found by convention
+                    named, measure = _manifest(path, problems)
             found = named if named is not None else _by_convention(path, notes)
             producers = [f.path for f in found if f.role in ("producer", "spring-boot", "connector", "strimzi", "cfk",
                                                              *rdkafka_producer.PRODUCER_ROLES)]
             consumers = [f.path for f in found if f.role in ("consumer", "spring-boot", "connector", "strimzi", "cfk")]
-            raise_all(sorted(problems.found + unknown_producers(measure.productions, producers)
-                             + consumption.unknown_consumers(list(measure.consumptions), consumers), key=lambda p: p.line or 0))
+            bad = sorted(problems.found + unknown_producers(measure.productions, producers)
+                         + consumption.unknown_consumers(list(measure.consumptions), consumers), key=lambda p: p.line or 0)
+            if collect is None or not found:  # with nothing found, what is wrong with kcliff.yaml is why
+                raise_all(bad)
+            else:
+                collect.found.extend(bad)
             if not found:
                 raise InputError("no Kafka config files found: expected server.properties, producer.properties, "
                                  "consumer.properties, topics.yaml, YAML files of Strimzi or Confluent for "
@@ -332,48 +336,15 @@ def discover(paths: list[str], root: Path | None = None) -> tuple[list[RepoFile]
     return unique, notes, measure
 
 
-def read_at(version: VersionDecl | None) -> Release:
-    """The release a repo is read at: the version it names, else kcliff's default."""
-    catalogue = kafka_configs.catalogue()
-    if version is None:
-        return Release(kafka_dist.DEFAULT_VERSION, catalogue.release_for(kafka_dist.DEFAULT_VERSION),
-                       "kcliff's default; the repo names no Kafka version")
-    return Release(version.version, catalogue.release_for(version.version),
-                   f"the repo names Kafka {version.version} at {version.where()}")
-
-
-def _release_notes(release: Release, version: VersionDecl | None) -> list[Note]:
-    """Say so when the repo's release is not one the catalogue holds (older, newer, unreleased)."""
-    if release.version == release.definitions:
-        return []
-    return [Note(version.path if version else "", version.line if version else None,
-                 f"Kafka {release.version} is not among the releases kcliff knows ({kafka_configs.catalogue().releases[0]} "
-                 f"to {kafka_configs.catalogue().newest}): its keys are checked with {release.definitions}'s "
-                 "definitions", NoteLevel.WARNING)]
-
-
-def _measurement_notes(release: Release, version: VersionDecl | None, entries: list[Entry]) -> list[Note]:
-    """What kcliff cannot measure of this repo: a release before KRaft, a ZooKeeper-mode broker."""
-    path, line = (version.path, version.line) if version else ("", None)
-    why = kafka_release.measurable(release.version)
-    if why is not None:
-        return [Note(path, line, f"{why}: kcliff lints this repo, `kcliff check` cannot measure it", NoteLevel.WARNING)]
-    zookeeper = next((e for e in entries if e.scope == "broker" and e.name == "zookeeper.connect"), None)
-    if zookeeper is None:
-        return []
-    return [Note(zookeeper.path, zookeeper.line, f"a ZooKeeper-mode broker on Kafka {release.version}: `kcliff check` "
-                                                 f"measures its settings on a KRaft cluster of {release.version}, where "
-                                                 "the ZooKeeper keys do nothing")]
-
-
 def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
     """Discover, read and validate every file: InputErrors with every bad key or value (file:line)."""
-    files, notes, measure = discover(paths, root)
+    manifest = Problems()
+    files, notes, measure = discover(paths, root, manifest)
     raw_entries = list(measure.consumptions)
     topics: list[TopicDecl] = []
     versions: list[VersionDecl] = []
     read: list[RepoFile] = []
-    problems: list[InputError] = []
+    problems: list[InputError] = list(manifest.found)
     for f in files:
         try:
             result = READERS[f.format].read(Path(f.path), f.role)
@@ -390,11 +361,11 @@ def load(paths: list[str], root: Path | None = None) -> ConfigRepo:
         version = one_version(versions)
     except InputError as exc:
         problems.append(exc)
-    release = read_at(version)
+    release = read_release.read_at(version)
     entries, more_notes, invalid = validate(raw_entries, release)
     # one line read for several resources (a compose anchor all brokers merge) says its problem once
     found = {(p.path, p.line, p.message): p for problem in problems + invalid for p in problem.problems}
     raise_all(sorted(found.values(), key=lambda p: (p.path or "", p.line or 0)))
-    notes = _release_notes(release, version) + _measurement_notes(release, version, entries) + notes + more_notes \
-        + consumption.implied_notes(entries)
+    notes = read_release.release_notes(release, version) + read_release.measurement_notes(release, version, entries) \
+        + notes + more_notes + consumption.implied_notes(entries)
     return ConfigRepo(read, entries, topics, list(dict.fromkeys(notes)), measure, version, release)
