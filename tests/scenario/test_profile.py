@@ -109,6 +109,18 @@ def test_the_settings_that_trade_cpu_for_bytes_are_known_kafka_keys():
             assert catalogue.lookup(scopes[kind], name, newest) is not None, (kind, name)
 
 
+def test_librdkafkas_names_for_those_trades_are_its_producers_and_traded_as_the_java_ones():
+    from kcliff.kafka import librdkafka_configs as rdk
+    from kcliff.results.metrics import LIBRDKAFKA_TRADES_CPU_FOR_BYTES, ChangeKind, trades_cpu_for_bytes
+    cat = rdk.catalogue()
+    for name in LIBRDKAFKA_TRADES_CPU_FOR_BYTES:
+        prop = cat.lookup(name, cat.newest)
+        assert prop is not None and prop.for_client("producer"), name
+    assert trades_cpu_for_bytes(ChangeKind.PRODUCER, "compression.codec")  # as compression.type is
+    assert trades_cpu_for_bytes(ChangeKind.PRODUCER, "queue.buffering.max.ms")  # as linger.ms is
+    assert not trades_cpu_for_bytes(ChangeKind.CONSUMER, "compression.codec")
+
+
 def test_a_run_at_a_profile_sends_what_its_tighter_cap_passes_in_a_runs_length():
     caps = preset("aws-m5.xlarge-gp3").caps(6.4)  # disk 2.33 MB/s binds before the 2.78 MB/s link
     assert caps.records_lasting(4.0) == int(caps.disk_mb_s * 1e6 * 4.0 / 1024)

@@ -199,9 +199,16 @@ TRADES_CPU_FOR_BYTES: dict[ChangeKind, frozenset[str]] = {
 }
 
 
+# The same trades under librdkafka's own names: a librdkafka producer file's entries are producer entries
+# under the names it writes (configrepo/rdkafka_producer.py), and librdkafka batches by count as well as bytes.
+LIBRDKAFKA_TRADES_CPU_FOR_BYTES = frozenset({"compression.codec", "compression.level", "queue.buffering.max.ms",
+                                             "batch.num.messages", "queue.buffering.max.messages",
+                                             "queue.buffering.max.kbytes", "socket.send.buffer.bytes"})
+
+
 def trades_cpu_for_bytes(kind: ChangeKind, name: str) -> bool:
     """Whether a setting of this kind and name trades CPU against bytes."""
-    return name in TRADES_CPU_FOR_BYTES[kind]
+    return name in TRADES_CPU_FOR_BYTES[kind] or (kind is ChangeKind.PRODUCER and name in LIBRDKAFKA_TRADES_CPU_FOR_BYTES)
 
 
 # The settings that decide what a failure costs, and the failover metrics each can move: a check whose
