@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 from kcliff import configrepo
 from kcliff.configrepo import consumption
+from kcliff.errors import InputError
 from kcliff.judge import verdict
 from kcliff.judge.family import Family
 from kcliff.report import check_findings
@@ -177,3 +178,15 @@ def test_the_checks_measured_finding_is_on_the_sinks_tasks_max_line(tmp_path: Pa
     sink = line_of(head / STRIMZI, "name: inventory-postgres-sink")
     assert found.startswith(f"{head / STRIMZI}:{line_of(head / STRIMZI, '  tasksMax: 1', after=sink)}: cliff: ")
     assert "consuming members 4 -> 1: measured with this change: consumed" in found
+
+
+def test_a_sink_setting_both_topics_and_topics_regex_is_refused_as_connect_refuses_it(tmp_path: Path):
+    repo = _copy(tmp_path / "repo")
+    path = repo / S3_JSON
+    text = path.read_text(encoding="utf-8")
+    assert text.count('"topics.regex": ') == 1  # an S3 sink reading events.* by pattern, now given a list too
+    path.write_text(text.replace('"topics.regex": ', '"topics": "events.orders",\n  "topics.regex": '), encoding="utf-8")
+    with pytest.raises(InputError) as bad:
+        configrepo.load([str(repo)])
+    found = {(p.path, p.line): p.message for p in bad.value.problems}
+    assert "not both" in found[(str(path), line_of(path, '"topics.regex"'))], found

@@ -79,6 +79,9 @@ def connector_entries(config: dict[str, Any], line: Callable[[str], int | None],
             out.entries.append(RawEntry(CONNECTOR_SCOPE, key, value, out.path, line(key), resource=label))
         if key != TASKS:  # what a sink reads is the plugin's too: still in the note
             own.append(key)
+    if not mirror and all(str(config.get(k) or "").strip() for k in SINK_KEYS):
+        out.problem(f"{label}: a sink reads 'topics' or 'topics.regex', not both: Connect refuses a connector that "
+                    "sets both (SinkConnectorConfig); keep one", line(SINK_KEYS[1]))
     _note_own(own, line, label, out, "of the connector itself", "configure Connect and its plugins, not a Kafka "
               "client: read, not measured")
 
