@@ -51,6 +51,11 @@ class FailoverArgs:
     group_id: str | None = None
 
 
+def fresh_group() -> str:
+    """A consumer group no run used before: no member, no committed offset."""
+    return f"kcliff-{uuid.uuid4().hex[:8]}"
+
+
 def write_properties(path: Path, values: dict[str, Any]) -> Path:
     path.write_text("".join(f"{k}={settings.as_kafka_value(v)}\n" for k, v in values.items()))
     return path.resolve()
@@ -86,7 +91,7 @@ def rate_argv(cluster: Cluster, topic: str, rate: float, duration_s: float, warm
         args += ["--group-id", failover.group_id] if failover.group_id and consumer_file is not None else []
         files += (failover.stop_file,)
     elif consuming is not None and consumer_file is not None:
-        args += ["--group-id", f"kcliff-{uuid.uuid4().hex[:8]}", *consuming.loadgen_args()]
+        args += ["--group-id", fresh_group(), *consuming.loadgen_args()]
     return cluster.tool_command(loadgen.MAIN_CLASS, args, files, jars=loadgen.ensure())
 
 

@@ -5,7 +5,6 @@ as the producer's tool does; every value is one argv element, so no shell sees i
 from __future__ import annotations
 
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -14,7 +13,7 @@ from kcliff.backends.base import Cluster
 from kcliff.host import procs
 from kcliff.kafka import loadgen
 from kcliff.measure import read_output
-from kcliff.measure.at_rate import write_properties
+from kcliff.measure.at_rate import fresh_group, write_properties
 from kcliff.results.field_types import ReadWorkload
 from kcliff.results.metrics import Workload
 from kcliff.results.model import ReadRun, StopKind
@@ -58,7 +57,7 @@ def consumer_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str
     props = [f"{k}={settings.as_kafka_value(v)}" for k, v in consumer.items() if k not in TOOL_FLAGS]
     release = cluster.release
     config = config_path.resolve() if config_path is not None else None
-    args = release.consumer_args(topic, records, cluster.tool_bootstrap, f"kcliff-{uuid.uuid4().hex[:8]}",
+    args = release.consumer_args(topic, records, cluster.tool_bootstrap, fresh_group(),
                                  REPORTING_INTERVAL_MS, int(timeout_s * 1000), flags, props, config)
     files = (config,) if config is not None and str(config) in args else ()
     return cluster.tool_command(release.consumer_class, args, files)
@@ -71,7 +70,7 @@ def group_argv(cluster: Cluster, topic: str, records: int, consumer: dict[str, A
     lines so one parser reads both."""
     config = write_properties(config_path, consumer)
     args = ["--bootstrap-servers", cluster.tool_bootstrap, "--topic", topic, "--consumer-config", str(config),
-            "--group-id", f"kcliff-{uuid.uuid4().hex[:8]}", "--consume", str(records), *consuming.loadgen_args(),
+            "--group-id", fresh_group(), "--consume", str(records), *consuming.loadgen_args(),
             "--reporting-interval-ms", str(REPORTING_INTERVAL_MS), "--timeout-ms", str(int(timeout_s * 1000))]
     return cluster.tool_command(loadgen.MAIN_CLASS, args, (config,), jars=loadgen.ensure())
 

@@ -19,7 +19,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * --consume N: a consumer group reading N records from the start of the topic as a service reads them
@@ -97,14 +96,7 @@ final class Consume {
             }
         }
         done = true;
-        consumers.forEach(KafkaConsumer::wakeup);
-        for (Thread thread : threads) {
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Work.stopMembers(consumers, threads);
         report(System.nanoTime(), lastReport, lastRecords, lastBytes, 0);
         if (timedOut) {
             System.out.println("WARNING: Exiting before consuming the expected number of messages: timeout ("
@@ -119,15 +111,8 @@ final class Consume {
     }
 
     private Properties props(int member) {
-        Properties props = new Properties();
-        props.putAll(opt.consumer);
-        props.put("bootstrap.servers", opt.bootstrap);
-        props.put("group.id", opt.groupId);
+        Properties props = work.memberProps(opt, member);
         props.putIfAbsent("auto.offset.reset", "earliest");  // a fresh group reads the topic from its start
-        props.put("client.id", opt.groupId + "-" + member);
-        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
-        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
-        work.configure(props);
         return props;
     }
 

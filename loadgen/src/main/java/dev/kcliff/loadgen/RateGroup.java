@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,7 +18,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The read side of a run at a rate as a service runs it (--group-id without --failover): --members
@@ -57,15 +55,7 @@ final class RateGroup {
     long join(long timeoutS) throws LoadGen.Unreachable {
         long began = System.nanoTime();
         for (int i = 0; i < opt.members; i++) {
-            Properties props = new Properties();
-            props.putAll(opt.consumer);
-            props.put("bootstrap.servers", opt.bootstrap);
-            props.put("group.id", opt.groupId);
-            props.put("client.id", opt.groupId + "-" + i);
-            props.put("key.deserializer", ByteArrayDeserializer.class.getName());
-            props.put("value.deserializer", ByteArrayDeserializer.class.getName());
-            work.configure(props);
-            KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+            KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(work.memberProps(opt, i));
             consumers.add(consumer);
             int member = i;
             Thread thread = new Thread(() -> member(member, consumer), "rate-member-" + i);
@@ -159,13 +149,6 @@ final class RateGroup {
     /** Stop every member; each closes its consumer and leaves the group. */
     void stop() {
         stopping = true;
-        consumers.forEach(KafkaConsumer::wakeup);
-        for (Thread thread : threads) {
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Work.stopMembers(consumers, threads);
     }
 }

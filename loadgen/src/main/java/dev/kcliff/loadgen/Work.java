@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * What a service's member does with what it reads (--commit, --process-us): works on each record, then
@@ -32,10 +33,31 @@ final class Work {
         this.processUs = processUs;
     }
 
-    /** A member's settings: a service that commits itself turns its consumer's auto-commit off. */
-    void configure(Properties props) {
+    /** Member `member`'s settings: the consumer's own, in group --group-id; a service that commits itself
+     *  turns its consumer's auto-commit off. */
+    Properties memberProps(Options opt, int member) {
+        Properties props = new Properties();
+        props.putAll(opt.consumer);
+        props.put("bootstrap.servers", opt.bootstrap);
+        props.put("group.id", opt.groupId);
+        props.put("client.id", opt.groupId + "-" + member);
+        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
         if (!commit.equals("auto")) {
             props.put("enable.auto.commit", "false");
+        }
+        return props;
+    }
+
+    /** Wake every member out of its poll and wait for its thread, which closes its consumer and leaves the group. */
+    static void stopMembers(List<KafkaConsumer<byte[], byte[]>> consumers, List<Thread> threads) {
+        consumers.forEach(KafkaConsumer::wakeup);
+        for (Thread thread : threads) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
