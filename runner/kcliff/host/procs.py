@@ -20,7 +20,6 @@ a marker and three layers make sure nothing outlives it:
 from __future__ import annotations
 
 import atexit
-import contextlib
 import ctypes
 import json
 import os
@@ -117,14 +116,16 @@ def last_error(path: Path, most: int = 300) -> str | None:
 
 class FollowedTool:
     """A tool run whose output is read line by line as it comes (a perf tool's interim lines).
-    Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`."""
+    Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`.
+    Its stderr goes to `errors` beside it: a client's warnings through a leader move are not the user's
+    terminal's, and a failure names the file's last line (`last_error`)."""
 
-    def __init__(self, argv: list[str], log_path: Path, errors: Path | None = None) -> None:
-        """`errors`: a file for the tool's stderr (a client's warnings through a fault), else this process's."""
+    def __init__(self, argv: list[str], log_path: Path) -> None:
         self.argv, self.log_path = argv, log_path
+        self.errors = log_path.with_suffix(".stderr.log")
         self.seen: list[str] = []
         self._lines: queue.Queue[str | None] = queue.Queue()
-        with open(errors, "ab") if errors is not None else contextlib.nullcontext() as err:
+        with open(self.errors, "ab") as err:
             self.proc = spawn(argv, stdout=subprocess.PIPE, stderr=err)
         self._reader = threading.Thread(target=_pump_lines, args=(self.proc.stdout, self._lines), daemon=True)
         self._reader.start()

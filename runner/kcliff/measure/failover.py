@@ -129,8 +129,7 @@ def failover_run(cluster: Cluster, admin: Admin, topic: str, rate: float, produc
         # its command first: building a class archive for it (host/class_archive.py) took seconds mid-run
         member_argv = member_kill.member_argv(cluster, topic, consumer_file, group, since_ms)
         crash_member = functools.partial(cluster.crash_tool, name=member_kill.member_name(group))
-    # the clients warn of the dead broker for as long as it is down: kept beside the run's log, not shown
-    with procs.FollowedTool(argv, log_path, errors=log_path.with_suffix(".stderr.log")) as tool:
+    with procs.FollowedTool(argv, log_path) as tool:
         followed = _Followed(tool)
         try:
             if member_argv is not None:  # its JVM starts as the run does, and is killed SETTLE_S in at the soonest
@@ -151,7 +150,8 @@ def failover_run(cluster: Cluster, admin: Admin, topic: str, rate: float, produc
     elapsed = round(time.monotonic() - began, 3)
     code = tool.proc.returncode
     if out.summary is None:
-        failure = at_rate.failure(code) if followed.ended else f"load generator still running after {cap_s:.0f}s"
+        failure = at_rate.failure(code, procs.last_error(tool.errors)) if followed.ended \
+            else f"load generator still running after {cap_s:.0f}s"
         kind = StopKind.FAILED if followed.ended else StopKind.BUDGET
         return FailoverRun(fault, bound_s, RateRun(None, out.progress, elapsed, code, failure, kind), timeline, member)
     if member is not None:  # the survivor's last lines too: its summary came after the kill's steps

@@ -126,7 +126,7 @@ class Member:
     stopped when the `with` block ends whatever ended it; its output is kept in `log_path`."""
 
     def __init__(self, argv: list[str], log_path: Path, crash: Callable[[int], None] = procs.crash) -> None:
-        self.tool = procs.FollowedTool(argv, log_path, errors=log_path.with_suffix(".stderr.log"))
+        self.tool = procs.FollowedTool(argv, log_path)
         self.killed_ms: int | None = None
         self.crash = crash  # SIGKILLs the member given its pid (Cluster.crash_tool: a container's too)
 

@@ -141,11 +141,9 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
         sampler = stack.enter_context(Sampler(cluster))
         logs = [log_path if producers == 1 else log_path.with_name(f"{log_path.stem}-p{i + 1}{log_path.suffix}")
                 for i in range(producers)]
-        # the client's warnings (NOT_ENOUGH_REPLICAS while a restarted broker rejoins) go beside the log, not
-        # to the terminal; a failed run names its last error
         tools = [stack.enter_context(procs.FollowedTool(
             tool_argv(cluster, topic, counts[i], producer, logs[i], limits[i], quiets[i], record_size, payload, client),
-            logs[i], errors=logs[i].with_suffix(".stderr.log"))) for i in range(producers)]
+            logs[i])) for i in range(producers)]
         running = list(range(producers))
         # Several producers start one JVM each, seconds apart on a busy host: the stop rule's clock waits
         # for a line from every one, or the first one's rate alone reads as a cliff (seen: 4 producers).
@@ -183,8 +181,8 @@ def perf_run(cluster: Cluster, topic: str, records: int, producer: dict[str, obj
                 kind, reason = StopKind.FAULT, f"{STALLED} no record acknowledged for {stall_s:.0f}s"
     elapsed = round(time.monotonic() - began, 3)
     runs = [_tool_run(tool.seen, lines, elapsed, tool.proc.returncode, kind, reason, record_size,
-                      procs.last_error(log.with_suffix(".stderr.log")))
-            for tool, lines, log in zip(tools, interim, logs)]
+                      procs.last_error(tool.errors))
+            for tool, lines in zip(tools, interim)]
     run = runs[0] if producers == 1 else combined(runs, elapsed)
     run.bound = sampler.bound()
     return run
