@@ -133,7 +133,7 @@ def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmu
     out = rate_output.parse(tool.seen)
     said = procs.last_error(tool.errors)
     if code == EXIT_ARGUMENTS:
-        raise InputError(f"the load generator refused its arguments or a client setting: {said} "
+        raise InputError(f"the load generator refused its arguments or a client setting: {said or 'it said nothing'} "
                          f"(argv in {log_path}, its stderr in {tool.errors})")
     if fault is not None:
         return RateRun(None, out.progress, elapsed, code, fault[1], fault[0])
