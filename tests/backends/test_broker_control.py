@@ -5,10 +5,14 @@ a fault with it: tests/measure/test_failover_real.py."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+import pytest
 
 from conftest import run_kcliff
 from kcliff.backends.broker_control import Action, BrokerControl, ControlledCluster
+from kcliff.errors import ClusterError
 from kcliff.measure import failover_side
 from kcliff.results.metrics import Fault
 
@@ -84,3 +88,18 @@ def test_broker_control_is_refused_where_kcliff_starts_the_brokers(tmp_path: Pat
     done = run_kcliff("run", "--suite", "failover", "--broker-control", str(tmp_path / "brokers.yaml"),
                       "--workdir", str(tmp_path / "w"))
     assert done.returncode == 2 and "--broker-control is for the external backend, not local" in done.stderr
+
+
+PAUSE = "[ssh, -p, 2222, kafka-101.orders.internal, sudo, systemctl, kill, --signal=SIGSTOP, kafka]"
+
+
+def test_a_command_that_fails_is_named_with_its_exit_and_what_it_said(tmp_path: Path):
+    # the operator's pause, and a resume that fails as ssh does when the host refuses it
+    said = "ssh: connect to host kafka-101.orders.internal port 2222: Connection refused"
+    refused = f"[{sys.executable}, -c, \"import sys; sys.stderr.write('{said}\\\\n'); sys.exit(255)\"]"
+    path = tmp_path / "brokers.yaml"
+    path.write_text(OPERATOR_FILE.replace("  102:", f"    pause: {PAUSE}\n    resume: {refused}\n  102:", 1))
+    cluster = ControlledCluster("kafka-101.orders.internal:9092", tmp_path, control=BrokerControl.load(path))
+    with pytest.raises(ClusterError) as raised:
+        cluster.resume_broker(101)
+    assert str(raised.value) == f"{path}: broker 101's resume command {sys.executable!r} exited 255: {said}"

@@ -188,8 +188,8 @@ class ControlledCluster(ExternalCluster, Faultable):
             raise ClusterError(f"{self._path()}: broker {node_id}'s {action} command {argv[0]!r} failed: {exc}") from None
         if done.returncode != 0:
             said = done.stderr.decode(errors="replace").strip()[-400:]
-            raise ClusterError(f"{self._path()}: broker {node_id}'s {action} command {argv[0]!r} exited "
-                               f"{done.returncode}" + (f": {said}" if said else ""))
+            raise ClusterError(procs.with_error(f"{self._path()}: broker {node_id}'s {action} command {argv[0]!r} "
+                                                f"exited {done.returncode}", said))
 
 
 def controlled(cluster: ExternalCluster, control: BrokerControl) -> ControlledCluster:

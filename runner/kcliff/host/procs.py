@@ -114,6 +114,11 @@ def last_error(path: Path, most: int = 300) -> str | None:
     return said[-1][:most] if said else None
 
 
+def with_error(why: str, said: str | None) -> str:
+    """`why` a tool failed, followed by what it said of it (its `last_error`, its stderr's tail) where it said any."""
+    return f"{why}: {said}" if said else why
+
+
 class FollowedTool:
     """A tool run whose output is read line by line as it comes (a perf tool's interim lines).
     Leaving the `with` block stops the tool, and writes its argv and every line read to `log_path`.

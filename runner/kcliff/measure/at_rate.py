@@ -131,18 +131,18 @@ def rate_run(cluster: Cluster, topic: str, rate: float, duration_s: float, warmu
     elapsed = round(time.monotonic() - began, 3)
     code = tool.proc.returncode
     out = rate_output.parse(tool.seen)
-    said = procs.last_error(tool.errors)
     if code == EXIT_ARGUMENTS:
-        raise InputError(f"the load generator refused its arguments or a client setting: {said or 'it said nothing'} "
+        said = procs.last_error(tool.errors) or "it said nothing"
+        raise InputError(f"the load generator refused its arguments or a client setting: {said} "
                          f"(argv in {log_path}, its stderr in {tool.errors})")
     if fault is not None:
         return RateRun(None, out.progress, elapsed, code, fault[1], fault[0])
     if out.summary is None:
-        return RateRun(None, out.progress, elapsed, code, failure(code, said), StopKind.FAILED)
+        return RateRun(None, out.progress, elapsed, code, failure(code, procs.last_error(tool.errors)), StopKind.FAILED)
     return RateRun(out.summary, out.progress, elapsed, code)
 
 
 def failure(code: int | None, said: str | None = None) -> str:
     """Why a load generator that ended gave no summary; `said`: the last error it wrote."""
     why = "could not reach the cluster or the topic" if code == EXIT_UNREACHABLE else "ended without a summary"
-    return f"load generator {why} (exit {code})" + (f": {said}" if said else "")
+    return procs.with_error(f"load generator {why} (exit {code})", said)

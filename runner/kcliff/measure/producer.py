@@ -199,8 +199,7 @@ def _tool_run(seen: list[str], interim: list[PerfLine], elapsed: float, code: in
                    p99_ms=final.p99_ms, p999_ms=final.p999_ms, elapsed_s=elapsed, exit_code=code,
                    interim_mb_per_sec=[p.mb_per_sec for p in interim], compression_ratio=compression_ratio(seen))
     if kind is None or reason is None:
-        kind, reason = StopKind.FAILED, f"perf tool exited {code} without a summary" + (
-            f": {last_error}" if last_error else "")
+        kind, reason = StopKind.FAILED, procs.with_error(f"perf tool exited {code} without a summary", last_error)
     return _from_interim(interim, elapsed, kind, reason, code, record_size)
 
 

@@ -85,11 +85,11 @@ class _Followed:
     code: int | None
     elapsed: float
     fault: tuple[StopKind, str] | None  # what the watch saw, which ended it
-    said: str | None  # the last error the tool wrote
+    errors: Path  # the tool's stderr
 
     def failed(self, why: str) -> str:
         """`why` a run gave no figures, with the tool's last error."""
-        return why + (f": {self.said}" if self.said else "")
+        return procs.with_error(why, procs.last_error(self.errors))
 
 
 def _follow(argv: list[str], cap_s: float, log_path: Path, watch: Watch | None) -> _Followed:
@@ -107,7 +107,7 @@ def _follow(argv: list[str], cap_s: float, log_path: Path, watch: Watch | None) 
             if tool.next_line(timeout=min(1.0, left)) is None:
                 break
     return _Followed(tool.seen, cut, tool.proc.returncode, round(time.monotonic() - began, 3), fault,
-                     procs.last_error(tool.errors))
+                     tool.errors)
 
 
 def _faulted(workload: ReadWorkload, ran: _Followed, fault: tuple[StopKind, str]) -> ReadRun:
@@ -135,7 +135,8 @@ def consume_run(cluster: Cluster, topic: str, records: int, consumer: dict[str, 
                                    "too few to give a rate (measure more --records)")
     if got is None:
         return ReadRun(workload=Workload.CONSUME, records=0, elapsed_s=elapsed, complete=False, exit_code=code,
-                       stop_kind=StopKind.FAILED, stop_reason=ran.failed(f"consumer tool reported too little (exit {code})"))
+                       stop_kind=StopKind.FAILED,
+                       stop_reason=ran.failed(f"consumer tool reported too little (exit {code})"))
     return ReadRun(workload=Workload.CONSUME, records=got.records, consumed_mb_per_sec=round(got.mb_per_sec, 3),
                    consumed_records_per_sec=round(got.records_per_sec, 1), rebalance_ms=got.rebalance_ms,
                    fetch_mb_per_sec=None if got.fetch_mb_per_sec is None else round(got.fetch_mb_per_sec, 3),
